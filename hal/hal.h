@@ -1,0 +1,205 @@
+/*
+ * hal.h - the one interface between core/ and a device.
+ *
+ * A backend fills one struct hc_hal_ops.  core/ calls nothing else: it never
+ * includes a HIP, CUDA or simulator header.  Two backends exist: sim/ (the
+ * deterministic simulator, the default) and hal/hip/ (the HIP runtime bound
+ * at run time).  hal/fault.c wraps either one to inject faults.
+ *
+ * Backend objects are opaque to core: each backend defines struct
+ * hc_hal_dev, hc_hal_stream, hc_hal_event, hc_hal_graph, hc_hal_module and
+ * hc_hal_function as it likes.
+ *
+ * Errors: an op returns HC_OK or a status.  Before returning an error an op
+ * calls hc_hal_error() so the thread's last-error detail names the runtime's
+ * own code and name.  HC_ERR_OOM from mem_alloc/host_alloc means "the device
+ * refused", which core answers with cleanup-and-retry.
+ *
+ * Ordering: operations queued on one hal stream run in order.  Nothing is
+ * ordered across streams except through events.  "Blocks" below means the
+ * calling host thread may wait for the device.
+ *
+ * Capture: between capture_begin and capture_end on a stream, queued
+ * operations are recorded, not run.  Ops marked "not while capturing" fail
+ * (as real runtimes do) when any stream of the device is capturing.
+ */
+#ifndef HIPCORE_HAL_H
+#define HIPCORE_HAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hipcore/hipcore.h"
+
+#define HC_HAL_VERSION 1
+
+typedef struct hc_hal_dev hc_hal_dev;
+typedef struct hc_hal_stream hc_hal_stream;
+typedef struct hc_hal_event hc_hal_event;
+typedef struct hc_hal_graph hc_hal_graph;
+typedef struct hc_hal_module hc_hal_module;
+typedef struct hc_hal_function hc_hal_function;
+
+/* A device address.  0 is never a valid allocation. */
+typedef uint64_t hc_hal_dptr;
+
+struct hc_hal_props {
+	char name[256];
+	uint64_t total_memory; /* bytes */
+	uint64_t alignment;    /* max(32, texture, surface alignment) */
+	bool integrated;       /* APU: drop-queue count limit 16, else 64 */
+};
+
+/* What a backend is opened with (from hc_device_options). */
+struct hc_hal_open_args {
+	int ordinal;
+	const char *profile; /* sim: profile file or NULL */
+	uint64_t seed;       /* sim */
+	uint64_t capacity;   /* sim: 0 = the profile's */
+	bool data_mode;      /* sim */
+};
+
+struct hc_hal_launch {
+	uint32_t grid[3];
+	uint32_t block[3];
+	uint32_t shared_bytes;
+	void **args;        /* one pointer per kernel parameter, as cuLaunchKernel */
+	size_t n_args;
+	/* The parameters as device addresses and sizes, for a backend (the
+	 * simulator) that interprets kernels itself: arg_dptr[i] is the value
+	 * *(hc_hal_dptr *)args[i], arg_bytes[i] the size of the bound range. */
+	const hc_hal_dptr *arg_dptr;
+	const uint64_t *arg_bytes;
+	uint64_t duration_hint_ns; /* sim: 0 = the profile's cost model */
+};
+
+/* Escape hatch for backend-specific requests (SQLite's xFileControl). */
+enum hc_hal_ctl_op {
+	HC_HAL_CTL_NOW_NS = 1,      /* arg: uint64_t *: the backend's clock */
+	HC_HAL_CTL_FAULT = 2,       /* arg: struct hc_hal_fault_arg * */
+	HC_HAL_CTL_STATS = 3,       /* arg: struct hc_hal_stats * */
+	HC_HAL_CTL_SET_HOST_NS = 4, /* sim: arg: uint64_t *: advance host clock to */
+};
+
+struct hc_hal_fault_arg {
+	hc_fault_kind kind;
+	uint64_t n;
+	hc_fault_mode mode;
+};
+
+/* Counters a backend keeps; sim fills all, hip what it can. */
+struct hc_hal_stats {
+	uint64_t device_allocs, device_frees;
+	uint64_t host_allocs, host_frees;
+	uint64_t device_bytes_live, device_bytes_peak;
+	uint64_t copies_h2d, copies_d2h, copies_d2d;
+	uint64_t bytes_h2d, bytes_d2h;
+	uint64_t launches;
+	uint64_t host_waits;      /* event_sync and stream_sync calls */
+	uint64_t host_blocked_ns; /* host time spent in them */
+	uint64_t stream_waits;    /* event_wait calls */
+};
+
+struct hc_hal_ops {
+	unsigned version; /* HC_HAL_VERSION */
+	const char *name; /* "sim", "hip" */
+
+	/* --- device ------------------------------------------------------ */
+	/* Opens device @args->ordinal.  HC_ERR_NO_RUNTIME / HC_ERR_DEVICE /
+	 * HC_ERR_IO / HC_ERR_PARSE.  May block. */
+	hc_status (*device_open)(const struct hc_hal_open_args *args, hc_hal_dev **out);
+	/* Frees everything the device still holds.  Never fails. */
+	void (*device_close)(hc_hal_dev *dev);
+	hc_status (*device_props)(hc_hal_dev *dev, struct hc_hal_props *out);
+
+	/* --- memory ------------------------------------------------------ */
+	/* Device memory, @size > 0, aligned to props.alignment.  HC_ERR_OOM when
+	 * the device refuses.  Not while capturing.  May block. */
+	hc_status (*mem_alloc)(hc_hal_dev *dev, uint64_t size, hc_hal_dptr *out);
+	/* Frees what mem_alloc returned.  Synchronises the device (as hipFree);
+	 * not while capturing. */
+	hc_status (*mem_free)(hc_hal_dev *dev, hc_hal_dptr ptr);
+	/* Page-locked, device-mapped host memory, 16-byte aligned at least.
+	 * HC_ERR_OOM when refused.  Not while capturing.  May block. */
+	hc_status (*host_alloc)(hc_hal_dev *dev, uint64_t size, void **out);
+	hc_status (*host_free)(hc_hal_dev *dev, void *ptr);
+
+	/* --- streams ----------------------------------------------------- */
+	/* A non-blocking stream (does not sync with the null stream). */
+	hc_status (*stream_create)(hc_hal_dev *dev, hc_hal_stream **out);
+	/* Waits for the stream's work, then destroys it.  Blocks. */
+	hc_status (*stream_destroy)(hc_hal_dev *dev, hc_hal_stream *stream);
+	/* Blocks until every operation queued on @stream is done.  Returns
+	 * HC_ERR_DEVICE when queued work failed.  Not while capturing. */
+	hc_status (*stream_sync)(hc_hal_dev *dev, hc_hal_stream *stream);
+
+	/* --- copies: queued on @stream, never block unless noted ---------- */
+	/* @src_pinned says whether @src came from host_alloc.  A pageable
+	 * source is consumed before the call returns (the driver bounces it),
+	 * so such a copy may block the host. */
+	hc_status (*copy_h2d)(hc_hal_dev *dev, hc_hal_stream *stream, hc_hal_dptr dst,
+			      const void *src, uint64_t size, bool src_pinned);
+	/* @dst is written when the stream reaches the copy; read it after a
+	 * fence.  A pageable @dst makes the call block until done. */
+	hc_status (*copy_d2h)(hc_hal_dev *dev, hc_hal_stream *stream, void *dst,
+			      hc_hal_dptr src, uint64_t size, bool dst_pinned);
+	hc_status (*copy_d2d)(hc_hal_dev *dev, hc_hal_stream *stream, hc_hal_dptr dst,
+			      hc_hal_dptr src, uint64_t size);
+
+	/* --- events (fences) -------------------------------------------- */
+	/* Creates an event and records it on @stream: it completes when every
+	 * operation queued before it has. */
+	hc_status (*event_record)(hc_hal_dev *dev, hc_hal_stream *stream, hc_hal_event **out);
+	/* Makes @stream wait for @event on the device; the host does not block. */
+	hc_status (*event_wait)(hc_hal_dev *dev, hc_hal_stream *stream, hc_hal_event *event);
+	/* Blocks the host until @event completes.  HC_ERR_DEVICE when work
+	 * before it failed (a late failure).  Not while capturing. */
+	hc_status (*event_sync)(hc_hal_dev *dev, hc_hal_event *event);
+	/* Non-blocking: *done = true once @event completed. */
+	hc_status (*event_query)(hc_hal_dev *dev, hc_hal_event *event, bool *done);
+	void (*event_destroy)(hc_hal_dev *dev, hc_hal_event *event);
+
+	/* --- graphs ------------------------------------------------------ */
+	/* Starts recording @stream (global mode).  HC_ERR_UNSUPPORTED if the
+	 * backend cannot capture. */
+	hc_status (*capture_begin)(hc_hal_dev *dev, hc_hal_stream *stream);
+	/* Stops recording.  A capture that recorded a device allocation or free
+	 * (a memory node) is destroyed and HC_ERR_STATE returned with the node
+	 * count in the message; otherwise it is instantiated into *out. */
+	hc_status (*capture_end)(hc_hal_dev *dev, hc_hal_stream *stream, hc_hal_graph **out);
+	hc_status (*graph_launch)(hc_hal_dev *dev, hc_hal_stream *stream, hc_hal_graph *graph);
+	void (*graph_destroy)(hc_hal_dev *dev, hc_hal_graph *graph);
+
+	/* --- modules and kernels ----------------------------------------- */
+	/* @image NULL: a built-in kernel set (sim only; HC_ERR_UNSUPPORTED
+	 * elsewhere). */
+	hc_status (*module_load)(hc_hal_dev *dev, const void *image, size_t size,
+				 hc_hal_module **out);
+	void (*module_unload)(hc_hal_dev *dev, hc_hal_module *module);
+	hc_status (*function_get)(hc_hal_dev *dev, hc_hal_module *module, const char *name,
+				  hc_hal_function **out);
+	/* Queues a kernel.  A launch that fails to start returns HC_ERR_DEVICE;
+	 * a kernel that fails while running is reported by a later fence. */
+	hc_status (*launch)(hc_hal_dev *dev, hc_hal_stream *stream, hc_hal_function *fn,
+			    const struct hc_hal_launch *launch);
+
+	/* --- escape hatch ------------------------------------------------ */
+	/* enum hc_hal_ctl_op; HC_ERR_UNSUPPORTED for an op it does not know. */
+	hc_status (*ctl)(hc_hal_dev *dev, int op, void *arg);
+};
+
+/* Backends, by name: "sim", "hip".  NULL when unknown. */
+const struct hc_hal_ops *hc_hal_find(const char *name);
+const struct hc_hal_ops *hc_sim_ops(void);
+const struct hc_hal_ops *hc_hip_ops(void);
+
+/*
+ * hc_hal_error - record this thread's error detail and return @status.
+ * @backend_code/@backend_name: the runtime's own code and name (0/NULL when
+ * none).  Backends call it on every error path; core calls it too.
+ */
+hc_status hc_hal_error(hc_status status, int backend_code, const char *backend_name,
+		       const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+#endif /* HIPCORE_HAL_H */

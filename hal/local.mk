@@ -1,0 +1,1 @@
+# hal/: see Makefile.am

@@ -1,0 +1,379 @@
+/*
+ * hipcore.h - libhipcore's public interface.
+ *
+ * libhipcore runs GPU work on HIP devices with pooled, predictable memory,
+ * and records every decision it takes as LTTng-UST events so that hipsim can
+ * replay a production run on a deterministic simulator.
+ *
+ * Conventions (they hold for every function below):
+ *  - Every function returns an hc_status; HC_OK is 0.  The two exceptions
+ *    are pure functions of their arguments: hc_status_str() and
+ *    hc_staging_of().
+ *  - Bad input never aborts: it returns a status, and hc_last_error() then
+ *    holds a message that says what was wrong.  The detail is per thread.
+ *  - Objects are handles: small structs holding a 64-bit id.  A handle that
+ *    was closed, freed or never opened is reported as HC_ERR_STALE, never
+ *    dereferenced.  A zero id is never valid.
+ *  - Any thread may call.  Calls on one stream are serialised by the stream;
+ *    state shared between streams is guarded at device level.
+ */
+#ifndef HIPCORE_HIPCORE_H
+#define HIPCORE_HIPCORE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__)
+#define HC_API __attribute__((visibility("default")))
+#else
+#define HC_API
+#endif
+
+#define HIPCORE_VERSION_MAJOR 0
+#define HIPCORE_VERSION_MINOR 1
+#define HIPCORE_VERSION_PATCH 0
+
+/* ------------------------------------------------------------------ */
+/* Statuses                                                            */
+/* ------------------------------------------------------------------ */
+
+/* One list generates the enum and hc_status_str(): X(name, value, text). */
+#define HC_STATUS_LIST(X)                                                        \
+	X(HC_OK, 0, "ok")                                                        \
+	X(HC_ERR_INVALID, 1, "invalid argument")                                 \
+	X(HC_ERR_OOM, 2, "out of memory after cleanup and retry")               \
+	X(HC_ERR_TOO_BIG, 3, "no memory pool accepts this size")                \
+	X(HC_ERR_CAPACITY, 4, "capped pool is full and no pool behind it takes the request") \
+	X(HC_ERR_STATE, 5, "lifecycle order violated; state unchanged")         \
+	X(HC_ERR_STALE, 6, "handle is closed, freed, reused or unknown")        \
+	X(HC_ERR_TAINTED, 7, "data was produced by failed work")                \
+	X(HC_ERR_IN_USE, 8, "pools still hold live memory")                     \
+	X(HC_ERR_DEVICE, 9, "device backend call failed")                       \
+	X(HC_ERR_UNSUPPORTED, 10, "not supported by this backend")              \
+	X(HC_ERR_NO_RUNTIME, 11, "no GPU runtime library could be loaded")      \
+	X(HC_ERR_IO, 12, "file could not be read or written")                   \
+	X(HC_ERR_PARSE, 13, "malformed input")
+
+typedef enum hc_status {
+#define HC_STATUS_ENUM_(name, value, text) name = value,
+	HC_STATUS_LIST(HC_STATUS_ENUM_)
+#undef HC_STATUS_ENUM_
+} hc_status;
+
+/* The fixed description of a status; "unknown status" for other values. */
+HC_API const char *hc_status_str(hc_status status);
+
+/* What went wrong in this thread's last failing call. */
+typedef struct hc_error_info {
+	hc_status status;      /* the status that call returned */
+	int backend_code;      /* the runtime's own code for HC_ERR_DEVICE, else 0 */
+	char backend_name[64]; /* the runtime's name for that code, or "" */
+	char message[512];     /* a sentence naming the function and the cause */
+} hc_error_info;
+
+/* Copies this thread's last error (HC_OK and "" when none) into @out. */
+HC_API hc_status hc_last_error(hc_error_info *out);
+
+/* ------------------------------------------------------------------ */
+/* Handles                                                             */
+/* ------------------------------------------------------------------ */
+
+typedef struct hc_device { uint64_t id; } hc_device;
+typedef struct hc_stream { uint64_t id; } hc_stream;
+typedef struct hc_buffer { uint64_t id; } hc_buffer;
+typedef struct hc_kernel { uint64_t id; } hc_kernel;
+typedef struct hc_graph { uint64_t id; } hc_graph;
+/* A failure recorded in the device's error graph; 0 means "no failure". */
+typedef uint64_t hc_failure_id;
+
+/* ------------------------------------------------------------------ */
+/* Staging: the host-to-device copy policy (exact, public contract)    */
+/* ------------------------------------------------------------------ */
+
+typedef enum hc_alloc_property {
+	HC_ALLOC_NATIVE = 0, /* ordinary pageable host memory */
+	HC_ALLOC_PINNED = 1, /* page-locked host memory the caller owns */
+	HC_ALLOC_FILE = 2,   /* a file mapping the caller keeps */
+	HC_ALLOC_DEVICE = 3, /* lazily device-backed memory */
+	HC_ALLOC_OTHER = 4,
+} hc_alloc_property;
+
+typedef struct hc_staging {
+	bool through_pinned; /* copy into a pinned staging buffer first */
+	bool flush_after;    /* flush the drop queue after the copy */
+} hc_staging;
+
+#define HC_MIB ((uint64_t)1024 * 1024)
+#define HC_STAGING_MAX_BYTES (100 * HC_MIB) /* stage only below this */
+#define HC_FLUSH_MIN_BYTES (10 * HC_MIB)    /* flush above this */
+
+/*
+ * hc_staging_of - the staging decision for one write.
+ * through_pinned = FILE, or (size < 100 MiB and not PINNED).
+ * flush_after    = FILE, or size > 10 MiB.
+ * An unknown property is treated as HC_ALLOC_OTHER.
+ */
+HC_API hc_staging hc_staging_of(uint64_t size, hc_alloc_property property);
+
+/* ------------------------------------------------------------------ */
+/* Devices                                                             */
+/* ------------------------------------------------------------------ */
+
+typedef struct hc_device_options {
+	uint32_t struct_size; /* set by hc_device_options_init() */
+	int ordinal;          /* which GPU of the backend; 0 by default */
+	/* Simulator settings; other backends ignore them. */
+	const char *profile;  /* device profile file; NULL: the built-in H200 */
+	uint64_t seed;        /* seed of the simulator's jitter */
+	uint64_t capacity;    /* device memory in bytes; 0: the profile's */
+	bool data_mode;       /* back device memory with host memory */
+} hc_device_options;
+
+HC_API hc_status hc_device_options_init(hc_device_options *opts);
+
+/*
+ * hc_device_open - open one device on a backend chosen by name.
+ * @backend: "sim" (the deterministic simulator), "hip" (the HIP runtime,
+ *           loaded at run time), "auto" (hip when a runtime and a device are
+ *           present, else sim), or NULL for "sim".
+ * @opts: NULL for defaults.
+ * Return: HC_ERR_INVALID for an unknown name, HC_ERR_NO_RUNTIME when "hip"
+ * finds no runtime, HC_ERR_IO/HC_ERR_PARSE for a bad profile file.
+ */
+HC_API hc_status hc_device_open(const char *backend, const hc_device_options *opts,
+				hc_device *out);
+/* Closes the device, its streams, buffers, kernels and graphs. */
+HC_API hc_status hc_device_close(hc_device dev);
+
+typedef struct hc_device_info {
+	char backend[16];       /* "sim" or "hip" */
+	char name[256];         /* the device's name */
+	uint64_t total_memory;  /* bytes */
+	uint64_t alignment;     /* allocation alignment in bytes */
+	bool integrated;        /* shares memory with the host (APU) */
+	uint64_t max_page_size; /* total_memory / 4: sizes the pool presets */
+} hc_device_info;
+
+HC_API hc_status hc_device_info_get(hc_device dev, hc_device_info *out);
+
+/* The device's clock in ns: virtual time on the simulator, CLOCK_MONOTONIC
+ * on a real device. */
+HC_API hc_status hc_device_now(hc_device dev, uint64_t *ns);
+
+/* Deterministic fault injection.  The simulator implements every kind. */
+typedef enum hc_fault_kind {
+	HC_FAULT_DEVICE_ALLOC = 0, /* the n-th device memory allocation fails */
+	HC_FAULT_LAUNCH = 1,       /* the n-th kernel launch fails */
+	HC_FAULT_COPY = 2,         /* the n-th copy fails */
+	HC_FAULT_FENCE = 3,        /* the n-th fence reports a failure when waited on */
+	HC_FAULT_CAPACITY = 4,     /* allocations fail above n bytes in use */
+	HC_FAULT_PINNED_ALLOC = 5, /* the n-th pinned host allocation fails */
+} hc_fault_kind;
+
+typedef enum hc_fault_mode {
+	HC_FAULT_OFF = 0,        /* disarm */
+	HC_FAULT_ONCE = 1,       /* fail the n-th call only */
+	HC_FAULT_PERSISTENT = 2, /* fail the n-th call and every later one */
+} hc_fault_mode;
+
+/* Arms a fault: @n counts calls from now, 1 being the next one (for
+ * HC_FAULT_CAPACITY, @n is the byte ceiling). */
+HC_API hc_status hc_fault_inject(hc_device dev, hc_fault_kind kind, uint64_t n,
+				 hc_fault_mode mode);
+
+/* ------------------------------------------------------------------ */
+/* Streams                                                             */
+/* ------------------------------------------------------------------ */
+
+HC_API hc_status hc_stream_open(hc_device dev, hc_stream *out);
+/* Waits for the stream's work, releases its drop queue and pools. */
+HC_API hc_status hc_stream_close(hc_stream stream);
+/* Blocks the host until every operation queued on the stream is done. */
+HC_API hc_status hc_sync(hc_stream stream);
+
+/* ------------------------------------------------------------------ */
+/* Memory                                                              */
+/* ------------------------------------------------------------------ */
+
+/* Allocates @size bytes of device memory from @stream's pools. */
+HC_API hc_status hc_alloc(hc_stream stream, uint64_t size, hc_buffer *out);
+/* Returns a buffer to its origin stream's pools; HC_ERR_STALE if freed. */
+HC_API hc_status hc_free(hc_buffer buffer);
+
+typedef struct hc_buffer_info {
+	hc_stream stream;        /* the origin stream */
+	uint64_t size;           /* the requested size */
+	uint64_t device_address; /* the backend's address of byte 0 */
+} hc_buffer_info;
+
+HC_API hc_status hc_buffer_info_get(hc_buffer buffer, hc_buffer_info *out);
+
+/* Host-to-device write.  The call returns once a staged or pageable source
+ * may be reused.  A source copied without staging (PINNED, or FILE above the
+ * staging limit) stays the caller's until @release(@release_arg) is called,
+ * after the copy's fence; @release may be NULL when the caller syncs. */
+typedef void (*hc_release_fn)(void *arg);
+
+HC_API hc_status hc_write(hc_stream stream, hc_buffer buffer, uint64_t offset,
+			  const void *src, uint64_t size, hc_alloc_property property,
+			  hc_release_fn release, void *release_arg);
+
+/* Device-to-host read; complete when it returns.  A read of bytes written by
+ * failed work returns HC_ERR_TAINTED and, when @failure is not NULL, the
+ * failure's id. */
+HC_API hc_status hc_read(hc_stream stream, hc_buffer buffer, uint64_t offset, void *dst,
+			 uint64_t size, hc_failure_id *failure);
+
+/* ------------------------------------------------------------------ */
+/* Kernels                                                             */
+/* ------------------------------------------------------------------ */
+
+/* Loads @name from a code object (PTX text or a HIP code object).  On the
+ * simulator, @image NULL names a built-in kernel: "fill", "copy", "add". */
+HC_API hc_status hc_kernel_load(hc_device dev, const void *image, size_t image_size,
+				const char *name, hc_kernel *out);
+
+typedef enum hc_access {
+	HC_ACCESS_READ = 1,
+	HC_ACCESS_WRITE = 2,
+	HC_ACCESS_READ_WRITE = 3,
+} hc_access;
+
+typedef struct hc_binding {
+	hc_buffer buffer;
+	uint64_t offset; /* first byte the kernel touches */
+	uint64_t size;   /* bytes it touches */
+	hc_access access;
+} hc_binding;
+
+/*
+ * A launch.  The kernel receives, in order, one device pointer per binding
+ * (buffer address + offset), then a pointer to the info words when there
+ * are any.  The info words are cached on the device, keyed by their value.
+ */
+typedef struct hc_launch_desc {
+	hc_kernel kernel;
+	uint32_t grid[3];
+	uint32_t block[3];
+	uint32_t shared_bytes;
+	const uint64_t *info;
+	size_t info_words;
+	const hc_binding *bindings;
+	size_t n_bindings;
+	uint64_t duration_hint_ns; /* simulator: the kernel's duration; 0: cost model */
+} hc_launch_desc;
+
+HC_API hc_status hc_launch(hc_stream stream, const hc_launch_desc *launch);
+
+/* ------------------------------------------------------------------ */
+/* Graph capture: prepare -> begin -> end, then replay / destroy       */
+/* ------------------------------------------------------------------ */
+
+HC_API hc_status hc_graph_prepare(hc_stream stream);
+HC_API hc_status hc_graph_begin(hc_stream stream);
+HC_API hc_status hc_graph_end(hc_stream stream, hc_graph *out);
+HC_API hc_status hc_graph_replay(hc_stream stream, hc_graph graph);
+HC_API hc_status hc_graph_destroy(hc_graph graph);
+
+/* ------------------------------------------------------------------ */
+/* Pools                                                               */
+/* ------------------------------------------------------------------ */
+
+typedef enum hc_pool_kind {
+	HC_POOL_EXCLUSIVE = 0,  /* one slice per page */
+	HC_POOL_DIRECT = 1,     /* exact-size allocations, reclaim watermark */
+	HC_POOL_SLICED = 2,     /* fixed pages split first-fit */
+	HC_POOL_PERSISTENT = 3, /* exact-size reuse; graph capture */
+} hc_pool_kind;
+
+/* One pool of an explicit layout.  0 means "none" for the optional fields. */
+typedef struct hc_pool_spec {
+	hc_pool_kind kind;
+	uint64_t page_size;      /* SLICED: page size (required) */
+	uint64_t max_slice_size; /* SLICED: 0 = the page size */
+	uint64_t max_pool_size;  /* SLICED: cap in bytes, 0 = unbounded */
+	uint64_t max_alloc_size; /* EXCLUSIVE: largest request (0 serves size 0 only) */
+	uint64_t reclaim_at;     /* DIRECT: watermark, 0 = none */
+	uint64_t dealloc_period; /* EXCLUSIVE/SLICED: reservations between cleanups, 0 = never */
+} hc_pool_spec;
+
+typedef enum hc_layout_preset {
+	HC_LAYOUT_DEFAULT = 0,         /* the library's default */
+	HC_LAYOUT_SUBSLICES = 1,       /* upstream's SubSlices ladder */
+	HC_LAYOUT_EXCLUSIVE_PAGES = 2, /* upstream's ExclusivePages buckets */
+	HC_LAYOUT_EXPLICIT = 3,        /* @pools, in routing order */
+} hc_layout_preset;
+
+typedef struct hc_pool_layout {
+	hc_layout_preset preset;
+	const hc_pool_spec *pools; /* HC_LAYOUT_EXPLICIT only */
+	size_t n_pools;
+} hc_pool_layout;
+
+/*
+ * hc_install_memory_pools - validate @layout, make it the device layout of
+ * streams opened afterwards, and rebuild @stream's dynamic pools.
+ * Return: HC_ERR_INVALID (with the reason) for a bad layout; HC_ERR_IN_USE
+ * when @stream still holds live memory (the layout is then installed for
+ * later streams only).
+ */
+HC_API hc_status hc_install_memory_pools(hc_stream stream, const hc_pool_layout *layout);
+
+typedef enum hc_memory_kind {
+	HC_MEMORY_DEVICE = 0,
+	HC_MEMORY_PINNED = 1,
+} hc_memory_kind;
+
+typedef struct hc_memory_usage {
+	uint64_t number_allocs; /* live slices */
+	uint64_t bytes_in_use;  /* requested bytes of live slices */
+	uint64_t bytes_padding; /* alignment padding of live slices */
+	uint64_t bytes_reserved;/* bytes held from the backend */
+} hc_memory_usage;
+
+HC_API hc_status hc_memory_usage_get(hc_stream stream, hc_memory_kind kind,
+				     hc_memory_usage *out);
+/* The sum over every open stream of the device. */
+HC_API hc_status hc_device_memory_usage(hc_device dev, hc_memory_kind kind,
+					hc_memory_usage *out);
+
+typedef struct hc_pool_report {
+	uint32_t index;           /* routing order; the persistent pool comes last */
+	hc_pool_kind kind;
+	hc_pool_spec spec;        /* after rounding and shrinking */
+	hc_memory_usage usage;
+	uint64_t pages;
+	uint64_t pages_peak;
+	uint64_t largest_alloc;
+} hc_pool_report;
+
+typedef void (*hc_pool_report_fn)(const hc_pool_report *report, void *arg);
+
+HC_API hc_status hc_memory_report(hc_stream stream, hc_memory_kind kind,
+				  hc_pool_report_fn fn, void *arg);
+/* Flushes the drop queue twice, drops unpinned cached metadata and frees
+ * every empty page of the stream's pools. */
+HC_API hc_status hc_memory_cleanup(hc_stream stream);
+/* Persistent-mode windows nest: begin/end pairs. */
+HC_API hc_status hc_memory_persistent_begin(hc_stream stream);
+HC_API hc_status hc_memory_persistent_end(hc_stream stream);
+
+/* ------------------------------------------------------------------ */
+/* Error graph                                                         */
+/* ------------------------------------------------------------------ */
+
+/* Writes the chain from @failure back to its root causes into @buf (always
+ * NUL-terminated; truncated to @len). */
+HC_API hc_status hc_failure_explain(hc_device dev, hc_failure_id failure, char *buf,
+				    size_t len);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* HIPCORE_HIPCORE_H */

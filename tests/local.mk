@@ -1,0 +1,13 @@
+# tests/: Check suites, one program per area; shell tests beside them.
+# GPU and sessiond tests exit 77 (skipped) when they cannot run.
+TEST_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+TEST_LDADD = libhipcore-internal.la $(CHECK_LIBS)
+AM_TESTS_ENVIRONMENT = top_srcdir='$(top_srcdir)' top_builddir='$(top_builddir)'; export top_srcdir top_builddir;
+
+if HAVE_CHECK
+check_PROGRAMS += tests/check_staging
+TESTS += tests/check_staging
+tests_check_staging_SOURCES = tests/check_staging.c
+tests_check_staging_CFLAGS = $(TEST_CFLAGS)
+tests_check_staging_LDADD = $(TEST_LDADD)
+endif

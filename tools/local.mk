@@ -1,0 +1,1 @@
+# tools/: see Makefile.am
