@@ -1,1 +1,1 @@
-# examples/: see Makefile.am
+EXTRA_DIST += examples/service.c examples/Makefile

@@ -1,1 +1,1 @@
-# tools/: see Makefile.am
+# tools/: hipsim (tools/hipsim.mk is included once core links).

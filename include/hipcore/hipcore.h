@@ -165,6 +165,30 @@ HC_API hc_status hc_device_info_get(hc_device dev, hc_device_info *out);
  * on a real device. */
 HC_API hc_status hc_device_now(hc_device dev, uint64_t *ns);
 
+/* Counters of one device since it was opened: what the backend did and
+ * what the library decided.  Backends that cannot count leave fields 0. */
+typedef struct hc_device_stats {
+	/* backend */
+	uint64_t device_allocs, device_frees;     /* pages taken from / given to the device */
+	uint64_t pinned_allocs, pinned_frees;     /* pinned host pages */
+	uint64_t device_bytes_peak;               /* backend memory held, peak */
+	uint64_t copies_h2d, copies_d2h, copies_d2d;
+	uint64_t bytes_h2d, bytes_d2h;
+	uint64_t launches;
+	uint64_t host_waits;      /* host blocked on a fence or stream */
+	uint64_t host_blocked_ns; /* time it spent there */
+	uint64_t stream_waits;    /* device-side waits on another stream's event */
+	/* library */
+	uint64_t writes_staged, writes_direct, writes_pipelined;
+	uint64_t dq_flushes;      /* drop-queue flushes */
+	uint64_t xstream_waits;   /* cross-stream waits the cursors required */
+	uint64_t cache_hits, cache_misses;
+	uint64_t failures;        /* failures recorded in the error graph */
+	uint64_t alloc_retries;   /* cleanup-and-retry runs */
+} hc_device_stats;
+
+HC_API hc_status hc_device_stats_get(hc_device dev, hc_device_stats *out);
+
 /* Deterministic fault injection.  The simulator implements every kind. */
 typedef enum hc_fault_kind {
 	HC_FAULT_DEVICE_ALLOC = 0, /* the n-th device memory allocation fails */

@@ -1,0 +1,281 @@
+/*
+ * device.c - opening and closing devices; resolving handles to objects.
+ *
+ * Open devices live in a fixed table of HC_MAX_DEVICES slots.  A slot holds
+ * an atomic pointer and a generation: closing a device clears the pointer
+ * and bumps the generation, so a handle kept after close resolves to
+ * HC_ERR_STALE.  Open and close take the table lock; resolving a handle is
+ * two atomic loads.  Closing a device while another thread still calls into
+ * it is a caller error, as with any C object.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "core/object.h"
+#include "trace/hipcore_trace.h"
+
+struct dev_slot {
+	_Atomic(struct hc_dev *) dev;
+	_Atomic uint32_t gen;
+};
+
+static struct dev_slot dev_table[HC_MAX_DEVICES];
+static pthread_mutex_t dev_table_lock = PTHREAD_MUTEX_INITIALIZER;
+
+hc_status hc_device_options_init(hc_device_options *opts)
+{
+	if (!opts)
+		return hc_fail(HC_ERR_INVALID, "hc_device_options_init: opts is NULL");
+	memset(opts, 0, sizeof(*opts));
+	opts->struct_size = sizeof(*opts);
+	return HC_OK;
+}
+
+hc_status hc_dev_get(hc_device d, struct hc_dev **out)
+{
+	struct hc_handle_parts p = hc_handle_unpack(d.id);
+	struct hc_dev *dev;
+
+	if (d.id == 0 || p.kind != HC_KIND_DEVICE || p.dev >= HC_MAX_DEVICES)
+		return hc_fail(HC_ERR_STALE, "device handle %#llx is not a device",
+			       (unsigned long long)d.id);
+	dev = atomic_load_explicit(&dev_table[p.dev].dev, memory_order_acquire);
+	if (!dev || atomic_load_explicit(&dev_table[p.dev].gen, memory_order_acquire) != p.gen)
+		return hc_fail(HC_ERR_STALE, "device handle %#llx is closed",
+			       (unsigned long long)d.id);
+	*out = dev;
+	return HC_OK;
+}
+
+hc_status hc_strm_lock(hc_stream s, struct hc_strm **out)
+{
+	struct hc_handle_parts p = hc_handle_unpack(s.id);
+	hc_device d = { hc_handle_pack(HC_KIND_DEVICE, p.dev, 0, 0, 0) };
+	struct hc_dev *dev;
+	struct hc_strm *st;
+	hc_status rc;
+
+	if (s.id == 0 || p.kind != HC_KIND_STREAM)
+		return hc_fail(HC_ERR_STALE, "stream handle %#llx is not a stream",
+			       (unsigned long long)s.id);
+	dev = atomic_load_explicit(&dev_table[p.dev].dev, memory_order_acquire);
+	if (!dev)
+		return hc_fail(HC_ERR_STALE, "stream %#llx: its device is closed",
+			       (unsigned long long)s.id);
+	d.id = dev->handle.id;
+	rc = hc_dev_get(d, &dev);
+	if (rc != HC_OK)
+		return rc;
+	/* Stream slots are published once and never freed before the device. */
+	st = p.stream < HC_MAX_STREAMS ? __atomic_load_n(&dev->streams[p.stream], __ATOMIC_ACQUIRE)
+				       : NULL;
+	if (!st)
+		return hc_fail(HC_ERR_STALE, "stream handle %#llx is unknown",
+			       (unsigned long long)s.id);
+	pthread_mutex_lock(&st->lock);
+	if (!st->open || st->handle.id != s.id) {
+		pthread_mutex_unlock(&st->lock);
+		return hc_fail(HC_ERR_STALE, "stream handle %#llx is closed",
+			       (unsigned long long)s.id);
+	}
+	hc_strm_inbox_drain(st);
+	*out = st;
+	return HC_OK;
+}
+
+void hc_strm_unlock(struct hc_strm *st)
+{
+	pthread_mutex_unlock(&st->lock);
+}
+
+static hc_status open_backend(const char *name, const struct hc_hal_open_args *args,
+			      const struct hc_hal_ops **ops, hc_hal_dev **hal)
+{
+	const struct hc_hal_ops *o;
+
+	if (strcmp(name, "auto") == 0) {
+		/* A GPU when there is one; the simulator otherwise. */
+		o = hc_hal_find("hip");
+		if (o && o->device_open(args, hal) == HC_OK) {
+			*ops = o;
+			return HC_OK;
+		}
+		name = "sim";
+	}
+	o = hc_hal_find(name);
+	if (!o)
+		return hc_fail(HC_ERR_INVALID,
+			       "hc_device_open: unknown backend '%s' (expected sim, hip or auto)", name);
+	*ops = o;
+	return o->device_open(args, hal);
+}
+
+static hc_status publish(struct hc_dev *dev)
+{
+	uint32_t i;
+
+	pthread_mutex_lock(&dev_table_lock);
+	for (i = 0; i < HC_MAX_DEVICES; i++)
+		if (!atomic_load(&dev_table[i].dev))
+			break;
+	if (i == HC_MAX_DEVICES) {
+		pthread_mutex_unlock(&dev_table_lock);
+		return hc_fail(HC_ERR_INVALID, "hc_device_open: %u devices are already open",
+			       HC_MAX_DEVICES);
+	}
+	dev->slot = i;
+	dev->gen = hc_gen_next(atomic_load(&dev_table[i].gen));
+	dev->handle.id = hc_handle_pack(HC_KIND_DEVICE, i, 0, dev->gen, 0);
+	atomic_store(&dev_table[i].gen, dev->gen);
+	atomic_store_explicit(&dev_table[i].dev, dev, memory_order_release);
+	pthread_mutex_unlock(&dev_table_lock);
+	return HC_OK;
+}
+
+hc_status hc_device_open(const char *backend, const hc_device_options *opts, hc_device *out)
+{
+	struct hc_hal_open_args args = { 0 };
+	struct hc_dev *dev;
+	hc_status rc;
+
+	if (!out)
+		return hc_fail(HC_ERR_INVALID, "hc_device_open: out is NULL");
+	out->id = 0;
+	if (opts && opts->struct_size != sizeof(*opts))
+		return hc_fail(HC_ERR_INVALID,
+			       "hc_device_open: options not initialised by hc_device_options_init");
+	if (opts) {
+		if (opts->ordinal < 0)
+			return hc_fail(HC_ERR_INVALID, "hc_device_open: ordinal %d is negative",
+				       opts->ordinal);
+		args.ordinal = opts->ordinal;
+		args.profile = opts->profile;
+		args.seed = opts->seed;
+		args.capacity = opts->capacity;
+		args.data_mode = opts->data_mode;
+	}
+	dev = calloc(1, sizeof(*dev));
+	if (!dev)
+		return hc_fail(HC_ERR_OOM, "hc_device_open: out of host memory");
+	if (pthread_mutex_init(&dev->lock, NULL) != 0) {
+		free(dev);
+		return hc_fail(HC_ERR_OOM, "hc_device_open: cannot create a mutex");
+	}
+	rc = open_backend(backend ? backend : "sim", &args, &dev->ops, &dev->hal);
+	if (rc != HC_OK)
+		goto err_free_dev;
+	rc = dev->ops->device_props(dev->hal, &dev->props);
+	if (rc != HC_OK)
+		goto err_close_hal;
+	rc = hc_eg_create(&dev->errors);
+	if (rc != HC_OK)
+		goto err_close_hal;
+	dev->layout.preset = HC_LAYOUT_DEFAULT;
+	rc = publish(dev);
+	if (rc != HC_OK)
+		goto err_free_errors;
+	*out = dev->handle;
+	HC_TRACE(device_open, dev->handle.id, dev->ops->name, dev->props.total_memory);
+	return HC_OK;
+
+err_free_errors:
+	hc_eg_destroy(dev->errors);
+err_close_hal:
+	dev->ops->device_close(dev->hal);
+err_free_dev:
+	pthread_mutex_destroy(&dev->lock);
+	free(dev);
+	return rc;
+}
+
+hc_status hc_device_close(hc_device d)
+{
+	struct hc_handle_parts p = hc_handle_unpack(d.id);
+	struct hc_dev *dev;
+	hc_status rc;
+	uint32_t i;
+
+	pthread_mutex_lock(&dev_table_lock);
+	rc = hc_dev_get(d, &dev);
+	if (rc != HC_OK) {
+		pthread_mutex_unlock(&dev_table_lock);
+		return rc;
+	}
+	atomic_store_explicit(&dev_table[p.dev].dev, NULL, memory_order_release);
+	atomic_store(&dev_table[p.dev].gen, hc_gen_next(dev->gen));
+	pthread_mutex_unlock(&dev_table_lock);
+
+	/* Graphs first: they hold slices of the streams' pools. */
+	hc_graphs_destroy_all(dev);
+	for (i = 0; i < dev->nstreams; i++) {
+		struct hc_strm *st = dev->streams[i];
+		if (st->open)
+			hc_strm_teardown(st);
+		pthread_mutex_destroy(&st->lock);
+		pthread_mutex_destroy(&st->inbox.lock);
+		free(st);
+	}
+	hc_kernels_unload_all(dev);
+	hc_eg_destroy(dev->errors);
+	free(dev->layout_pools);
+	dev->ops->device_close(dev->hal);
+	pthread_mutex_destroy(&dev->lock);
+	HC_TRACE(device_close, d.id);
+	free(dev);
+	return HC_OK;
+}
+
+hc_status hc_device_info_get(hc_device d, hc_device_info *out)
+{
+	struct hc_dev *dev;
+	hc_status rc;
+
+	if (!out)
+		return hc_fail(HC_ERR_INVALID, "hc_device_info_get: out is NULL");
+	rc = hc_dev_get(d, &dev);
+	if (rc != HC_OK)
+		return rc;
+	memset(out, 0, sizeof(*out));
+	snprintf(out->backend, sizeof(out->backend), "%s", dev->ops->name);
+	snprintf(out->name, sizeof(out->name), "%s", dev->props.name);
+	out->total_memory = dev->props.total_memory;
+	out->alignment = dev->props.alignment;
+	out->integrated = dev->props.integrated;
+	out->max_page_size = dev->props.total_memory / 4;
+	return HC_OK;
+}
+
+hc_status hc_device_now(hc_device d, uint64_t *ns)
+{
+	struct hc_dev *dev;
+	hc_status rc;
+
+	if (!ns)
+		return hc_fail(HC_ERR_INVALID, "hc_device_now: ns is NULL");
+	rc = hc_dev_get(d, &dev);
+	if (rc != HC_OK)
+		return rc;
+	return dev->ops->ctl(dev->hal, HC_HAL_CTL_NOW_NS, ns);
+}
+
+hc_status hc_fault_inject(hc_device d, hc_fault_kind kind, uint64_t n, hc_fault_mode mode)
+{
+	struct hc_hal_fault_arg arg = { kind, n, mode };
+	struct hc_dev *dev;
+	hc_status rc;
+
+	if ((unsigned)kind > HC_FAULT_PINNED_ALLOC)
+		return hc_fail(HC_ERR_INVALID, "hc_fault_inject: unknown fault kind %d", (int)kind);
+	if ((unsigned)mode > HC_FAULT_PERSISTENT)
+		return hc_fail(HC_ERR_INVALID, "hc_fault_inject: unknown fault mode %d", (int)mode);
+	if (mode != HC_FAULT_OFF && n == 0)
+		return hc_fail(HC_ERR_INVALID, "hc_fault_inject: n must be at least 1");
+	rc = hc_dev_get(d, &dev);
+	if (rc != HC_OK)
+		return rc;
+	pthread_mutex_lock(&dev->lock);
+	rc = dev->ops->ctl(dev->hal, HC_HAL_CTL_FAULT, &arg);
+	pthread_mutex_unlock(&dev->lock);
+	return rc;
+}

@@ -1,0 +1,139 @@
+/*
+ * object.h - devices and streams: the objects every public call resolves.
+ *
+ * A device (struct hc_dev) owns one backend device, a table of stream slots,
+ * the kernels and graphs opened on it, the pool layout that new streams get,
+ * and the error graph.  Its @lock guards exactly that shared state.
+ *
+ * A stream (struct hc_strm) owns one backend stream, a device memory manager
+ * and a pinned host memory manager, the table of buffers allocated from it,
+ * its drop queue, cursor, capture state and metadata cache.  Its @lock
+ * serialises every call on the stream.  A stream slot's memory lives until
+ * the device closes, so a handle to a closed stream can be checked (open
+ * flag and generation) without touching freed memory.
+ *
+ * Locking order: device lock, then stream lock.  No call holds two stream
+ * locks at once: cross-stream work takes the origin's lock on its own, and
+ * releases that must reach another stream go through that stream's inbox
+ * (a leaf lock), which the owner drains at its next call.
+ */
+#ifndef HIPCORE_CORE_OBJECT_H
+#define HIPCORE_CORE_OBJECT_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+
+#include "core/capture.h"
+#include "core/cursor.h"
+#include "core/drop_queue.h"
+#include "core/errgraph.h"
+#include "core/handle.h"
+#include "core/internal.h"
+#include "core/metacache.h"
+#include "core/pool.h"
+
+/* One live allocation of a stream.  Guarded by the stream's lock. */
+struct hc_buf {
+	struct hc_slice_ref ref; /* the slice in the stream's device manager */
+	uint64_t addr;           /* device address of byte 0 */
+	uint64_t size;           /* requested size */
+	uint64_t stamp;          /* origin cursor at allocation and at each write */
+	uint32_t gen;            /* generation of this table entry */
+	uint32_t next_free;      /* free list link when !live */
+	uint32_t remote_pins;    /* other streams' work in flight on it */
+	bool live;               /* allocated and not freed by the user */
+	bool freed_pinned;       /* freed by the user while remote_pins > 0 */
+};
+
+/* Releases another stream asks this stream to do; a leaf lock. */
+struct hc_inbox {
+	pthread_mutex_t lock;
+	uint32_t *unpin; /* buffer indexes whose remote pin is over */
+	size_t n, cap;
+};
+
+struct hc_strm {
+	pthread_mutex_t lock;
+	struct hc_dev *dev;
+	uint32_t slot;
+	uint32_t gen;   /* current generation of the slot */
+	bool open;      /* guarded by @lock and the device lock */
+	hc_stream handle;
+
+	hc_hal_stream *hal;
+	struct hc_mm *dmm; /* device memory */
+	struct hc_mm *pmm; /* pinned host memory (alignment 16) */
+	struct hc_storage dstore, pstore;
+
+	struct hc_buf *bufs; /* buffer table */
+	uint32_t nbufs, capbufs;
+	uint32_t free_head; /* UINT32_MAX when empty */
+
+	struct hc_drop_queue dq;
+	struct hc_cursor_state cursor;
+	struct hc_capture capture;
+	struct hc_metacache *cache;
+	struct hc_inbox inbox;
+
+	/* In-flight work since the last completed fence: what a late failure
+	 * (reported at a fence) taints retroactively. */
+	struct hc_inflight *inflight;
+	size_t ninflight, capinflight;
+};
+
+struct hc_kern {
+	hc_hal_module *module;
+	hc_hal_function *fn;
+	char name[64];
+	uint32_t gen;
+	bool live;
+};
+
+struct hc_graph_rec {
+	hc_hal_graph *hal;
+	struct hc_strm *stream;    /* the stream that captured it */
+	struct hc_slice_ref *retained; /* device slices the graph keeps */
+	size_t nretained;
+	struct hc_slice_ref *pretained; /* pinned slices */
+	size_t npretained;
+	uint64_t cache_graph_id;
+	uint32_t gen;
+	bool live;
+};
+
+struct hc_dev {
+	pthread_mutex_t lock;
+	uint32_t slot;
+	uint32_t gen;
+	hc_device handle;
+
+	const struct hc_hal_ops *ops;
+	hc_hal_dev *hal;
+	struct hc_hal_props props;
+
+	struct hc_strm *streams[HC_MAX_STREAMS]; /* slots; allocated on first use */
+	uint32_t nstreams;                       /* slots allocated so far */
+
+	hc_pool_layout layout;       /* for streams opened later */
+	hc_pool_spec *layout_pools;  /* owned copy of layout.pools */
+
+	struct hc_kern *kernels;
+	uint32_t nkernels, capkernels;
+	struct hc_graph_rec *graphs;
+	uint32_t ngraphs, capgraphs;
+
+	struct hc_errgraph *errors;
+};
+
+/* device.c */
+hc_status hc_dev_get(hc_device d, struct hc_dev **out);
+/* Resolves @s and returns its stream locked; HC_ERR_STALE when closed. */
+hc_status hc_strm_lock(hc_stream s, struct hc_strm **out);
+void hc_strm_unlock(struct hc_strm *st);
+
+/* stream.c */
+hc_status hc_strm_create(struct hc_dev *dev, struct hc_strm **out);
+void hc_strm_teardown(struct hc_strm *st);
+void hc_strm_inbox_drain(struct hc_strm *st);
+
+#endif /* HIPCORE_CORE_OBJECT_H */

@@ -1,0 +1,144 @@
+/*
+ * driver.c - the scorekeeping half of hipsim: opening the device, counting
+ * events, remembering the first failure, sampling memory.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "tools/hipsim/driver.h"
+
+uint64_t hs_wall_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+int hs_driver_open(struct hs_driver *d, const struct hs_options *opt)
+{
+	hc_device_options o;
+	hc_error_info e;
+	hc_status rc;
+
+	memset(d, 0, sizeof(*d));
+	d->opt = *opt;
+	d->first_failing_event = -1;
+	hc_device_options_init(&o);
+	o.profile = opt->profile;
+	o.seed = opt->seed;
+	o.capacity = opt->capacity;
+	o.data_mode = opt->data_mode;
+	rc = hc_device_open(opt->backend ? opt->backend : "sim", &o, &d->dev);
+	if (rc != HC_OK) {
+		hc_last_error(&e);
+		fprintf(stderr, "hipsim: cannot open device: %s: %s\n", hc_status_str(rc), e.message);
+		return -1;
+	}
+	d->wall_start_ns = hs_wall_ns();
+	return 0;
+}
+
+void hs_driver_close(struct hs_driver *d)
+{
+	for (uint32_t i = 0; i < d->nstreams; i++)
+		if (d->streams[i].id)
+			hc_stream_close(d->streams[i]);
+	hc_device_close(d->dev);
+	free(d->samples);
+	d->samples = NULL;
+}
+
+hc_status hs_event(struct hs_driver *d, hc_status rc, const char *what)
+{
+	hc_error_info e;
+
+	d->events++;
+	if (rc != HC_OK) {
+		d->failures++;
+		if (d->first_failing_event < 0) {
+			hc_last_error(&e);
+			d->first_failing_event = (int64_t)(d->events - 1);
+			d->first_status = rc;
+			snprintf(d->first_message, sizeof(d->first_message), "%s: %s: %s", what,
+				 hc_status_str(rc), e.message);
+		}
+	}
+	return rc;
+}
+
+hc_status hs_stream(struct hs_driver *d, uint32_t i, hc_stream *out)
+{
+	hc_status rc;
+
+	if (i >= HS_MAX_STREAMS)
+		return HC_ERR_INVALID;
+	while (d->nstreams <= i) {
+		rc = hs_event(d, hc_stream_open(d->dev, &d->streams[d->nstreams]), "stream_open");
+		if (rc != HC_OK)
+			return rc;
+		if (d->opt.layout.preset != HC_LAYOUT_DEFAULT) {
+			rc = hs_event(d, hc_install_memory_pools(d->streams[d->nstreams], &d->opt.layout),
+				      "install_memory_pools");
+			if (rc != HC_OK)
+				return rc;
+		}
+		d->nstreams++;
+	}
+	*out = d->streams[i];
+	return HC_OK;
+}
+
+void hs_sample(struct hs_driver *d, uint32_t stream)
+{
+	hc_memory_usage u;
+	uint64_t now = 0;
+
+	if (hc_device_memory_usage(d->dev, HC_MEMORY_DEVICE, &u) != HC_OK)
+		return;
+	if (u.bytes_in_use > d->peak_in_use)
+		d->peak_in_use = u.bytes_in_use;
+	if (u.bytes_reserved > d->peak_reserved)
+		d->peak_reserved = u.bytes_reserved;
+	if (u.bytes_padding > d->padding_peak)
+		d->padding_peak = u.bytes_padding;
+	if (!d->opt.svg)
+		return;
+	if (d->nsamples == d->capsamples) {
+		size_t cap = d->capsamples ? d->capsamples * 2 : 1024;
+		struct hs_sample *s = realloc(d->samples, cap * sizeof(*s));
+		if (!s)
+			return;
+		d->samples = s;
+		d->capsamples = cap;
+	}
+	hc_device_now(d->dev, &now);
+	d->samples[d->nsamples++] = (struct hs_sample){ now, stream, u.bytes_in_use, u.bytes_reserved };
+}
+
+void hs_driver_report(struct hs_driver *d, const char *workload, struct hs_report *r)
+{
+	hc_device_info info;
+	uint64_t wall = hs_wall_ns() - d->wall_start_ns;
+
+	memset(r, 0, sizeof(*r));
+	r->workload = workload;
+	r->events = d->events;
+	r->streams = d->nstreams;
+	r->peak_in_use_bytes = d->peak_in_use;
+	r->peak_reserved_bytes = d->peak_reserved;
+	r->padding_bytes_peak = d->padding_peak;
+	hc_device_stats_get(d->dev, &r->stats);
+	r->failures = d->failures;
+	r->first_failing_event = d->first_failing_event;
+	snprintf(r->first_failure, sizeof(r->first_failure), "%s", d->first_message);
+	hc_device_now(d->dev, &r->predicted_ns);
+	r->replay_wall_ns = wall;
+	r->replay_events_per_s = wall ? (double)d->events * 1e9 / (double)wall : 0.0;
+	if (hc_device_info_get(d->dev, &info) == HC_OK) {
+		snprintf(r->backend, sizeof(r->backend), "%s", info.backend);
+		snprintf(r->device, sizeof(r->device), "%s", info.name);
+	}
+}

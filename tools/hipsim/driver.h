@@ -1,0 +1,87 @@
+/*
+ * driver.h - drives libhipcore's public API for hipsim and keeps the score.
+ *
+ * Built-in workloads and trace replay both call the public API through
+ * these wrappers, so both report the same figures the same way: every call
+ * is an event; the first failing event is remembered with its message;
+ * memory in use and reserved is sampled after every call that can change it.
+ */
+#ifndef HIPSIM_DRIVER_H
+#define HIPSIM_DRIVER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "hipcore/hipcore.h"
+
+#define HS_MAX_STREAMS 64
+
+struct hs_options {
+	const char *backend; /* "sim" (default), "hip", "auto" */
+	const char *profile; /* sim device profile file */
+	uint64_t seed;
+	uint64_t capacity;
+	bool data_mode;
+	hc_pool_layout layout; /* installed on every stream */
+	bool json;
+	const char *svg;
+};
+
+struct hs_sample {
+	uint64_t t_ns;
+	uint32_t stream;
+	uint64_t in_use, reserved;
+};
+
+struct hs_driver {
+	struct hs_options opt;
+	hc_device dev;
+	hc_stream streams[HS_MAX_STREAMS];
+	uint32_t nstreams;
+
+	uint64_t events;
+	uint64_t failures;
+	int64_t first_failing_event; /* -1: none */
+	hc_status first_status;
+	char first_message[512];
+
+	uint64_t peak_in_use, peak_reserved, padding_peak;
+	uint64_t wall_start_ns;
+
+	struct hs_sample *samples; /* for --svg */
+	size_t nsamples, capsamples;
+};
+
+struct hs_report {
+	const char *workload;
+	uint64_t events, streams;
+	uint64_t peak_in_use_bytes, peak_reserved_bytes, padding_bytes_peak;
+	hc_device_stats stats;
+	uint64_t failures;
+	int64_t first_failing_event;
+	char first_failure[512];
+	uint64_t predicted_ns;
+	uint64_t replay_wall_ns;
+	double replay_events_per_s;
+	char backend[16];
+	char device[256];
+};
+
+int hs_driver_open(struct hs_driver *d, const struct hs_options *opt);
+void hs_driver_close(struct hs_driver *d);
+/* Stream @i, opened on first use. */
+hc_status hs_stream(struct hs_driver *d, uint32_t i, hc_stream *out);
+/* Records the outcome of one event; returns @rc. */
+hc_status hs_event(struct hs_driver *d, hc_status rc, const char *what);
+/* Samples memory after an event that may change it. */
+void hs_sample(struct hs_driver *d, uint32_t stream);
+void hs_driver_report(struct hs_driver *d, const char *workload, struct hs_report *r);
+
+void hs_report_text(FILE *out, const struct hs_report *r);
+int hs_report_json(FILE *out, const struct hs_report *r);
+int hs_report_svg(const char *path, const struct hs_driver *d, const struct hs_report *r);
+
+uint64_t hs_wall_ns(void);
+
+#endif /* HIPSIM_DRIVER_H */

@@ -1,0 +1,17 @@
+/*
+ * hipsim.h - what hipsim's subcommands share.
+ *
+ * Exit statuses: 0 ok, 1 the work ran but some operation failed (the report
+ * names the first), 2 bad input or usage.
+ */
+#ifndef HIPSIM_HIPSIM_H
+#define HIPSIM_HIPSIM_H
+
+#define HIPSIM_EXIT_OK 0
+#define HIPSIM_EXIT_FAILED 1
+#define HIPSIM_EXIT_USAGE 2
+
+int hipsim_run_main(int argc, char **argv);
+int hipsim_record_main(int argc, char **argv);
+
+#endif /* HIPSIM_HIPSIM_H */

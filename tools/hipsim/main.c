@@ -1,0 +1,49 @@
+/*
+ * main.c - hipsim: what-if analysis of libhipcore pool layouts and policies.
+ *
+ * Subcommands live in their own files; this one only dispatches.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "config.h"
+#include "tools/hipsim/hipsim.h"
+
+static const struct subcommand {
+	const char *name;
+	int (*main)(int argc, char **argv);
+	const char *summary;
+} subcommands[] = {
+	{ "run", hipsim_run_main, "run a built-in workload through libhipcore and report" },
+	{ "record", hipsim_record_main, "record a command's libhipcore calls with LTTng" },
+};
+
+static void usage(FILE *out)
+{
+	fprintf(out, "usage: hipsim [--help] [--version] COMMAND [ARGS]\n\ncommands:\n");
+	for (size_t i = 0; i < sizeof(subcommands) / sizeof(subcommands[0]); i++)
+		fprintf(out, "  %-10s %s\n", subcommands[i].name, subcommands[i].summary);
+	fprintf(out, "\n`hipsim COMMAND --help` describes each command.\n");
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return HIPSIM_EXIT_USAGE;
+	}
+	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+		usage(stdout);
+		return 0;
+	}
+	if (strcmp(argv[1], "--version") == 0) {
+		printf("hipsim (%s) %s\n", PACKAGE_NAME, PACKAGE_VERSION);
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof(subcommands) / sizeof(subcommands[0]); i++)
+		if (strcmp(argv[1], subcommands[i].name) == 0)
+			return subcommands[i].main(argc - 1, argv + 1);
+	fprintf(stderr, "hipsim: unknown command '%s'\n", argv[1]);
+	usage(stderr);
+	return HIPSIM_EXIT_USAGE;
+}

@@ -1,0 +1,156 @@
+/*
+ * report.c - hipsim's outputs: a readable text report, JSON (jansson), and
+ * an SVG plot of memory over virtual time.  Text, JSON and SVG come from the
+ * same struct hs_report, so they always agree.
+ */
+#include <inttypes.h>
+#include <jansson.h>
+#include <stdio.h>
+
+#include "tools/hipsim/driver.h"
+
+static void bytes_str(char *buf, size_t len, uint64_t b)
+{
+	static const char *unit[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+	double v = (double)b;
+	int u = 0;
+
+	while (v >= 1024.0 && u < 4) {
+		v /= 1024.0;
+		u++;
+	}
+	snprintf(buf, len, u ? "%.2f %s" : "%.0f %s", v, unit[u]);
+}
+
+void hs_report_text(FILE *out, const struct hs_report *r)
+{
+	char a[32], b[32], c[32], h[32], dd[32];
+
+	bytes_str(a, sizeof(a), r->peak_in_use_bytes);
+	bytes_str(b, sizeof(b), r->peak_reserved_bytes);
+	bytes_str(c, sizeof(c), r->padding_bytes_peak);
+	bytes_str(h, sizeof(h), r->stats.bytes_h2d);
+	bytes_str(dd, sizeof(dd), r->stats.bytes_d2h);
+	fprintf(out, "hipsim report: workload %s on %s (%s)\n", r->workload, r->backend, r->device);
+	fprintf(out, "  events ............... %" PRIu64 " on %" PRIu64 " streams\n", r->events,
+		r->streams);
+	fprintf(out, "  predicted time ....... %.3f ms (virtual)\n", (double)r->predicted_ns / 1e6);
+	fprintf(out, "  memory in use, peak .. %s\n", a);
+	fprintf(out, "  reserved, peak ....... %s", b);
+	if (r->peak_in_use_bytes)
+		fprintf(out, " (%.3f x in use)", (double)r->peak_reserved_bytes /
+						   (double)r->peak_in_use_bytes);
+	fprintf(out, "\n  padding, peak ........ %s\n", c);
+	fprintf(out, "  device allocations ... %" PRIu64 " allocs, %" PRIu64 " frees\n",
+		r->stats.device_allocs, r->stats.device_frees);
+	fprintf(out, "  pinned allocations ... %" PRIu64 " allocs, %" PRIu64 " frees\n",
+		r->stats.pinned_allocs, r->stats.pinned_frees);
+	fprintf(out, "  copied ............... %s host->device in %" PRIu64 " copies, %s device->host in %" PRIu64 "\n",
+		h, r->stats.copies_h2d, dd, r->stats.copies_d2h);
+	fprintf(out, "  writes ............... %" PRIu64 " staged, %" PRIu64 " direct, %" PRIu64 " pipelined\n",
+		r->stats.writes_staged, r->stats.writes_direct, r->stats.writes_pipelined);
+	fprintf(out, "  launches ............. %" PRIu64 "\n", r->stats.launches);
+	fprintf(out, "  host waits ........... %" PRIu64 " (%.3f ms blocked)\n", r->stats.host_waits,
+		(double)r->stats.host_blocked_ns / 1e6);
+	fprintf(out, "  drop-queue flushes ... %" PRIu64 "\n", r->stats.dq_flushes);
+	fprintf(out, "  cross-stream waits ... %" PRIu64 "\n", r->stats.xstream_waits);
+	fprintf(out, "  failures ............. %" PRIu64, r->failures);
+	if (r->first_failing_event >= 0)
+		fprintf(out, " (first at event %" PRId64 ": %s)", r->first_failing_event,
+			r->first_failure);
+	fprintf(out, "\n  wall time ............ %.3f ms (%.0f events/s)\n",
+		(double)r->replay_wall_ns / 1e6, r->replay_events_per_s);
+}
+
+int hs_report_json(FILE *out, const struct hs_report *r)
+{
+	json_t *o = json_object();
+	int rc;
+
+	if (!o)
+		return -1;
+	json_object_set_new(o, "workload", json_string(r->workload));
+	json_object_set_new(o, "backend", json_string(r->backend));
+	json_object_set_new(o, "device", json_string(r->device));
+	json_object_set_new(o, "events", json_integer((json_int_t)r->events));
+	json_object_set_new(o, "streams", json_integer((json_int_t)r->streams));
+	json_object_set_new(o, "peak_in_use_bytes", json_integer((json_int_t)r->peak_in_use_bytes));
+	json_object_set_new(o, "peak_reserved_bytes", json_integer((json_int_t)r->peak_reserved_bytes));
+	json_object_set_new(o, "device_allocs", json_integer((json_int_t)r->stats.device_allocs));
+	json_object_set_new(o, "device_frees", json_integer((json_int_t)r->stats.device_frees));
+	json_object_set_new(o, "pinned_allocs", json_integer((json_int_t)r->stats.pinned_allocs));
+	json_object_set_new(o, "pinned_frees", json_integer((json_int_t)r->stats.pinned_frees));
+	json_object_set_new(o, "padding_bytes_peak", json_integer((json_int_t)r->padding_bytes_peak));
+	json_object_set_new(o, "host_waits", json_integer((json_int_t)r->stats.host_waits));
+	json_object_set_new(o, "host_blocked_ns", json_integer((json_int_t)r->stats.host_blocked_ns));
+	json_object_set_new(o, "bytes_h2d", json_integer((json_int_t)r->stats.bytes_h2d));
+	json_object_set_new(o, "bytes_d2h", json_integer((json_int_t)r->stats.bytes_d2h));
+	json_object_set_new(o, "launches", json_integer((json_int_t)r->stats.launches));
+	json_object_set_new(o, "writes_staged", json_integer((json_int_t)r->stats.writes_staged));
+	json_object_set_new(o, "writes_direct", json_integer((json_int_t)r->stats.writes_direct));
+	json_object_set_new(o, "writes_pipelined", json_integer((json_int_t)r->stats.writes_pipelined));
+	json_object_set_new(o, "dq_flushes", json_integer((json_int_t)r->stats.dq_flushes));
+	json_object_set_new(o, "xstream_waits", json_integer((json_int_t)r->stats.xstream_waits));
+	json_object_set_new(o, "failures", json_integer((json_int_t)r->failures));
+	json_object_set_new(o, "first_failing_event",
+			    r->first_failing_event >= 0 ? json_integer(r->first_failing_event)
+							: json_null());
+	json_object_set_new(o, "predicted_ns", json_integer((json_int_t)r->predicted_ns));
+	json_object_set_new(o, "replay_wall_ns", json_integer((json_int_t)r->replay_wall_ns));
+	json_object_set_new(o, "replay_events_per_s", json_real(r->replay_events_per_s));
+	rc = json_dumpf(o, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	fputc('\n', out);
+	json_decref(o);
+	return rc;
+}
+
+int hs_report_svg(const char *path, const struct hs_driver *d, const struct hs_report *r)
+{
+	const double W = 960, H = 480, L = 90, R = 20, T = 40, B = 60;
+	uint64_t tmax = 1, ymax = 1;
+	FILE *f = fopen(path, "w");
+
+	if (!f) {
+		perror(path);
+		return -1;
+	}
+	for (size_t i = 0; i < d->nsamples; i++) {
+		if (d->samples[i].t_ns > tmax)
+			tmax = d->samples[i].t_ns;
+		if (d->samples[i].reserved > ymax)
+			ymax = d->samples[i].reserved;
+	}
+	fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
+		   "font-family=\"sans-serif\" font-size=\"12\">\n", W, H);
+	fprintf(f, "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n");
+	fprintf(f, "<text x=\"%.0f\" y=\"20\" font-size=\"14\">hipsim: %s on %s — device memory over virtual time</text>\n",
+		L, r->workload, r->backend);
+	fprintf(f, "<line x1=\"%.0f\" y1=\"%.0f\" x2=\"%.0f\" y2=\"%.0f\" stroke=\"black\"/>\n", L,
+		H - B, W - R, H - B);
+	fprintf(f, "<line x1=\"%.0f\" y1=\"%.0f\" x2=\"%.0f\" y2=\"%.0f\" stroke=\"black\"/>\n", L, T,
+		L, H - B);
+	for (int k = 0; k <= 4; k++) {
+		double y = H - B - (H - T - B) * k / 4.0, x = L + (W - L - R) * k / 4.0;
+		fprintf(f, "<text x=\"%.0f\" y=\"%.0f\" text-anchor=\"end\">%.1f MiB</text>\n", L - 6,
+			y + 4, (double)ymax * k / 4.0 / 1048576.0);
+		fprintf(f, "<text x=\"%.0f\" y=\"%.0f\" text-anchor=\"middle\">%.3f ms</text>\n", x,
+			H - B + 18, (double)tmax * k / 4.0 / 1e6);
+	}
+	fprintf(f, "<text x=\"%.0f\" y=\"%.0f\" text-anchor=\"middle\">virtual time</text>\n",
+		L + (W - L - R) / 2, H - 15);
+	const char *what[2] = { "reserved", "in use" };
+	const char *color[2] = { "#d62728", "#1f77b4" };
+	for (int s = 0; s < 2; s++) {
+		fprintf(f, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\" points=\"",
+			color[s]);
+		for (size_t i = 0; i < d->nsamples; i++) {
+			uint64_t v = s == 0 ? d->samples[i].reserved : d->samples[i].in_use;
+			fprintf(f, "%.1f,%.1f ", L + (W - L - R) * (double)d->samples[i].t_ns / (double)tmax,
+				H - B - (H - T - B) * (double)v / (double)ymax);
+		}
+		fprintf(f, "\"/>\n<text x=\"%.0f\" y=\"%.0f\" fill=\"%s\">%s</text>\n", W - R - 120,
+			T + 16.0 * (s + 1), color[s], what[s]);
+	}
+	fprintf(f, "</svg>\n");
+	return fclose(f) == 0 ? 0 : -1;
+}

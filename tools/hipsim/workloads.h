@@ -1,0 +1,23 @@
+/*
+ * workloads.h - hipsim's built-in workloads.
+ */
+#ifndef HIPSIM_WORKLOADS_H
+#define HIPSIM_WORKLOADS_H
+
+#include "tools/hipsim/driver.h"
+
+struct workload_params {
+	uint64_t steps;
+	uint32_t streams;
+	uint64_t seed;
+};
+
+struct workload {
+	const char *name;
+	const char *summary;
+	void (*run)(struct hs_driver *d, const struct workload_params *p);
+};
+
+const struct workload *workload_find(const char *name);
+
+#endif /* HIPSIM_WORKLOADS_H */
