@@ -84,6 +84,29 @@ hc_status hc_strm_lock(hc_stream s, struct hc_strm **out)
 	return HC_OK;
 }
 
+hc_status hc_strm_slot_lock(unsigned devslot, unsigned slot, struct hc_strm **out)
+{
+	struct hc_dev *dev;
+	struct hc_strm *st;
+
+	if (devslot >= HC_MAX_DEVICES || slot >= HC_MAX_STREAMS)
+		return HC_ERR_STALE;
+	dev = atomic_load_explicit(&dev_table[devslot].dev, memory_order_acquire);
+	if (!dev)
+		return HC_ERR_STALE;
+	st = __atomic_load_n(&dev->streams[slot], __ATOMIC_ACQUIRE);
+	if (!st)
+		return HC_ERR_STALE;
+	pthread_mutex_lock(&st->lock);
+	if (!st->open) {
+		pthread_mutex_unlock(&st->lock);
+		return HC_ERR_STALE;
+	}
+	hc_strm_inbox_drain(st);
+	*out = st;
+	return HC_OK;
+}
+
 void hc_strm_unlock(struct hc_strm *st)
 {
 	pthread_mutex_unlock(&st->lock);
@@ -278,4 +301,48 @@ hc_status hc_fault_inject(hc_device d, hc_fault_kind kind, uint64_t n, hc_fault_
 	rc = dev->ops->ctl(dev->hal, HC_HAL_CTL_FAULT, &arg);
 	pthread_mutex_unlock(&dev->lock);
 	return rc;
+}
+
+hc_status hc_device_stats_get(hc_device d, hc_device_stats *out)
+{
+	struct hc_hal_stats hs;
+	struct hc_dev *dev;
+	hc_status rc;
+
+	if (!out)
+		return hc_fail(HC_ERR_INVALID, "hc_device_stats_get: out is NULL");
+	rc = hc_dev_get(d, &dev);
+	if (rc != HC_OK)
+		return rc;
+	memset(out, 0, sizeof(*out));
+	memset(&hs, 0, sizeof(hs));
+	pthread_mutex_lock(&dev->lock);
+	rc = dev->ops->ctl(dev->hal, HC_HAL_CTL_STATS, &hs);
+	pthread_mutex_unlock(&dev->lock);
+	if (rc != HC_OK && rc != HC_ERR_UNSUPPORTED)
+		return rc;
+	out->device_allocs = hs.device_allocs;
+	out->device_frees = hs.device_frees;
+	out->pinned_allocs = hs.host_allocs;
+	out->pinned_frees = hs.host_frees;
+	out->device_bytes_peak = hs.device_bytes_peak;
+	out->copies_h2d = hs.copies_h2d;
+	out->copies_d2h = hs.copies_d2h;
+	out->copies_d2d = hs.copies_d2d;
+	out->bytes_h2d = hs.bytes_h2d;
+	out->bytes_d2h = hs.bytes_d2h;
+	out->launches = hs.launches;
+	out->host_waits = hs.host_waits;
+	out->host_blocked_ns = hs.host_blocked_ns;
+	out->stream_waits = hs.stream_waits;
+	out->writes_staged = atomic_load(&dev->stats.writes_staged);
+	out->writes_direct = atomic_load(&dev->stats.writes_direct);
+	out->writes_pipelined = atomic_load(&dev->stats.writes_pipelined);
+	out->dq_flushes = atomic_load(&dev->stats.dq_flushes);
+	out->xstream_waits = atomic_load(&dev->stats.xstream_waits);
+	out->cache_hits = atomic_load(&dev->stats.cache_hits);
+	out->cache_misses = atomic_load(&dev->stats.cache_misses);
+	out->failures = atomic_load(&dev->stats.failures);
+	out->alloc_retries = atomic_load(&dev->stats.alloc_retries);
+	return HC_OK;
 }

@@ -66,6 +66,7 @@ struct hc_strm {
 	struct hc_storage dstore, pstore;
 
 	struct hc_buf *bufs; /* buffer table */
+	uint32_t buf_seq;    /* generation source; survives close and reopen */
 	uint32_t nbufs, capbufs;
 	uint32_t free_head; /* UINT32_MAX when empty */
 
@@ -101,6 +102,13 @@ struct hc_graph_rec {
 	bool live;
 };
 
+/* Library counters of hc_device_stats; atomics, any stream may bump them. */
+struct hc_core_stats {
+	_Atomic uint64_t writes_staged, writes_direct, writes_pipelined;
+	_Atomic uint64_t dq_flushes, xstream_waits, cache_hits, cache_misses;
+	_Atomic uint64_t failures, alloc_retries;
+};
+
 struct hc_dev {
 	pthread_mutex_t lock;
 	uint32_t slot;
@@ -123,10 +131,13 @@ struct hc_dev {
 	uint32_t ngraphs, capgraphs;
 
 	struct hc_errgraph *errors;
+	struct hc_core_stats stats;
 };
 
 /* device.c */
 hc_status hc_dev_get(hc_device d, struct hc_dev **out);
+/* Locks the open stream in slot @stream of device slot @dev. */
+hc_status hc_strm_slot_lock(unsigned dev, unsigned stream, struct hc_strm **out);
 /* Resolves @s and returns its stream locked; HC_ERR_STALE when closed. */
 hc_status hc_strm_lock(hc_stream s, struct hc_strm **out);
 void hc_strm_unlock(struct hc_strm *st);
@@ -135,5 +146,27 @@ void hc_strm_unlock(struct hc_strm *st);
 hc_status hc_strm_create(struct hc_dev *dev, struct hc_strm **out);
 void hc_strm_teardown(struct hc_strm *st);
 void hc_strm_inbox_drain(struct hc_strm *st);
+/* Waits for @fence on the host; a late failure taints in-flight work. */
+hc_status hc_strm_fence_wait(struct hc_strm *st, void *fence);
+hc_status hc_strm_queues_init(struct hc_strm *st);
+void hc_strm_queues_fini(struct hc_strm *st);
+
+/* buffer.c */
+hc_buffer hc_buf_handle(const struct hc_strm *st, uint32_t idx);
+hc_status hc_buf_find(struct hc_strm *st, hc_buffer b, struct hc_buf **out);
+hc_status hc_buf_lock(hc_buffer b, struct hc_strm **st, struct hc_buf **out);
+void hc_buf_remote_unpin(struct hc_strm *st, uint32_t idx);
+
+/* memory.c */
+/* Flush the drop queue twice, drop unpinned cache entries, free empty
+ * pages.  Context: @st locked; does nothing while a capture records. */
+void hc_strm_cleanup_locked(struct hc_strm *st);
+
+/* graph.c */
+void hc_graphs_destroy_stream(struct hc_dev *dev, struct hc_strm *st);
+void hc_graphs_destroy_all(struct hc_dev *dev);
+
+/* kernel.c */
+void hc_kernels_unload_all(struct hc_dev *dev);
 
 #endif /* HIPCORE_CORE_OBJECT_H */

@@ -1,0 +1,230 @@
+/*
+ * buffer.c - device buffers: hc_alloc, hc_free and the stream's buffer table.
+ *
+ * A buffer is an entry in its origin stream's table: the slice it holds in
+ * the stream's device memory manager, its address and size, and the cursor
+ * stamp cross-stream sync compares against.  Its handle carries the device
+ * slot, the stream slot, the entry index and a generation drawn from the
+ * stream slot's sequence (which survives close and reopen), so a freed or
+ * closed buffer is HC_ERR_STALE.
+ *
+ * A buffer another stream still uses (remote_pins > 0) may be freed by its
+ * owner: the entry then waits, not live and not reusable, until the last
+ * consumer's fence has passed and the consumer's unpin reaches the owner's
+ * inbox.  Only then does the slice go back to the pool.
+ *
+ * Allocation failure runs cleanup-and-retry once (DESIGN §4.3), except
+ * while a capture records, when nothing may be freed.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/object.h"
+#include "trace/hipcore_trace.h"
+
+hc_buffer hc_buf_handle(const struct hc_strm *st, uint32_t idx)
+{
+	hc_buffer b = { hc_handle_pack(HC_KIND_BUFFER, st->dev->slot, st->slot, st->bufs[idx].gen,
+				       idx) };
+	return b;
+}
+
+/*
+ * hc_buf_find - the live entry @b names in @st.
+ * Context: @st locked; @st must be @b's origin stream.
+ */
+hc_status hc_buf_find(struct hc_strm *st, hc_buffer b, struct hc_buf **out)
+{
+	struct hc_handle_parts p = hc_handle_unpack(b.id);
+
+	if (b.id == 0 || p.kind != HC_KIND_BUFFER)
+		return hc_fail(HC_ERR_STALE, "buffer handle %#llx is not a buffer",
+			       (unsigned long long)b.id);
+	if (p.dev != st->dev->slot || p.stream != st->slot || p.index >= st->nbufs ||
+	    st->bufs[p.index].gen != p.gen || !st->bufs[p.index].live)
+		return hc_fail(HC_ERR_STALE, "buffer %#llx is freed or unknown",
+			       (unsigned long long)b.id);
+	*out = &st->bufs[p.index];
+	return HC_OK;
+}
+
+/*
+ * hc_buf_lock - lock the origin stream of @b and find its entry.
+ * Context: no stream lock held by the caller.
+ */
+hc_status hc_buf_lock(hc_buffer b, struct hc_strm **sto, struct hc_buf **out)
+{
+	struct hc_handle_parts p = hc_handle_unpack(b.id);
+	struct hc_strm *st;
+	hc_status rc;
+
+	if (b.id == 0 || p.kind != HC_KIND_BUFFER)
+		return hc_fail(HC_ERR_STALE, "buffer handle %#llx is not a buffer",
+			       (unsigned long long)b.id);
+	rc = hc_strm_slot_lock(p.dev, p.stream, &st);
+	if (rc != HC_OK)
+		return hc_fail(HC_ERR_STALE, "buffer %#llx: its stream is closed",
+			       (unsigned long long)b.id);
+	rc = hc_buf_find(st, b, out);
+	if (rc != HC_OK) {
+		hc_strm_unlock(st);
+		return rc;
+	}
+	*sto = st;
+	return HC_OK;
+}
+
+static hc_status buf_table_take(struct hc_strm *st, uint32_t *idx)
+{
+	if (st->free_head != UINT32_MAX) {
+		*idx = st->free_head;
+		st->free_head = st->bufs[*idx].next_free;
+		return HC_OK;
+	}
+	if (st->nbufs == st->capbufs) {
+		uint32_t cap = st->capbufs ? st->capbufs * 2 : 64;
+		struct hc_buf *nb;
+
+		if (cap > HC_HANDLE_INDEX_MAX + 1u)
+			cap = HC_HANDLE_INDEX_MAX + 1u;
+		if (st->nbufs == cap)
+			return hc_fail(HC_ERR_OOM, "hc_alloc: %u live buffers on one stream",
+				       st->nbufs);
+		nb = realloc(st->bufs, (size_t)cap * sizeof(*nb));
+		if (!nb)
+			return hc_fail(HC_ERR_OOM, "hc_alloc: out of host memory");
+		st->bufs = nb;
+		st->capbufs = cap;
+	}
+	*idx = st->nbufs++;
+	memset(&st->bufs[*idx], 0, sizeof(st->bufs[*idx]));
+	return HC_OK;
+}
+
+static void buf_table_put(struct hc_strm *st, uint32_t idx)
+{
+	struct hc_buf *b = &st->bufs[idx];
+
+	b->live = false;
+	b->freed_pinned = false;
+	b->gen = 0; /* never matches a handle while free */
+	b->next_free = st->free_head;
+	st->free_head = idx;
+}
+
+/* Cleanup-and-retry's cleanup: what hc_memory_cleanup does, under the lock. */
+static void alloc_cleanup(struct hc_strm *st)
+{
+	atomic_fetch_add(&st->dev->stats.alloc_retries, 1);
+	hc_strm_cleanup_locked(st);
+}
+
+hc_status hc_alloc(hc_stream s, uint64_t size, hc_buffer *out)
+{
+	struct hc_strm *st;
+	struct hc_slice_ref ref;
+	uint64_t addr = 0;
+	uint32_t idx;
+	hc_status rc;
+
+	if (!out)
+		return hc_fail(HC_ERR_INVALID, "hc_alloc: out is NULL");
+	out->id = 0;
+	rc = hc_strm_lock(s, &st);
+	if (rc != HC_OK)
+		return rc;
+	rc = buf_table_take(st, &idx);
+	if (rc != HC_OK)
+		goto out_unlock;
+	rc = hc_mm_reserve(st->dmm, size, &ref, &addr);
+	if ((rc == HC_ERR_OOM || rc == HC_ERR_CAPACITY) && !hc_mm_capture_active(st->dmm)) {
+		alloc_cleanup(st);
+		rc = hc_mm_reserve(st->dmm, size, &ref, &addr);
+	}
+	if (rc != HC_OK) {
+		/* Give the entry back untouched: the table entry was never live. */
+		st->bufs[idx].next_free = st->free_head;
+		st->free_head = idx;
+		if (rc == HC_ERR_OOM)
+			hc_fail(HC_ERR_OOM, "hc_alloc: %llu bytes: the device refused after cleanup and retry",
+				(unsigned long long)size);
+		goto out_unlock;
+	}
+	st->buf_seq = hc_gen_next(st->buf_seq);
+	st->bufs[idx] = (struct hc_buf){ .ref = ref, .addr = addr, .size = size,
+					 .stamp = hc_cursor_stamp(&st->cursor),
+					 .gen = st->buf_seq, .live = true };
+	*out = hc_buf_handle(st, idx);
+out_unlock:
+	HC_TRACE(alloc, s.id, out->id, size, (int)rc);
+	hc_strm_unlock(st);
+	return rc;
+}
+
+/* Gives the slice back and the entry to the free list.  Context: @st locked. */
+static void buf_release(struct hc_strm *st, uint32_t idx)
+{
+	struct hc_buf *b = &st->bufs[idx];
+
+	hc_eg_forget(st->dev->errors, hc_buf_handle(st, idx).id);
+	hc_mm_release(st->dmm, b->ref);
+	buf_table_put(st, idx);
+}
+
+hc_status hc_free(hc_buffer buffer)
+{
+	struct hc_strm *st;
+	struct hc_buf *b;
+	hc_status rc;
+
+	rc = hc_buf_lock(buffer, &st, &b);
+	if (rc != HC_OK) {
+		HC_TRACE(free, buffer.id, (int)rc);
+		return rc;
+	}
+	if (hc_capture_state(&st->capture) == HC_CAPTURE_RECORDING) {
+		/* The slice stays retained by the graph; freeing the handle is fine,
+		 * the pool only recycles it within the capture's own pool. */
+	}
+	if (b->remote_pins > 0) {
+		b->live = false;
+		b->freed_pinned = true;
+	} else {
+		buf_release(st, (uint32_t)(b - st->bufs));
+	}
+	HC_TRACE(free, buffer.id, (int)HC_OK);
+	hc_strm_unlock(st);
+	return HC_OK;
+}
+
+/* One consumer's use of buffer @idx is over.  Context: @st locked. */
+void hc_buf_remote_unpin(struct hc_strm *st, uint32_t idx)
+{
+	struct hc_buf *b;
+
+	if (idx >= st->nbufs)
+		return;
+	b = &st->bufs[idx];
+	if (b->remote_pins == 0)
+		return;
+	if (--b->remote_pins == 0 && b->freed_pinned)
+		buf_release(st, idx);
+}
+
+hc_status hc_buffer_info_get(hc_buffer buffer, hc_buffer_info *out)
+{
+	struct hc_strm *st;
+	struct hc_buf *b;
+	hc_status rc;
+
+	if (!out)
+		return hc_fail(HC_ERR_INVALID, "hc_buffer_info_get: out is NULL");
+	rc = hc_buf_lock(buffer, &st, &b);
+	if (rc != HC_OK)
+		return rc;
+	out->stream = st->handle;
+	out->size = b->size;
+	out->device_address = b->addr;
+	hc_strm_unlock(st);
+	return HC_OK;
+}

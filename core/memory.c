@@ -1,0 +1,204 @@
+/*
+ * memory.c - the public face of the pools: usage, reports, cleanup,
+ * persistent windows and hc_install_memory_pools.
+ *
+ * The pools themselves are core/pool_*.c behind core/pool.h; this file only
+ * resolves handles, takes the right locks and keeps the device's layout for
+ * streams opened later.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/object.h"
+#include "trace/hipcore_trace.h"
+
+static struct hc_mm *mm_of(struct hc_strm *st, hc_memory_kind kind)
+{
+	return kind == HC_MEMORY_PINNED ? st->pmm : st->dmm;
+}
+
+static hc_status check_kind(const char *fn, hc_memory_kind kind)
+{
+	if (kind != HC_MEMORY_DEVICE && kind != HC_MEMORY_PINNED)
+		return hc_fail(HC_ERR_INVALID, "%s: unknown memory kind %d", fn, (int)kind);
+	return HC_OK;
+}
+
+hc_status hc_memory_usage_get(hc_stream s, hc_memory_kind kind, hc_memory_usage *out)
+{
+	struct hc_strm *st;
+	hc_status rc;
+
+	if (!out)
+		return hc_fail(HC_ERR_INVALID, "hc_memory_usage_get: out is NULL");
+	rc = check_kind("hc_memory_usage_get", kind);
+	if (rc != HC_OK)
+		return rc;
+	rc = hc_strm_lock(s, &st);
+	if (rc != HC_OK)
+		return rc;
+	hc_mm_usage(mm_of(st, kind), out);
+	hc_strm_unlock(st);
+	return HC_OK;
+}
+
+hc_status hc_device_memory_usage(hc_device d, hc_memory_kind kind, hc_memory_usage *out)
+{
+	struct hc_dev *dev;
+	hc_status rc;
+
+	if (!out)
+		return hc_fail(HC_ERR_INVALID, "hc_device_memory_usage: out is NULL");
+	rc = check_kind("hc_device_memory_usage", kind);
+	if (rc != HC_OK)
+		return rc;
+	rc = hc_dev_get(d, &dev);
+	if (rc != HC_OK)
+		return rc;
+	memset(out, 0, sizeof(*out));
+	pthread_mutex_lock(&dev->lock);
+	for (uint32_t i = 0; i < dev->nstreams; i++) {
+		struct hc_strm *st = dev->streams[i];
+		hc_memory_usage u;
+
+		pthread_mutex_lock(&st->lock);
+		if (st->open) {
+			hc_mm_usage(mm_of(st, kind), &u);
+			out->number_allocs += u.number_allocs;
+			out->bytes_in_use += u.bytes_in_use;
+			out->bytes_padding += u.bytes_padding;
+			out->bytes_reserved += u.bytes_reserved;
+		}
+		pthread_mutex_unlock(&st->lock);
+	}
+	pthread_mutex_unlock(&dev->lock);
+	return HC_OK;
+}
+
+hc_status hc_memory_report(hc_stream s, hc_memory_kind kind, hc_pool_report_fn fn, void *arg)
+{
+	struct hc_strm *st;
+	hc_status rc;
+
+	if (!fn)
+		return hc_fail(HC_ERR_INVALID, "hc_memory_report: fn is NULL");
+	rc = check_kind("hc_memory_report", kind);
+	if (rc != HC_OK)
+		return rc;
+	rc = hc_strm_lock(s, &st);
+	if (rc != HC_OK)
+		return rc;
+	hc_mm_report(mm_of(st, kind), fn, arg);
+	hc_strm_unlock(st);
+	return HC_OK;
+}
+
+void hc_strm_cleanup_locked(struct hc_strm *st)
+{
+	if (hc_capture_state(&st->capture) == HC_CAPTURE_RECORDING)
+		return;
+	hc_strm_dq_flush(st);
+	hc_strm_dq_flush(st);
+	hc_strm_cache_clear_unpinned(st);
+	hc_mm_cleanup(st->dmm, true);
+	hc_mm_cleanup(st->pmm, true);
+}
+
+hc_status hc_memory_cleanup(hc_stream s)
+{
+	struct hc_strm *st;
+	hc_status rc;
+
+	rc = hc_strm_lock(s, &st);
+	if (rc != HC_OK)
+		return rc;
+	hc_strm_cleanup_locked(st);
+	HC_TRACE(memory_cleanup, s.id);
+	hc_strm_unlock(st);
+	return HC_OK;
+}
+
+hc_status hc_memory_persistent_begin(hc_stream s)
+{
+	struct hc_strm *st;
+	hc_status rc = hc_strm_lock(s, &st);
+
+	if (rc != HC_OK)
+		return rc;
+	hc_mm_mode_push_persistent(st->dmm);
+	hc_strm_unlock(st);
+	return HC_OK;
+}
+
+hc_status hc_memory_persistent_end(hc_stream s)
+{
+	struct hc_strm *st;
+	hc_status rc = hc_strm_lock(s, &st);
+
+	if (rc != HC_OK)
+		return rc;
+	hc_mm_mode_pop(st->dmm);
+	hc_strm_unlock(st);
+	return HC_OK;
+}
+
+/* Keeps an owned copy of @layout as the device's layout for new streams. */
+static hc_status dev_set_layout(struct hc_dev *dev, const hc_pool_layout *layout)
+{
+	hc_pool_spec *copy = NULL;
+
+	if (layout->preset == HC_LAYOUT_EXPLICIT && layout->n_pools) {
+		copy = malloc(layout->n_pools * sizeof(*copy));
+		if (!copy)
+			return hc_fail(HC_ERR_OOM, "hc_install_memory_pools: out of host memory");
+		memcpy(copy, layout->pools, layout->n_pools * sizeof(*copy));
+	}
+	pthread_mutex_lock(&dev->lock);
+	free(dev->layout_pools);
+	dev->layout_pools = copy;
+	dev->layout.preset = layout->preset;
+	dev->layout.pools = copy;
+	dev->layout.n_pools = copy ? layout->n_pools : 0;
+	pthread_mutex_unlock(&dev->lock);
+	return HC_OK;
+}
+
+hc_status hc_install_memory_pools(hc_stream s, const hc_pool_layout *layout)
+{
+	struct hc_mm_props props;
+	struct hc_layout *resolved = NULL;
+	struct hc_strm *st;
+	struct hc_dev *dev;
+	hc_status rc;
+
+	if (!layout)
+		return hc_fail(HC_ERR_INVALID, "hc_install_memory_pools: layout is NULL");
+	rc = hc_strm_lock(s, &st);
+	if (rc != HC_OK)
+		return rc;
+	dev = st->dev;
+	props.max_page_size = dev->props.total_memory / 4;
+	props.alignment = dev->props.alignment;
+	hc_strm_unlock(st);
+
+	rc = hc_layout_resolve(layout, &props, &resolved);
+	if (rc != HC_OK)
+		return rc; /* message from the validator */
+	rc = dev_set_layout(dev, layout);
+	if (rc != HC_OK)
+		goto out_free;
+	rc = hc_strm_lock(s, &st);
+	if (rc != HC_OK)
+		goto out_free;
+	if (hc_capture_state(&st->capture) != HC_CAPTURE_NONE) {
+		rc = hc_fail(HC_ERR_STATE, "hc_install_memory_pools: a graph capture is active");
+	} else {
+		hc_strm_cleanup_locked(st);
+		rc = hc_mm_install(st->dmm, resolved);
+	}
+	HC_TRACE(install_memory_pools, s.id, (uint32_t)layout->preset, (int)rc);
+	hc_strm_unlock(st);
+out_free:
+	hc_layout_free(resolved);
+	return rc;
+}

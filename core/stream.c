@@ -1,0 +1,270 @@
+/*
+ * stream.c - opening, syncing and closing streams.
+ *
+ * A stream is the unit of ordering and of memory ownership: it owns a
+ * backend stream, a device memory manager and a pinned host memory manager
+ * (alignment 16, the device's page sizes), the table of buffers allocated
+ * from it, its drop queue, cursor, capture state and metadata cache.
+ *
+ * Stream slots are allocated once per device and reused: a closed slot keeps
+ * its memory (so a stale handle can be checked) and its generation grows.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/object.h"
+#include "trace/hipcore_trace.h"
+
+/* --- storage: where the pools take pages from ---------------------------- */
+
+static hc_status device_storage_alloc(void *ctx, uint64_t size, uint64_t *addr)
+{
+	struct hc_strm *st = ctx;
+	hc_status rc = st->dev->ops->mem_alloc(st->dev->hal, size, addr);
+
+	HC_TRACE(device_alloc, st->handle.id, rc == HC_OK ? *addr : 0, size, (int)rc);
+	return rc;
+}
+
+static hc_status device_storage_free(void *ctx, uint64_t addr)
+{
+	struct hc_strm *st = ctx;
+
+	HC_TRACE(device_free, st->handle.id, addr);
+	return st->dev->ops->mem_free(st->dev->hal, addr);
+}
+
+static hc_status pinned_storage_alloc(void *ctx, uint64_t size, uint64_t *addr)
+{
+	struct hc_strm *st = ctx;
+	void *p = NULL;
+	hc_status rc = st->dev->ops->host_alloc(st->dev->hal, size, &p);
+
+	*addr = (uint64_t)(uintptr_t)p;
+	HC_TRACE(pinned_alloc, st->handle.id, *addr, size, (int)rc);
+	return rc;
+}
+
+static hc_status pinned_storage_free(void *ctx, uint64_t addr)
+{
+	struct hc_strm *st = ctx;
+
+	HC_TRACE(pinned_free, st->handle.id, addr);
+	return st->dev->ops->host_free(st->dev->hal, (void *)(uintptr_t)addr);
+}
+
+/* --- fences for the drop queue ------------------------------------------ */
+
+static hc_status fence_record(void *ctx, void **fence)
+{
+	struct hc_strm *st = ctx;
+
+	return st->dev->ops->event_record(st->dev->hal, st->hal, (hc_hal_event **)fence);
+}
+
+static hc_status fence_sync(void *ctx, void *fence)
+{
+	struct hc_strm *st = ctx;
+
+	return hc_strm_fence_wait(st, fence);
+}
+
+static void fence_destroy(void *ctx, void *fence)
+{
+	struct hc_strm *st = ctx;
+
+	st->dev->ops->event_destroy(st->dev->hal, fence);
+}
+
+/* --- open / close -------------------------------------------------------- */
+
+static hc_status strm_init_memory(struct hc_strm *st, const hc_pool_layout *layout)
+{
+	struct hc_dev *dev = st->dev;
+	struct hc_mm_props dprops = { dev->props.total_memory / 4, dev->props.alignment };
+	struct hc_mm_props pprops = { dev->props.total_memory / 4, 16 };
+	hc_pool_layout pinned_layout = { HC_LAYOUT_DEFAULT, NULL, 0 };
+	struct hc_layout *dl = NULL, *pl = NULL;
+	hc_status rc;
+
+	st->dstore = (struct hc_storage){ device_storage_alloc, device_storage_free, st };
+	st->pstore = (struct hc_storage){ pinned_storage_alloc, pinned_storage_free, st };
+	rc = hc_layout_resolve(layout, &dprops, &dl);
+	if (rc != HC_OK)
+		return rc;
+	rc = hc_layout_resolve(&pinned_layout, &pprops, &pl);
+	if (rc != HC_OK)
+		goto out_free_layouts;
+	rc = hc_mm_create(dl, &dprops, &st->dstore, &st->dmm);
+	if (rc != HC_OK)
+		goto out_free_layouts;
+	rc = hc_mm_create(pl, &pprops, &st->pstore, &st->pmm);
+	if (rc != HC_OK) {
+		hc_mm_destroy(st->dmm);
+		st->dmm = NULL;
+	}
+out_free_layouts:
+	hc_layout_free(dl);
+	hc_layout_free(pl);
+	return rc;
+}
+
+hc_status hc_strm_create(struct hc_dev *dev, struct hc_strm **out)
+{
+	struct hc_strm *st = NULL;
+	uint32_t slot;
+	hc_status rc;
+
+	/* Reuse a closed slot, else take a new one.  Caller holds dev->lock. */
+	for (slot = 0; slot < dev->nstreams; slot++)
+		if (!dev->streams[slot]->open)
+			break;
+	if (slot == HC_MAX_STREAMS)
+		return hc_fail(HC_ERR_INVALID, "hc_stream_open: %u streams are already open",
+			       HC_MAX_STREAMS);
+	if (slot == dev->nstreams) {
+		st = calloc(1, sizeof(*st));
+		if (!st)
+			return hc_fail(HC_ERR_OOM, "hc_stream_open: out of host memory");
+		pthread_mutex_init(&st->lock, NULL);
+		pthread_mutex_init(&st->inbox.lock, NULL);
+		st->dev = dev;
+		st->slot = slot;
+	} else {
+		st = dev->streams[slot];
+	}
+	st->gen = hc_gen_next(st->gen);
+	st->handle.id = hc_handle_pack(HC_KIND_STREAM, dev->slot, slot, st->gen, 0);
+	st->free_head = UINT32_MAX;
+
+	rc = dev->ops->stream_create(dev->hal, &st->hal);
+	if (rc != HC_OK)
+		goto err_release_slot;
+	rc = strm_init_memory(st, &dev->layout);
+	if (rc != HC_OK)
+		goto err_destroy_hal;
+	rc = hc_strm_queues_init(st);
+	if (rc != HC_OK)
+		goto err_destroy_memory;
+	if (slot == dev->nstreams) {
+		__atomic_store_n(&dev->streams[slot], st, __ATOMIC_RELEASE);
+		dev->nstreams++;
+	}
+	pthread_mutex_lock(&st->lock);
+	st->open = true;
+	pthread_mutex_unlock(&st->lock);
+	*out = st;
+	return HC_OK;
+
+err_destroy_memory:
+	hc_mm_destroy(st->pmm);
+	hc_mm_destroy(st->dmm);
+	st->pmm = st->dmm = NULL;
+err_destroy_hal:
+	dev->ops->stream_destroy(dev->hal, st->hal);
+	st->hal = NULL;
+err_release_slot:
+	if (slot == dev->nstreams) {
+		pthread_mutex_destroy(&st->lock);
+		pthread_mutex_destroy(&st->inbox.lock);
+		free(st);
+	}
+	return rc;
+}
+
+/*
+ * hc_strm_teardown - wait for the stream's work, release everything it holds.
+ * Context: device lock held (or the device is closing); takes the stream lock.
+ * Buffers still live are freed: closing a stream ends its buffers.
+ */
+void hc_strm_teardown(struct hc_strm *st)
+{
+	struct hc_dev *dev = st->dev;
+
+	pthread_mutex_lock(&st->lock);
+	hc_strm_inbox_drain(st);
+	dev->ops->stream_sync(dev->hal, st->hal);
+	hc_strm_queues_fini(st); /* drop queue drained, cache values freed */
+	for (uint32_t i = 0; i < st->nbufs; i++) {
+		struct hc_buf *b = &st->bufs[i];
+		if (b->live || b->freed_pinned) {
+			hc_eg_forget(dev->errors, hc_buf_handle(st, i).id);
+			hc_mm_release(st->dmm, b->ref);
+		}
+	}
+	free(st->bufs);
+	st->bufs = NULL;
+	st->nbufs = st->capbufs = 0;
+	st->free_head = UINT32_MAX;
+	hc_mm_destroy(st->dmm);
+	hc_mm_destroy(st->pmm);
+	st->dmm = st->pmm = NULL;
+	dev->ops->stream_destroy(dev->hal, st->hal);
+	st->hal = NULL;
+	free(st->inbox.unpin);
+	st->inbox.unpin = NULL;
+	st->inbox.n = st->inbox.cap = 0;
+	st->open = false;
+	pthread_mutex_unlock(&st->lock);
+}
+
+hc_status hc_stream_open(hc_device d, hc_stream *out)
+{
+	struct hc_dev *dev;
+	struct hc_strm *st;
+	hc_status rc;
+
+	if (!out)
+		return hc_fail(HC_ERR_INVALID, "hc_stream_open: out is NULL");
+	out->id = 0;
+	rc = hc_dev_get(d, &dev);
+	if (rc != HC_OK)
+		return rc;
+	pthread_mutex_lock(&dev->lock);
+	rc = hc_strm_create(dev, &st);
+	pthread_mutex_unlock(&dev->lock);
+	if (rc == HC_OK)
+		*out = st->handle;
+	HC_TRACE(stream_open, d.id, rc == HC_OK ? out->id : 0, (int)rc);
+	return rc;
+}
+
+hc_status hc_stream_close(hc_stream s)
+{
+	struct hc_strm *st;
+	struct hc_dev *dev;
+	hc_status rc;
+
+	rc = hc_strm_lock(s, &st);
+	if (rc != HC_OK)
+		return rc;
+	if (hc_capture_state(&st->capture) != HC_CAPTURE_NONE) {
+		hc_strm_unlock(st);
+		return hc_fail(HC_ERR_STATE, "hc_stream_close: a graph capture is active on this stream");
+	}
+	dev = st->dev;
+	hc_strm_unlock(st);
+	pthread_mutex_lock(&dev->lock);
+	/* Graphs captured on this stream hold its slices: they end with it. */
+	hc_graphs_destroy_stream(dev, st);
+	hc_strm_teardown(st);
+	pthread_mutex_unlock(&dev->lock);
+	HC_TRACE(stream_close, s.id);
+	return HC_OK;
+}
+
+void hc_strm_inbox_drain(struct hc_strm *st)
+{
+	uint32_t *idx;
+	size_t n;
+
+	pthread_mutex_lock(&st->inbox.lock);
+	idx = st->inbox.unpin;
+	n = st->inbox.n;
+	st->inbox.unpin = NULL;
+	st->inbox.n = st->inbox.cap = 0;
+	pthread_mutex_unlock(&st->inbox.lock);
+	for (size_t i = 0; i < n; i++)
+		hc_buf_remote_unpin(st, idx[i]);
+	free(idx);
+}

@@ -1,0 +1,358 @@
+/*
+ * check_api.c - devices, streams, buffers and pools through the public API
+ * on the simulator: lifecycles, stale handles, bad input, usage, layouts,
+ * cleanup-and-retry.
+ */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hipcore/hipcore.h"
+
+#define MIB HC_MIB
+
+static hc_device dev;
+static hc_stream s;
+
+static void open_sim(uint64_t capacity)
+{
+	hc_device_options o;
+
+	ck_assert_int_eq(hc_device_options_init(&o), HC_OK);
+	o.capacity = capacity;
+	o.data_mode = true;
+	ck_assert_int_eq(hc_device_open("sim", &o, &dev), HC_OK);
+	ck_assert_int_eq(hc_stream_open(dev, &s), HC_OK);
+}
+
+static void setup(void)
+{
+	open_sim(1024 * MIB);
+}
+
+static void teardown(void)
+{
+	hc_device_close(dev);
+}
+
+static const char *last_message(void)
+{
+	static hc_error_info e;
+	hc_last_error(&e);
+	return e.message;
+}
+
+/* --- devices ------------------------------------------------------------ */
+
+START_TEST(unknown_backend_is_invalid_and_named)
+{
+	hc_device d = { 0 };
+	ck_assert_int_eq(hc_device_open("cuda9", NULL, &d), HC_ERR_INVALID);
+	ck_assert_ptr_nonnull(strstr(last_message(), "cuda9"));
+	ck_assert(d.id == 0);
+}
+END_TEST
+
+START_TEST(null_arguments_are_invalid)
+{
+	hc_device_options o;
+	ck_assert_int_eq(hc_device_open("sim", NULL, NULL), HC_ERR_INVALID);
+	ck_assert_int_eq(hc_device_options_init(NULL), HC_ERR_INVALID);
+	memset(&o, 0, sizeof(o)); /* not initialised */
+	hc_device d;
+	ck_assert_int_eq(hc_device_open("sim", &o, &d), HC_ERR_INVALID);
+	ck_assert_int_eq(hc_device_info_get(d, NULL), HC_ERR_INVALID);
+	ck_assert_int_eq(hc_stream_open(d, NULL), HC_ERR_INVALID);
+}
+END_TEST
+
+START_TEST(missing_profile_is_an_io_error_naming_the_file)
+{
+	hc_device_options o;
+	hc_device d;
+	hc_device_options_init(&o);
+	o.profile = "/nonexistent/h100.profile";
+	ck_assert_int_eq(hc_device_open("sim", &o, &d), HC_ERR_IO);
+	ck_assert_ptr_nonnull(strstr(last_message(), "/nonexistent/h100.profile"));
+}
+END_TEST
+
+START_TEST(closed_device_is_stale)
+{
+	hc_device d;
+	hc_stream st;
+	hc_device_info info;
+	ck_assert_int_eq(hc_device_open(NULL, NULL, &d), HC_OK);
+	ck_assert_int_eq(hc_device_info_get(d, &info), HC_OK);
+	ck_assert_str_eq(info.backend, "sim");
+	ck_assert_uint_eq(info.max_page_size, info.total_memory / 4);
+	ck_assert_int_eq(hc_device_close(d), HC_OK);
+	ck_assert_int_eq(hc_device_close(d), HC_ERR_STALE);
+	ck_assert_int_eq(hc_device_info_get(d, &info), HC_ERR_STALE);
+	ck_assert_int_eq(hc_stream_open(d, &st), HC_ERR_STALE);
+	/* A handle of another kind is not a device. */
+	hc_device fake = { s.id };
+	ck_assert_int_eq(hc_device_close(fake), HC_ERR_STALE);
+}
+END_TEST
+
+START_TEST(auto_falls_back_to_the_simulator_without_a_gpu)
+{
+	hc_device d;
+	hc_device_info info;
+	/* On a GPU machine auto picks hip; either way it opens. */
+	ck_assert_int_eq(hc_device_open("auto", NULL, &d), HC_OK);
+	ck_assert_int_eq(hc_device_info_get(d, &info), HC_OK);
+	ck_assert(strcmp(info.backend, "sim") == 0 || strcmp(info.backend, "hip") == 0);
+	ck_assert_int_eq(hc_device_close(d), HC_OK);
+}
+END_TEST
+
+START_TEST(hip_without_runtime_reports_no_runtime)
+{
+	hc_device d;
+	hc_status rc = hc_device_open("hip", NULL, &d);
+	if (rc == HC_OK) { /* a GPU machine */
+		hc_device_close(d);
+		return;
+	}
+	ck_assert_int_eq(rc, HC_ERR_NO_RUNTIME);
+	ck_assert(strlen(last_message()) > 0);
+}
+END_TEST
+
+/* --- streams ------------------------------------------------------------- */
+
+START_TEST(stream_close_twice_is_stale_and_slot_reuse_does_not_revive)
+{
+	hc_stream a, b;
+	ck_assert_int_eq(hc_stream_open(dev, &a), HC_OK);
+	ck_assert_int_eq(hc_stream_close(a), HC_OK);
+	ck_assert_int_eq(hc_stream_close(a), HC_ERR_STALE);
+	ck_assert_int_eq(hc_stream_open(dev, &b), HC_OK); /* reuses a's slot */
+	ck_assert(a.id != b.id);
+	ck_assert_int_eq(hc_sync(a), HC_ERR_STALE);
+	ck_assert_int_eq(hc_sync(b), HC_OK);
+	ck_assert_int_eq(hc_stream_close(b), HC_OK);
+}
+END_TEST
+
+/* --- buffers ------------------------------------------------------------- */
+
+START_TEST(alloc_free_and_usage)
+{
+	hc_buffer b1, b2;
+	hc_memory_usage u;
+	hc_buffer_info bi;
+
+	ck_assert_int_eq(hc_alloc(s, 1000, &b1), HC_OK);
+	ck_assert_int_eq(hc_alloc(s, 3 * MIB, &b2), HC_OK);
+	ck_assert_int_eq(hc_memory_usage_get(s, HC_MEMORY_DEVICE, &u), HC_OK);
+	ck_assert_uint_eq(u.number_allocs, 2);
+	ck_assert_uint_eq(u.bytes_in_use, 1000 + 3 * MIB);
+	ck_assert(u.bytes_reserved >= u.bytes_in_use + u.bytes_padding);
+	ck_assert_int_eq(hc_buffer_info_get(b1, &bi), HC_OK);
+	ck_assert_uint_eq(bi.size, 1000);
+	ck_assert(bi.stream.id == s.id);
+	ck_assert(bi.device_address != 0);
+	ck_assert_int_eq(hc_free(b1), HC_OK);
+	ck_assert_int_eq(hc_free(b1), HC_ERR_STALE);
+	ck_assert_int_eq(hc_buffer_info_get(b1, &bi), HC_ERR_STALE);
+	ck_assert_int_eq(hc_free(b2), HC_OK);
+	ck_assert_int_eq(hc_memory_usage_get(s, HC_MEMORY_DEVICE, &u), HC_OK);
+	ck_assert_uint_eq(u.number_allocs, 0);
+	ck_assert_uint_eq(u.bytes_in_use, 0);
+}
+END_TEST
+
+START_TEST(freed_handle_stays_stale_after_reuse)
+{
+	hc_buffer a, b;
+	ck_assert_int_eq(hc_alloc(s, 4096, &a), HC_OK);
+	ck_assert_int_eq(hc_free(a), HC_OK);
+	ck_assert_int_eq(hc_alloc(s, 4096, &b), HC_OK); /* same entry, same slice */
+	ck_assert(a.id != b.id);
+	ck_assert_int_eq(hc_free(a), HC_ERR_STALE);
+	ck_assert_int_eq(hc_free(b), HC_OK);
+}
+END_TEST
+
+START_TEST(too_big_and_bad_handles)
+{
+	hc_buffer b;
+	ck_assert_int_eq(hc_alloc(s, 600 * MIB, &b), HC_ERR_TOO_BIG); /* > max_page 256 MiB */
+	ck_assert(b.id == 0);
+	ck_assert_int_eq(hc_alloc(s, 10, NULL), HC_ERR_INVALID);
+	hc_buffer not_a_buffer = { s.id };
+	ck_assert_int_eq(hc_free(not_a_buffer), HC_ERR_STALE);
+	hc_buffer zero = { 0 };
+	ck_assert_int_eq(hc_free(zero), HC_ERR_STALE);
+}
+END_TEST
+
+START_TEST(buffers_end_with_their_stream)
+{
+	hc_stream t;
+	hc_buffer b;
+	ck_assert_int_eq(hc_stream_open(dev, &t), HC_OK);
+	ck_assert_int_eq(hc_alloc(t, 4096, &b), HC_OK);
+	ck_assert_int_eq(hc_stream_close(t), HC_OK);
+	ck_assert_int_eq(hc_free(b), HC_ERR_STALE);
+}
+END_TEST
+
+START_TEST(buffer_of_a_closed_device_is_stale)
+{
+	hc_device d2;
+	hc_stream t;
+	hc_buffer b;
+	ck_assert_int_eq(hc_device_open("sim", NULL, &d2), HC_OK);
+	ck_assert_int_eq(hc_stream_open(d2, &t), HC_OK);
+	ck_assert_int_eq(hc_alloc(t, 4096, &b), HC_OK);
+	ck_assert_int_eq(hc_device_close(d2), HC_OK);
+	ck_assert_int_eq(hc_free(b), HC_ERR_STALE);
+}
+END_TEST
+
+/* --- pools through the API ------------------------------------------------ */
+
+START_TEST(cleanup_and_retry_recovers_reserved_pages)
+{
+	/* 1 GiB device: the tail exclusive pool takes 200 MiB requests.  Four
+	 * freed 200 MiB pages stay reserved; a 250 MiB request then exceeds the
+	 * capacity until cleanup frees them, and the retry succeeds. */
+	hc_buffer b[4], big;
+	hc_device_stats stats;
+	hc_memory_usage u;
+
+	for (int i = 0; i < 4; i++)
+		ck_assert_int_eq(hc_alloc(s, 200 * MIB, &b[i]), HC_OK);
+	for (int i = 0; i < 4; i++)
+		ck_assert_int_eq(hc_free(b[i]), HC_OK);
+	ck_assert_int_eq(hc_memory_usage_get(s, HC_MEMORY_DEVICE, &u), HC_OK);
+	ck_assert_uint_ge(u.bytes_reserved, 800 * MIB);
+	ck_assert_int_eq(hc_alloc(s, 250 * MIB, &big), HC_OK);
+	ck_assert_int_eq(hc_device_stats_get(dev, &stats), HC_OK);
+	ck_assert_uint_eq(stats.alloc_retries, 1);
+	ck_assert_int_eq(hc_memory_usage_get(s, HC_MEMORY_DEVICE, &u), HC_OK);
+	ck_assert_uint_lt(u.bytes_reserved, 1024 * MIB);
+	ck_assert_int_eq(hc_free(big), HC_OK);
+}
+END_TEST
+
+START_TEST(oom_after_retry)
+{
+	hc_buffer b[5];
+	int i;
+	for (i = 0; i < 5; i++)
+		if (hc_alloc(s, 250 * MIB, &b[i]) != HC_OK)
+			break;
+	ck_assert_int_eq(i, 4); /* 4 x 250 MiB fit in 1 GiB, the fifth does not */
+	ck_assert_int_eq(hc_alloc(s, 250 * MIB, &b[4]), HC_ERR_OOM);
+	ck_assert_ptr_nonnull(strstr(last_message(), "cleanup"));
+	while (i--)
+		ck_assert_int_eq(hc_free(b[i]), HC_OK);
+	ck_assert_int_eq(hc_alloc(s, 250 * MIB, &b[0]), HC_OK);
+	ck_assert_int_eq(hc_free(b[0]), HC_OK);
+}
+END_TEST
+
+static void count_pools(const hc_pool_report *r, void *arg)
+{
+	(void)r;
+	(*(int *)arg)++;
+}
+
+START_TEST(install_memory_pools)
+{
+	hc_pool_spec one[1] = { { .kind = HC_POOL_SLICED, .page_size = 8 * MIB, .max_pool_size = 16 * MIB } };
+	hc_pool_layout explicit_ = { HC_LAYOUT_EXPLICIT, one, 1 };
+	hc_pool_spec bad[1] = { { .kind = HC_POOL_SLICED, .page_size = 0 } };
+	hc_pool_layout badl = { HC_LAYOUT_EXPLICIT, bad, 1 };
+	hc_buffer a, b, c;
+	hc_stream t;
+	int n = 0;
+
+	ck_assert_int_eq(hc_install_memory_pools(s, NULL), HC_ERR_INVALID);
+	ck_assert_int_eq(hc_install_memory_pools(s, &badl), HC_ERR_INVALID);
+	ck_assert(strlen(last_message()) > 0);
+	ck_assert_int_eq(hc_alloc(s, 1024, &a), HC_OK);
+	ck_assert_int_eq(hc_install_memory_pools(s, &explicit_), HC_ERR_IN_USE);
+	ck_assert_int_eq(hc_free(a), HC_OK);
+	ck_assert_int_eq(hc_install_memory_pools(s, &explicit_), HC_OK);
+	ck_assert_int_eq(hc_memory_report(s, HC_MEMORY_DEVICE, count_pools, &n), HC_OK);
+	ck_assert_int_eq(n, 2); /* the sliced pool and the persistent pool */
+	/* Two 8 MiB pages at most: the third 8 MiB request finds no room. */
+	ck_assert_int_eq(hc_alloc(s, 8 * MIB, &a), HC_OK);
+	ck_assert_int_eq(hc_alloc(s, 8 * MIB, &b), HC_OK);
+	ck_assert_int_eq(hc_alloc(s, 8 * MIB, &c), HC_ERR_CAPACITY);
+	ck_assert_int_eq(hc_alloc(s, 9 * MIB, &c), HC_ERR_TOO_BIG);
+	/* Streams opened later get the layout too. */
+	ck_assert_int_eq(hc_stream_open(dev, &t), HC_OK);
+	n = 0;
+	ck_assert_int_eq(hc_memory_report(t, HC_MEMORY_DEVICE, count_pools, &n), HC_OK);
+	ck_assert_int_eq(n, 2);
+	ck_assert_int_eq(hc_stream_close(t), HC_OK);
+	ck_assert_int_eq(hc_memory_report(s, HC_MEMORY_DEVICE, NULL, NULL), HC_ERR_INVALID);
+	ck_assert_int_eq(hc_memory_usage_get(s, (hc_memory_kind)9, &(hc_memory_usage){ 0 }),
+			 HC_ERR_INVALID);
+}
+END_TEST
+
+START_TEST(device_usage_sums_streams)
+{
+	hc_stream t;
+	hc_buffer a, b;
+	hc_memory_usage u;
+	ck_assert_int_eq(hc_stream_open(dev, &t), HC_OK);
+	ck_assert_int_eq(hc_alloc(s, 1 * MIB, &a), HC_OK);
+	ck_assert_int_eq(hc_alloc(t, 2 * MIB, &b), HC_OK);
+	ck_assert_int_eq(hc_device_memory_usage(dev, HC_MEMORY_DEVICE, &u), HC_OK);
+	ck_assert_uint_eq(u.number_allocs, 2);
+	ck_assert_uint_eq(u.bytes_in_use, 3 * MIB);
+	ck_assert_int_eq(hc_free(a), HC_OK);
+	ck_assert_int_eq(hc_free(b), HC_OK);
+	ck_assert_int_eq(hc_stream_close(t), HC_OK);
+}
+END_TEST
+
+static Suite *api_suite(void)
+{
+	Suite *su = suite_create("api");
+	TCase *d = tcase_create("devices");
+	TCase *b = tcase_create("buffers");
+
+	tcase_add_test(d, unknown_backend_is_invalid_and_named);
+	tcase_add_test(d, null_arguments_are_invalid);
+	tcase_add_test(d, missing_profile_is_an_io_error_naming_the_file);
+	tcase_add_checked_fixture(d, setup, teardown);
+	tcase_add_test(d, closed_device_is_stale);
+	tcase_add_test(d, auto_falls_back_to_the_simulator_without_a_gpu);
+	tcase_add_test(d, hip_without_runtime_reports_no_runtime);
+	tcase_add_test(d, stream_close_twice_is_stale_and_slot_reuse_does_not_revive);
+	suite_add_tcase(su, d);
+
+	tcase_add_checked_fixture(b, setup, teardown);
+	tcase_add_test(b, alloc_free_and_usage);
+	tcase_add_test(b, freed_handle_stays_stale_after_reuse);
+	tcase_add_test(b, too_big_and_bad_handles);
+	tcase_add_test(b, buffers_end_with_their_stream);
+	tcase_add_test(b, buffer_of_a_closed_device_is_stale);
+	tcase_add_test(b, cleanup_and_retry_recovers_reserved_pages);
+	tcase_add_test(b, oom_after_retry);
+	tcase_add_test(b, install_memory_pools);
+	tcase_add_test(b, device_usage_sums_streams);
+	suite_add_tcase(su, b);
+	return su;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(api_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
