@@ -63,11 +63,9 @@ void sim_run_copy(hc_hal_dev *dev, hc_hal_stream *s, const struct sim_op *op)
 	if (blocks && end > dev->host_ns)
 		dev->host_ns = end;
 	if (failed) {
-		uint32_t id = sim_failure_new(dev, "copy #%llu (%s, %llu bytes) failed (injected)",
-					      (unsigned long long)ordinal, copy_dir[op->kind],
-					      (unsigned long long)op->size);
-		if (id && (s->fail == 0 || dev->fails[s->fail - 1].reported))
-			s->fail = id;
+		sim_stream_fail(dev, s, "copy #%llu (%s, %llu bytes) failed (injected)",
+				(unsigned long long)ordinal, copy_dir[op->kind],
+				(unsigned long long)op->size);
 		return;
 	}
 	if (!dev->data_mode || op->size == 0)
@@ -84,12 +82,9 @@ void sim_run_copy(hc_hal_dev *dev, hc_hal_stream *s, const struct sim_op *op)
 	else
 		memmove(dbytes, sbytes, op->size);
 	return;
-gone: {
-	uint32_t id = sim_failure_new(dev, "copy #%llu (%s): a device range was freed before it ran",
-				      (unsigned long long)ordinal, copy_dir[op->kind]);
-	if (id && (s->fail == 0 || dev->fails[s->fail - 1].reported))
-		s->fail = id;
-}
+gone:
+	sim_stream_fail(dev, s, "copy #%llu (%s): a device range was freed before it ran",
+			(unsigned long long)ordinal, copy_dir[op->kind]);
 }
 
 static hc_status sim_queue_copy(hc_hal_dev *dev, hc_hal_stream *s, struct sim_op *op,

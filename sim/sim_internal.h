@@ -70,6 +70,7 @@ struct sim_host_block {
 /* A failure reported late (by a fence); index + 1 is its id. */
 struct sim_failure {
 	char msg[256];
+	uint64_t stream_id; /* the stream whose work failed */
 	bool reported;
 };
 
@@ -83,6 +84,7 @@ struct sim_capture {
 struct hc_hal_stream {
 	LIST_ENTRY(hc_hal_stream) link;
 	struct hc_hal_dev *dev;
+	uint64_t id;       /* serial number, for failures */
 	uint64_t ready_ns; /* completion time of the last queued op */
 	uint32_t fail;     /* first unreported failure of queued work, 0 none */
 	bool capturing;
@@ -141,6 +143,7 @@ struct hc_hal_dev {
 	LIST_HEAD(, hc_hal_graph) graphs;
 	LIST_HEAD(, hc_hal_module) modules;
 	unsigned ncapturing;
+	uint64_t nstreams; /* streams created, for ids */
 
 	struct sim_failure *fails;
 	size_t nfails, capfails;
@@ -175,8 +178,10 @@ hc_status sim_check_stream(hc_hal_dev *dev, hc_hal_stream *s, const char *fn);
 /* Schedules one device op of @dur ns on @s (and @engine, if non-NULL);
  * returns its end time.  Marks a late failure @fail (0 none). */
 uint64_t sim_schedule(hc_hal_dev *dev, hc_hal_stream *s, uint64_t *engine, uint64_t dur);
-uint32_t sim_failure_new(hc_hal_dev *dev, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+/* Enters a late failure of work queued on @s: the next fence covering it
+ * reports it. */
+void sim_stream_fail(hc_hal_dev *dev, hc_hal_stream *s, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 /* Rejects a host-blocking or memory op while any stream captures. */
 hc_status sim_not_while_capturing(hc_hal_dev *dev, const char *fn, bool memory_op);
 hc_status sim_stream_sync(hc_hal_dev *dev, hc_hal_stream *s);

@@ -178,7 +178,6 @@ void sim_run_kernel(hc_hal_dev *dev, hc_hal_stream *s, const struct sim_op *op)
 {
 	uint64_t ordinal = ++dev->nlaunch, dur;
 	const char *why = NULL;
-	uint32_t id = 0;
 
 	dev->stats.launches++;
 	dur = op->duration_hint_ns ? op->duration_hint_ns : dev->prof.kernel_default_ns;
@@ -191,10 +190,8 @@ void sim_run_kernel(hc_hal_dev *dev, hc_hal_stream *s, const struct sim_op *op)
 		why = sim_apply_kernel(dev, op);
 	if (!why)
 		return;
-	id = sim_failure_new(dev, "kernel '%s' launch #%llu: %s", op->fn->name,
-			     (unsigned long long)ordinal, why);
-	if (id && (s->fail == 0 || dev->fails[s->fail - 1].reported))
-		s->fail = id;
+	sim_stream_fail(dev, s, "kernel '%s' launch #%llu: %s", op->fn->name,
+			(unsigned long long)ordinal, why);
 }
 
 hc_status sim_launch(hc_hal_dev *dev, hc_hal_stream *s, hc_hal_function *fn,

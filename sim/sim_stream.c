@@ -70,23 +70,27 @@ static bool sim_fail_pending(hc_hal_dev *dev, uint32_t id)
 	return id != 0 && !dev->fails[id - 1].reported;
 }
 
-uint32_t sim_failure_new(hc_hal_dev *dev, const char *fmt, ...)
+void sim_stream_fail(hc_hal_dev *dev, hc_hal_stream *s, const char *fmt, ...)
 {
 	va_list ap;
+	struct sim_failure *f;
 
 	if (dev->nfails == dev->capfails) {
 		size_t ncap = dev->capfails ? dev->capfails * 2 : 8;
 		struct sim_failure *nf = realloc(dev->fails, ncap * sizeof(*nf));
 		if (!nf)
-			return 0;
+			return; /* no room to remember it: the work still had no effect */
 		dev->fails = nf;
 		dev->capfails = ncap;
 	}
+	f = &dev->fails[dev->nfails++];
 	va_start(ap, fmt);
-	vsnprintf(dev->fails[dev->nfails].msg, sizeof(dev->fails[0].msg), fmt, ap);
+	vsnprintf(f->msg, sizeof(f->msg), fmt, ap);
 	va_end(ap);
-	dev->fails[dev->nfails].reported = false;
-	return (uint32_t)++dev->nfails;
+	f->stream_id = s->id;
+	f->reported = false;
+	if (!sim_fail_pending(dev, s->fail))
+		s->fail = (uint32_t)dev->nfails;
 }
 
 /* Makes @s carry failure @id unless it already carries an unreported one. */
@@ -133,21 +137,40 @@ static void sim_host_wait(hc_hal_dev *dev, uint64_t done_ns)
 	}
 }
 
-/* The fence fault and the failure report shared by both syncs. */
-static hc_status sim_fence_result(hc_hal_dev *dev, uint32_t fail, const char *fn)
+/*
+ * The fence fault and the failure report shared by both syncs: reports
+ * failure @fail and, for a stream sync (@s non-NULL), every other unreported
+ * failure of work queued on @s; marks them reported.
+ */
+static hc_status sim_fence_result(hc_hal_dev *dev, uint32_t fail, hc_hal_stream *s,
+				  const char *fn)
 {
 	uint64_t ordinal = ++dev->nfence;
+	size_t more = 0;
 
 	if (sim_fault_step(dev, HC_FAULT_FENCE, ordinal))
 		return hc_hal_error(HC_ERR_DEVICE, 0, "injected",
 				    "sim %s: injected fence fault on fence #%llu", fn,
 				    (unsigned long long)ordinal);
-	if (sim_fail_pending(dev, fail)) {
-		dev->fails[fail - 1].reported = true;
-		return hc_hal_error(HC_ERR_DEVICE, 0, "injected", "sim %s: earlier work failed: %s",
-				    fn, dev->fails[fail - 1].msg);
+	if (!sim_fail_pending(dev, fail))
+		fail = 0;
+	for (size_t i = 0; s && i < dev->nfails; i++) {
+		if (dev->fails[i].reported || dev->fails[i].stream_id != s->id)
+			continue;
+		if (fail == 0)
+			fail = (uint32_t)(i + 1);
+		else if (i + 1 != fail)
+			more++;
+		dev->fails[i].reported = true;
 	}
-	return HC_OK;
+	if (fail == 0)
+		return HC_OK;
+	dev->fails[fail - 1].reported = true;
+	if (s)
+		s->fail = 0;
+	return hc_hal_error(HC_ERR_DEVICE, 0, "injected", "sim %s: earlier work failed: %s%s", fn,
+			    dev->fails[fail - 1].msg,
+			    more ? " (and later failures of the same stream)" : "");
 }
 
 hc_status sim_stream_sync(hc_hal_dev *dev, hc_hal_stream *s)
@@ -161,7 +184,7 @@ hc_status sim_stream_sync(hc_hal_dev *dev, hc_hal_stream *s)
 		return st;
 	sim_host_cost(dev, dev->prof.stream_sync_ns);
 	sim_host_wait(dev, s->ready_ns);
-	return sim_fence_result(dev, s->fail, "stream_sync");
+	return sim_fence_result(dev, s->fail, s, "stream_sync");
 }
 
 hc_status sim_stream_create(hc_hal_dev *dev, hc_hal_stream **out)
@@ -175,6 +198,7 @@ hc_status sim_stream_create(hc_hal_dev *dev, hc_hal_stream **out)
 		return hc_hal_error(HC_ERR_OOM, 0, NULL, "sim stream_create: no host memory");
 	sim_host_cost(dev, dev->prof.stream_create_ns);
 	s->dev = dev;
+	s->id = ++dev->nstreams;
 	LIST_INSERT_HEAD(&dev->streams, s, link);
 	*out = s;
 	return HC_OK;
@@ -260,7 +284,7 @@ hc_status sim_event_sync(hc_hal_dev *dev, hc_hal_event *e)
 		return st;
 	sim_host_cost(dev, dev->prof.event_sync_ns);
 	sim_host_wait(dev, e->done_ns);
-	return sim_fence_result(dev, e->fail, "event_sync");
+	return sim_fence_result(dev, e->fail, NULL, "event_sync");
 }
 
 hc_status sim_event_query(hc_hal_dev *dev, hc_hal_event *e, bool *done)
