@@ -96,9 +96,10 @@ static void sim_device_close(hc_hal_dev *dev)
 {
 	if (!dev)
 		return;
+	/* graphs and captures hold module references: release them first */
 	sim_graphs_release(dev);
-	sim_modules_release(dev);
 	sim_streams_release(dev);
+	sim_modules_release(dev);
 	sim_memory_release(dev);
 	pthread_mutex_destroy(&dev->lock);
 	free(dev);

@@ -28,6 +28,9 @@ void sim_op_clear(struct sim_op *op)
 		free(op->arg_bytes);
 		op->arg_dptr = NULL;
 		op->arg_bytes = NULL;
+		if (op->fn)
+			sim_module_put(op->fn->mod);
+		op->fn = NULL;
 	}
 }
 

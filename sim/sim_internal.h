@@ -34,7 +34,7 @@ struct sim_op {
 	const void *src_h;        /* H2D */
 	uint64_t size;
 	bool pinned;
-	hc_hal_function *fn; /* KERNEL: the module must outlive the graph */
+	hc_hal_function *fn; /* KERNEL: holds a reference on fn->mod */
 	uint64_t duration_hint_ns;
 	size_t n_args;
 	hc_hal_dptr *arg_dptr; /* owned copies, NULL when the launch had none */
@@ -118,6 +118,8 @@ struct hc_hal_module {
 	LIST_ENTRY(hc_hal_module) link;
 	struct hc_hal_dev *dev;
 	struct hc_hal_function fns[SIM_N_KERNELS];
+	uint64_t refs;  /* captured kernel ops naming this module */
+	bool unloaded;  /* module_unload called; freed when refs drops to 0 */
 };
 
 struct hc_hal_dev {
@@ -214,6 +216,8 @@ hc_status sim_launch(hc_hal_dev *dev, hc_hal_stream *s, hc_hal_function *fn,
 		     const struct hc_hal_launch *l);
 void sim_run_kernel(hc_hal_dev *dev, hc_hal_stream *s, const struct sim_op *op);
 void sim_modules_release(hc_hal_dev *dev);
+/* Drops a captured kernel op's reference on its module. */
+void sim_module_put(hc_hal_module *m);
 
 /* sim_graph.c */
 /* Appends @op to @s's capture (takes ownership of its arrays). */

@@ -25,8 +25,10 @@
  * arg_bytes are required.  Without data mode kernels only cost time.  The
  * effects are applied when the launch is queued (see sim_copy.c); a launch
  * failed by injection has no effect and is reported by a later fence, its
- * message naming the kernel and the launch ordinal.  A module must outlive
- * the graphs that captured its kernels.
+ * message naming the kernel and the launch ordinal.  A captured kernel holds
+ * a reference on its module: module_unload while a graph (or a capture in
+ * progress) still names it makes the module unusable for new lookups and
+ * launches and frees it with the last such graph.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -63,12 +65,25 @@ hc_status sim_module_load(hc_hal_dev *dev, const void *image, size_t size, hc_ha
 	return HC_OK;
 }
 
-void sim_module_unload(hc_hal_dev *dev, hc_hal_module *m)
+static void sim_module_free(hc_hal_module *m)
 {
-	if (!m || m->dev != dev)
-		return;
 	LIST_REMOVE(m, link);
 	free(m);
+}
+
+void sim_module_put(hc_hal_module *m)
+{
+	if (--m->refs == 0 && m->unloaded)
+		sim_module_free(m);
+}
+
+void sim_module_unload(hc_hal_dev *dev, hc_hal_module *m)
+{
+	if (!m || m->dev != dev || m->unloaded)
+		return;
+	m->unloaded = true;
+	if (m->refs == 0)
+		sim_module_free(m);
 }
 
 hc_status sim_function_get(hc_hal_dev *dev, hc_hal_module *m, const char *name,
@@ -80,6 +95,8 @@ hc_status sim_function_get(hc_hal_dev *dev, hc_hal_module *m, const char *name,
 	if (m->dev != dev)
 		return hc_hal_error(HC_ERR_INVALID, 0, NULL,
 				    "sim function_get: module belongs to another device");
+	if (m->unloaded)
+		return hc_hal_error(HC_ERR_INVALID, 0, NULL, "sim function_get: module was unloaded");
 	for (int k = 0; k < SIM_N_KERNELS; k++) {
 		if (strcmp(name, sim_kernel_info[k].name) == 0) {
 			*out = &m->fns[k];
@@ -208,6 +225,9 @@ hc_status sim_launch(hc_hal_dev *dev, hc_hal_stream *s, hc_hal_function *fn,
 	if (fn->mod->dev != dev)
 		return hc_hal_error(HC_ERR_INVALID, 0, NULL,
 				    "sim launch: function belongs to another device");
+	if (fn->mod->unloaded)
+		return hc_hal_error(HC_ERR_INVALID, 0, NULL,
+				    "sim launch: kernel '%s' belongs to an unloaded module", fn->name);
 	st = sim_check_args(dev, fn, l->n_args, l->arg_dptr, l->arg_bytes);
 	if (st)
 		return st;
@@ -229,6 +249,7 @@ hc_status sim_launch(hc_hal_dev *dev, hc_hal_stream *s, hc_hal_function *fn,
 		op.arg_dptr = malloc(op.n_args * sizeof(*op.arg_dptr));
 		op.arg_bytes = malloc(op.n_args * sizeof(*op.arg_bytes));
 		if (!op.arg_dptr || !op.arg_bytes) {
+			op.fn = NULL; /* no reference taken yet */
 			sim_op_clear(&op);
 			return hc_hal_error(HC_ERR_OOM, 0, NULL, "sim launch: no host memory to capture");
 		}
@@ -238,11 +259,13 @@ hc_status sim_launch(hc_hal_dev *dev, hc_hal_stream *s, hc_hal_function *fn,
 		op.arg_dptr = NULL;
 		op.arg_bytes = NULL;
 	}
+	fn->mod->refs++; /* dropped by sim_op_clear, also if the add fails */
 	return sim_capture_add(dev, s, &op);
 }
 
+/* At device close, after graphs and captures are gone. */
 void sim_modules_release(hc_hal_dev *dev)
 {
 	while (!LIST_EMPTY(&dev->modules))
-		sim_module_unload(dev, LIST_FIRST(&dev->modules));
+		sim_module_free(LIST_FIRST(&dev->modules));
 }

@@ -863,6 +863,42 @@ START_TEST(module_rules)
 }
 END_TEST
 
+START_TEST(module_unload_waits_for_its_graphs)
+{
+	struct kfix k;
+	hc_hal_function *fn, *f2;
+	hc_hal_graph *g;
+	hc_hal_dptr d, info, args[2];
+	uint64_t bytes[2] = { 4, 4 };
+	uint32_t v = 0x0a0b0c0du, out = 0;
+	struct hc_hal_launch l = { .n_args = 2, .arg_dptr = args, .arg_bytes = bytes };
+
+	kfix_open(&k, true);
+	d = dev_with(&k, NULL, 4);
+	info = dev_with(&k, &v, 4);
+	args[0] = d, args[1] = info;
+	ck_assert_int_eq(ops->function_get(k.dev, k.mod, "fill", &fn), HC_OK);
+	ck_assert_int_eq(ops->capture_begin(k.dev, k.s), HC_OK);
+	ck_assert_int_eq(ops->launch(k.dev, k.s, fn, &l), HC_OK);
+	ck_assert_int_eq(ops->capture_end(k.dev, k.s, &g), HC_OK);
+	ops->module_unload(k.dev, k.mod);
+	ck_assert_int_eq(ops->function_get(k.dev, k.mod, "fill", &f2), HC_ERR_INVALID);
+	ck_assert_int_eq(ops->launch(k.dev, k.s, fn, &l), HC_ERR_INVALID);
+	/* the graph still runs its kernel */
+	ck_assert_int_eq(ops->graph_launch(k.dev, k.s, g), HC_OK);
+	read_back(&k, &out, d, 4);
+	ck_assert_uint_eq(out, 0x0a0b0c0du);
+	ops->graph_destroy(k.dev, g); /* frees the module (valgrind checks) */
+	/* a capture left open at close releases its kernel ops and module */
+	ck_assert_int_eq(ops->module_load(k.dev, NULL, 0, &k.mod), HC_OK);
+	ck_assert_int_eq(ops->function_get(k.dev, k.mod, "fill", &fn), HC_OK);
+	ck_assert_int_eq(ops->capture_begin(k.dev, k.s), HC_OK);
+	ck_assert_int_eq(ops->launch(k.dev, k.s, fn, &l), HC_OK);
+	ops->module_unload(k.dev, k.mod);
+	ops->device_close(k.dev);
+}
+END_TEST
+
 /* ------------------------------------------------------------------ */
 /* Capture                                                             */
 /* ------------------------------------------------------------------ */
@@ -1343,6 +1379,7 @@ static Suite *make_sim_suite(void)
 	tcase_add_test(tc, kernel_copy_and_add);
 	tcase_add_test(tc, kernels_without_data_mode_only_cost_time);
 	tcase_add_test(tc, module_rules);
+	tcase_add_test(tc, module_unload_waits_for_its_graphs);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("capture");
