@@ -120,6 +120,14 @@ static hc_status sim_device_props(hc_hal_dev *dev, struct hc_hal_props *out)
 	return HC_OK;
 }
 
+/**
+ * hc_sim_device_profile - the profile a simulated device runs with.
+ * @dev: a device from hc_sim_ops()->device_open (not another backend's).
+ * @out: receives a copy.
+ *
+ * Context: any thread; takes the device lock.
+ * Return: HC_OK, or HC_ERR_INVALID for a NULL argument.
+ */
 hc_status hc_sim_device_profile(struct hc_hal_dev *dev, struct hc_sim_profile *out)
 {
 	if (!dev || !out)
@@ -256,7 +264,13 @@ static const struct hc_hal_ops sim_ops = {
 	.ctl = sim_ctl,
 };
 
-/* hc_sim_ops - the simulator's ops table.  Context: any thread. */
+/**
+ * hc_sim_ops - the simulator's ops table.
+ *
+ * Context: any thread; the table is static and never changes.
+ * Return: the table; its ops follow hal/hal.h, with the simulator's rules
+ * described in each sim/ file.
+ */
 const struct hc_hal_ops *hc_sim_ops(void)
 {
 	return &sim_ops;

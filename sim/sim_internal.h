@@ -1,10 +1,9 @@
 /*
  * sim_internal.h - what the simulator's files share.
  *
- * The device (struct hc_hal_dev) holds all state under one mutex, taken by
- * every op in sim_device.c's wrappers' callers: each exported op locks
- * dev->lock on entry and unlocks on every exit; helpers named sim_* run
- * with the lock held.  Times are virtual nanoseconds; nothing reads a
+ * The device (struct hc_hal_dev) holds all state under one mutex: the op
+ * wrappers in sim_device.c lock dev->lock, call the sim_* function and
+ * unlock; every sim_* function runs with the lock held.  Times are virtual nanoseconds; nothing reads a
  * wall clock.
  *
  * Files: sim_device.c (open/close/props/ctl, the ops table), sim_profile.c,

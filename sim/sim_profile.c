@@ -13,7 +13,8 @@
  *   bandwidth  B/s, kB/s, MB/s, GB/s, KiB/s, MiB/s, GiB/s; none = B/s
  *   flag       0, 1, yes, no, true, false
  *   count      a plain integer (jitter_ppm)
- *   name       the rest of the line (optionally in double quotes), < 256 chars
+ *   name       the rest of the line (optionally in double quotes), < 256 chars;
+ *              it cannot contain '#'
  *
  * Keys (the built-in value in brackets; "*" = required in a file, the
  * others default to the built-in value):
@@ -140,6 +141,12 @@ static const struct prof_suffix bw_suffixes[] = {
 	{ "GB/s", GBPS }, { "KiB/s", KIB }, { "MiB/s", MIB }, { "GiB/s", GIB }, { NULL, 0 },
 };
 
+/**
+ * hc_sim_profile_builtin - the built-in "NVIDIA H200 (simulated)" profile.
+ * @p: receives it (every byte written, padding zeroed).
+ *
+ * Context: any thread.  profiles/h200.profile holds the same figures.
+ */
 void hc_sim_profile_builtin(struct hc_sim_profile *p)
 {
 	memset(p, 0, sizeof(*p));
@@ -284,10 +291,16 @@ static void prof_store(struct hc_sim_profile *p, const struct prof_key *k, uint6
 		memcpy(base, &n, sizeof(n));
 }
 
-/*
- * hc_sim_profile_parse - see sim.h.
- * Context: any thread; pure function of its arguments.
- * Return: HC_OK, HC_ERR_INVALID, HC_ERR_PARSE.
+/**
+ * hc_sim_profile_parse - parse profile text (the format at the top of this file).
+ * @text: NUL-terminated profile text.
+ * @origin: names @text in messages ("file.profile"); NULL gives "<string>".
+ * @out: receives the profile; written only on success.
+ *
+ * Keys not given keep the built-in value; required keys must be given.
+ * Context: any thread; a pure function of its arguments (fuzzing entry).
+ * Return: HC_OK, HC_ERR_INVALID (NULL @text or @out), HC_ERR_PARSE naming
+ * origin:line and the key.
  */
 hc_status hc_sim_profile_parse(const char *text, const char *origin, struct hc_sim_profile *out)
 {
@@ -375,10 +388,14 @@ next:
 	return HC_OK;
 }
 
-/*
- * hc_sim_profile_load - read @path and parse it.
- * Context: any thread; reads a file.
- * Return: HC_OK, HC_ERR_INVALID, HC_ERR_IO, HC_ERR_PARSE.
+/**
+ * hc_sim_profile_load - read a profile file and parse it.
+ * @path: the file (at most 1 MiB).
+ * @out: receives the profile; written only on success.
+ *
+ * Context: any thread; reads the file.
+ * Return: HC_OK, HC_ERR_INVALID (NULL argument), HC_ERR_IO naming @path and
+ * the errno text, HC_ERR_PARSE (see hc_sim_profile_parse), HC_ERR_OOM.
  */
 hc_status hc_sim_profile_load(const char *path, struct hc_sim_profile *out)
 {
