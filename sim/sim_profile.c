@@ -59,6 +59,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "hal/hal.h"
 #include "sim/sim.h"
@@ -404,6 +405,7 @@ hc_status hc_sim_profile_load(const char *path, struct hc_sim_profile *out)
 	long len;
 	size_t got;
 	hc_status st;
+	struct stat sb;
 
 	if (!path || !out)
 		return hc_hal_error(HC_ERR_INVALID, 0, NULL, "hc_sim_profile_load: %s is NULL",
@@ -412,6 +414,16 @@ hc_status hc_sim_profile_load(const char *path, struct hc_sim_profile *out)
 	if (!f)
 		return hc_hal_error(HC_ERR_IO, errno, NULL, "cannot open profile '%s': %s", path,
 				    strerror(errno));
+	if (fstat(fileno(f), &sb) != 0) {
+		st = hc_hal_error(HC_ERR_IO, errno, NULL, "cannot read profile '%s': %s", path,
+				  strerror(errno));
+		goto out_close;
+	}
+	if (!S_ISREG(sb.st_mode)) {
+		st = hc_hal_error(HC_ERR_IO, 0, NULL, "cannot read profile '%s': %s", path,
+				  S_ISDIR(sb.st_mode) ? "Is a directory" : "not a regular file");
+		goto out_close;
+	}
 	if (fseek(f, 0, SEEK_END) != 0 || (len = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0) {
 		st = hc_hal_error(HC_ERR_IO, errno, NULL, "cannot read profile '%s': %s", path,
 				  strerror(errno));

@@ -185,6 +185,9 @@ START_TEST(profile_missing_file)
 	ck_assert(last_error_has("No such file or directory"));
 	ck_assert_int_eq(ops->device_open(&a, &dev), HC_ERR_IO);
 	ck_assert_ptr_null(dev);
+	ck_assert_int_eq(hc_sim_profile_load("/tmp", &p), HC_ERR_IO);
+	ck_assert(last_error_has("'/tmp': Is a directory"));
+	ck_assert_int_eq(hc_sim_profile_load(NULL, &p), HC_ERR_INVALID);
 }
 END_TEST
 
@@ -258,6 +261,45 @@ START_TEST(profile_overflow_and_negative)
 	ck_assert_uint_eq(p.event_sync_ns, UINT64_MAX);
 	ck_assert_int_eq(hc_sim_profile_parse(NULL, "x", &p), HC_ERR_INVALID);
 	ck_assert_int_eq(hc_sim_profile_parse("", "x", NULL), HC_ERR_INVALID);
+}
+END_TEST
+
+/* Deterministic mutations of the shipped profile: each parse returns HC_OK
+ * or HC_ERR_PARSE, never anything else, and never touches memory it should
+ * not (ASan/valgrind runs check that). */
+START_TEST(profile_parse_survives_mutations)
+{
+	static const char alphabet[] = "=#\n \t-0123456789abcdefgKMGiBs/\"\r";
+	FILE *f = fopen(HC_TOP_SRCDIR "/profiles/h200.profile", "rb");
+	char base[4096], text[4096];
+	size_t n;
+	uint64_t x = 0x12345678;
+	int ok = 0, bad = 0;
+	struct hc_sim_profile p;
+
+	ck_assert_ptr_nonnull(f);
+	n = fread(base, 1, sizeof(base) - 1, f);
+	fclose(f);
+	ck_assert_uint_gt(n, 100);
+	base[n] = '\0';
+	for (int round = 0; round < 3000; round++) {
+		hc_status st;
+		memcpy(text, base, n + 1);
+		for (int k = 0; k < 1 + round % 4; k++) {
+			x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+			text[(x >> 33) % n] = alphabet[(x >> 13) % (sizeof(alphabet) - 1)];
+		}
+		if (round % 7 == 0) /* truncations */
+			text[(x >> 40) % n] = '\0';
+		st = hc_sim_profile_parse(text, "fuzz", &p);
+		ck_assert_msg(st == HC_OK || st == HC_ERR_PARSE, "status %d", (int)st);
+		if (st == HC_OK)
+			ok++;
+		else
+			bad++;
+	}
+	ck_assert_int_gt(ok, 0);
+	ck_assert_int_gt(bad, 0);
 }
 END_TEST
 
@@ -1403,6 +1445,7 @@ static Suite *make_sim_suite(void)
 	tcase_add_test(tc, profile_missing_required_key);
 	tcase_add_test(tc, profile_overflow_and_negative);
 	tcase_add_test(tc, profile_file_opens_device);
+	tcase_add_test(tc, profile_parse_survives_mutations);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("determinism");
