@@ -416,6 +416,30 @@ START_TEST(determinism_same_seed_same_numbers)
 }
 END_TEST
 
+START_TEST(jitter_only_lengthens_device_work)
+{
+	char path[64], path0[64];
+	hc_hal_dev *dj, *d0;
+	struct script_result rj, r0;
+
+	write_temp(jitter_profile, path);
+	write_temp(REQUIRED_KEYS "d2d_latency = 1 us\n", path0);
+	dj = open_dev(false, 0, 7, path);
+	d0 = open_dev(false, 0, 7, path0);
+	rj = run_script(dj);
+	r0 = run_script(d0);
+	ck_assert_uint_eq(rj.t[0], r0.t[0]); /* host API costs carry no jitter */
+	ck_assert_uint_gt(rj.t[3], r0.t[3]);
+	/* at most +20% of the device time on top of the unjittered run */
+	ck_assert_uint_le(rj.t[3] - r0.t[3], (r0.t[3] - r0.t[0]) / 5);
+	ck_assert_mem_eq(&rj.st.launches, &r0.st.launches, sizeof(uint64_t));
+	ops->device_close(dj);
+	ops->device_close(d0);
+	unlink(path);
+	unlink(path0);
+}
+END_TEST
+
 START_TEST(determinism_without_jitter_seed_is_irrelevant)
 {
 	hc_hal_dev *d1 = open_dev(false, 0, 1, NULL), *d2 = open_dev(false, 0, 999, NULL);
@@ -536,6 +560,26 @@ START_TEST(pinned_copy_does_not_block_until_sync)
 	ck_assert_uint_eq(now(dev), 643090 + PINNED_1M + 500);
 	ck_assert_uint_eq(stats(dev).host_blocked_ns, PINNED_1M - 500);
 	ck_assert_int_eq(ops->host_free(dev, pin), HC_OK);
+	ops->device_close(dev);
+}
+END_TEST
+
+START_TEST(stream_destroy_waits_for_its_work)
+{
+	hc_hal_dev *dev = open_dev(false, 0, 0, NULL);
+	hc_hal_stream *s;
+	hc_hal_module *mod;
+	hc_hal_function *fn;
+	struct hc_hal_launch l = { .duration_hint_ns = 50000 };
+
+	ck_assert_int_eq(ops->stream_create(dev, &s), HC_OK);
+	ck_assert_int_eq(ops->module_load(dev, NULL, 0, &mod), HC_OK);
+	ck_assert_int_eq(ops->function_get(dev, mod, "copy", &fn), HC_OK);
+	ck_assert_int_eq(ops->launch(dev, s, fn, &l), HC_OK);
+	ck_assert_uint_eq(now(dev), 2000 + 1090);
+	ck_assert_int_eq(ops->stream_destroy(dev, s), HC_OK);
+	ck_assert_uint_eq(now(dev), 2000 + 1090 + 50500 + 1300);
+	ops->module_unload(dev, mod);
 	ops->device_close(dev);
 }
 END_TEST
@@ -1452,6 +1496,7 @@ static Suite *make_sim_suite(void)
 	tcase_add_checked_fixture(tc, setup, NULL);
 	tcase_add_test(tc, determinism_same_seed_same_numbers);
 	tcase_add_test(tc, determinism_without_jitter_seed_is_irrelevant);
+	tcase_add_test(tc, jitter_only_lengthens_device_work);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("ordering");
@@ -1461,6 +1506,7 @@ static Suite *make_sim_suite(void)
 	tcase_add_test(tc, pageable_h2d_blocks_host);
 	tcase_add_test(tc, pinned_copy_does_not_block_until_sync);
 	tcase_add_test(tc, set_host_ns_moves_forward_only);
+	tcase_add_test(tc, stream_destroy_waits_for_its_work);
 	tcase_add_test(tc, two_h2d_serialise_on_the_engine);
 	tcase_add_test(tc, h2d_and_d2h_overlap);
 	tcase_add_test(tc, same_stream_copies_are_in_order);
