@@ -1,1 +1,2 @@
 # profiles/: see Makefile.am
+EXTRA_DIST += profiles/h200.profile

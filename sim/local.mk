@@ -1,1 +1,13 @@
-# sim/: see Makefile.am
+# sim/: the deterministic simulator backend (DESIGN.md section 6).
+libhipcore_internal_la_SOURCES += \
+	sim/sim.h \
+	sim/sim_internal.h \
+	sim/sim_device.c \
+	sim/sim_profile.c \
+	sim/sim_memory.c \
+	sim/sim_stream.c \
+	sim/sim_copy.c \
+	sim/sim_kernels.c \
+	sim/sim_graph.c \
+	sim/sim_fault.c
+EXTRA_DIST += doc/sim-profile.md

@@ -1,0 +1,81 @@
+/*
+ * sim.h - the simulator's device profile, for code outside sim/ that needs
+ * it (hipsim's calibrate and replay, the profile fuzzer, tests).
+ *
+ * A profile holds every figure the simulator's cost model uses.  It comes
+ * from the built-in H200 figures (hc_sim_profile_builtin) or from a text
+ * file (hc_sim_profile_load, format in sim/sim_profile.c and
+ * doc/sim-profile.md).  core/ never includes this header: it reaches the
+ * simulator only through hc_sim_ops() and ops->ctl.
+ */
+#ifndef HIPCORE_SIM_H
+#define HIPCORE_SIM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "hipcore/hipcore.h"
+
+/* Bandwidths in bytes per second, times in virtual nanoseconds. */
+struct hc_sim_profile {
+	char name[256];
+	uint64_t total_memory; /* bytes */
+	uint64_t alignment;    /* bytes, a power of two */
+	bool integrated;
+
+	/* copies: latency + size / bandwidth on the engine */
+	uint64_t h2d_pinned_bw, h2d_pageable_bw;
+	uint64_t d2h_pinned_bw, d2h_pageable_bw;
+	uint64_t d2d_bw;
+	uint64_t h2d_pinned_lat_ns, h2d_pageable_lat_ns;
+	uint64_t d2h_pinned_lat_ns, d2h_pageable_lat_ns;
+	uint64_t d2d_lat_ns;
+	uint64_t copy_call_ns; /* host cost of queuing a copy */
+
+	/* kernels: device time = launch_overhead_ns + (hint or kernel_default_ns) */
+	uint64_t launch_call_ns;
+	uint64_t launch_overhead_ns;
+	uint64_t kernel_default_ns;
+
+	/* allocation: base + per_mib for each MiB beyond the first */
+	uint64_t dev_alloc_ns, dev_alloc_ns_per_mib;
+	uint64_t dev_free_ns, dev_free_ns_per_mib;
+	uint64_t host_alloc_ns, host_alloc_ns_per_mib;
+	uint64_t host_free_ns, host_free_ns_per_mib;
+
+	/* streams and events (host costs) */
+	uint64_t event_record_ns, event_query_ns, event_wait_ns, event_sync_ns;
+	uint64_t stream_create_ns, stream_destroy_ns, stream_sync_ns;
+
+	/* graphs (host costs) */
+	uint64_t capture_begin_ns, capture_node_ns;
+	uint64_t graph_instantiate_ns, graph_instantiate_node_ns;
+	uint64_t graph_launch_ns;
+
+	/* deterministic jitter on device durations, parts per million */
+	uint64_t jitter_ppm;
+};
+
+/* sim_profile.c */
+
+/* Fills @out with the built-in "NVIDIA H200 (simulated)" profile. */
+void hc_sim_profile_builtin(struct hc_sim_profile *out);
+/*
+ * hc_sim_profile_parse - parse profile text.
+ * @origin names the text in messages ("file.profile", "<string>").
+ * Return: HC_OK, HC_ERR_INVALID (NULL argument), HC_ERR_PARSE naming
+ * origin:line and the key.  @out is written only on success.
+ */
+hc_status hc_sim_profile_parse(const char *text, const char *origin, struct hc_sim_profile *out);
+/* Reads and parses @path: HC_ERR_IO naming the path and errno text, or
+ * whatever hc_sim_profile_parse returns. */
+hc_status hc_sim_profile_load(const char *path, struct hc_sim_profile *out);
+
+/* sim_device.c */
+
+/* The profile @dev runs with (a copy); HC_ERR_INVALID for a NULL argument.
+ * @dev must come from hc_sim_ops()->device_open. */
+struct hc_hal_dev;
+hc_status hc_sim_device_profile(struct hc_hal_dev *dev, struct hc_sim_profile *out);
+
+#endif /* HIPCORE_SIM_H */

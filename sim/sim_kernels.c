@@ -1,0 +1,271 @@
+/*
+ * sim_kernels.c - modules, functions and the built-in kernels.
+ *
+ * The simulator loads no code: module_load(image NULL) gives the built-in
+ * kernel set, a non-NULL image is HC_ERR_UNSUPPORTED.  A kernel lasts
+ * launch_overhead_ns + (duration_hint_ns, or kernel_default_ns when the hint
+ * is 0) on its stream; the call costs the host launch_call_ns.
+ *
+ * Built-in kernels, their parameters in hal_launch.arg_dptr[] / arg_bytes[]
+ * (device addresses and the size of each bound range):
+ *
+ *   fill(dst, info)   info is a device buffer of uint32 words: word 0 is the
+ *                     value, word 1 (present when info has >= 8 bytes) the
+ *                     element width, 1 or 4 (default 4).  Width 4 writes the
+ *                     word over arg_bytes[0] bytes of dst, little-endian,
+ *                     a trailing partial word taking its low bytes; width 1
+ *                     writes the low byte of the value to every byte.
+ *   copy(src, dst)    copies arg_bytes[1] bytes from src to dst; src must
+ *                     bind at least that many (arg_bytes[0] >= arg_bytes[1]).
+ *   add(a, b, out)    out[i] = a[i] + b[i] on uint32 elements (wrapping),
+ *                     for i < arg_bytes[2] / 4; a and b must bind as many.
+ *
+ * Every launch with arg_dptr checks the count and that each range lies in
+ * one allocation (HC_ERR_INVALID otherwise); in data mode arg_dptr and
+ * arg_bytes are required.  Without data mode kernels only cost time.  The
+ * effects are applied when the launch is queued (see sim_copy.c); a launch
+ * failed by injection has no effect and is reported by a later fence, its
+ * message naming the kernel and the launch ordinal.  A captured kernel holds
+ * a reference on its module: module_unload while a graph (or a capture in
+ * progress) still names it makes the module unusable for new lookups and
+ * launches and frees it with the last such graph.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/sim_internal.h"
+
+static const struct {
+	const char *name;
+	size_t n_args;
+} sim_kernel_info[SIM_N_KERNELS] = {
+	[SIM_K_FILL] = { "fill", 2 },
+	[SIM_K_COPY] = { "copy", 2 },
+	[SIM_K_ADD] = { "add", 3 },
+};
+
+hc_status sim_module_load(hc_hal_dev *dev, const void *image, size_t size, hc_hal_module **out)
+{
+	hc_hal_module *m;
+
+	if (!out)
+		return hc_hal_error(HC_ERR_INVALID, 0, NULL, "sim module_load: out is NULL");
+	if (image)
+		return hc_hal_error(HC_ERR_UNSUPPORTED, 0, NULL,
+				    "sim module_load: the simulator runs only its built-in kernels "
+				    "(fill, copy, add); pass image NULL");
+	m = calloc(1, sizeof(*m));
+	if (!m)
+		return hc_hal_error(HC_ERR_OOM, 0, NULL, "sim module_load: no host memory");
+	m->dev = dev;
+	for (int k = 0; k < SIM_N_KERNELS; k++)
+		m->fns[k] = (struct hc_hal_function){ m, (enum sim_kernel)k, sim_kernel_info[k].name };
+	LIST_INSERT_HEAD(&dev->modules, m, link);
+	*out = m;
+	return HC_OK;
+}
+
+static void sim_module_free(hc_hal_module *m)
+{
+	LIST_REMOVE(m, link);
+	free(m);
+}
+
+void sim_module_put(hc_hal_module *m)
+{
+	if (--m->refs == 0 && m->unloaded)
+		sim_module_free(m);
+}
+
+void sim_module_unload(hc_hal_dev *dev, hc_hal_module *m)
+{
+	if (!m || m->dev != dev || m->unloaded)
+		return;
+	m->unloaded = true;
+	if (m->refs == 0)
+		sim_module_free(m);
+}
+
+hc_status sim_function_get(hc_hal_dev *dev, hc_hal_module *m, const char *name,
+			   hc_hal_function **out)
+{
+	if (!m || !name || !out)
+		return hc_hal_error(HC_ERR_INVALID, 0, NULL, "sim function_get: %s is NULL",
+				    !m ? "module" : !name ? "name" : "out");
+	if (m->dev != dev)
+		return hc_hal_error(HC_ERR_INVALID, 0, NULL,
+				    "sim function_get: module belongs to another device");
+	if (m->unloaded)
+		return hc_hal_error(HC_ERR_INVALID, 0, NULL, "sim function_get: module was unloaded");
+	for (int k = 0; k < SIM_N_KERNELS; k++) {
+		if (strcmp(name, sim_kernel_info[k].name) == 0) {
+			*out = &m->fns[k];
+			return HC_OK;
+		}
+	}
+	return hc_hal_error(HC_ERR_INVALID, 0, "hipErrorNotFound",
+			    "sim function_get: no kernel '%s' (built-ins: fill, copy, add)", name);
+}
+
+/* Checks the kernel's parameter ranges; HC_OK when there are none to check
+ * outside data mode. */
+static hc_status sim_check_args(hc_hal_dev *dev, const hc_hal_function *fn, size_t n_args,
+				const hc_hal_dptr *dptr, const uint64_t *bytes)
+{
+	size_t want = sim_kernel_info[fn->which].n_args;
+	hc_status st;
+
+	if (!dptr || !bytes) {
+		if (dev->data_mode)
+			return hc_hal_error(HC_ERR_INVALID, 0, NULL,
+					    "sim launch: kernel '%s' needs arg_dptr and arg_bytes "
+					    "in data mode", fn->name);
+		return HC_OK;
+	}
+	if (n_args != want)
+		return hc_hal_error(HC_ERR_INVALID, 0, NULL,
+				    "sim launch: kernel '%s' takes %zu parameters, got %zu", fn->name,
+				    want, n_args);
+	for (size_t i = 0; i < n_args; i++) {
+		st = sim_dev_range(dev, dptr[i], bytes[i], "kernel parameter", NULL);
+		if (st)
+			return st;
+	}
+	if (fn->which == SIM_K_COPY && bytes[0] < bytes[1])
+		return hc_hal_error(HC_ERR_INVALID, 0, NULL,
+				    "sim launch: copy: src binds %llu bytes, dst %llu",
+				    (unsigned long long)bytes[0], (unsigned long long)bytes[1]);
+	if (fn->which == SIM_K_ADD && (bytes[0] < bytes[2] / 4 * 4 || bytes[1] < bytes[2] / 4 * 4))
+		return hc_hal_error(HC_ERR_INVALID, 0, NULL,
+				    "sim launch: add: a and b must bind at least out's %llu bytes",
+				    (unsigned long long)(bytes[2] / 4 * 4));
+	if (fn->which == SIM_K_FILL && bytes[1] < 4)
+		return hc_hal_error(HC_ERR_INVALID, 0, NULL,
+				    "sim launch: fill: info binds %llu bytes, needs at least 4",
+				    (unsigned long long)bytes[1]);
+	return HC_OK;
+}
+
+/* Applies a kernel's effect; a message when it cannot (range gone, bad info). */
+static const char *sim_apply_kernel(hc_hal_dev *dev, const struct sim_op *op)
+{
+	unsigned char *p[3] = { NULL, NULL, NULL };
+
+	for (size_t i = 0; i < op->n_args; i++)
+		if (sim_dev_range(dev, op->arg_dptr[i], op->arg_bytes[i], "kernel parameter", &p[i]))
+			return "a parameter's device range was freed before it ran";
+	switch (op->fn->which) {
+	case SIM_K_FILL: {
+		uint32_t value, width = 4;
+		memcpy(&value, p[1], 4);
+		if (op->arg_bytes[1] >= 8)
+			memcpy(&width, p[1] + 4, 4);
+		if (width == 1) {
+			memset(p[0], (int)(value & 0xff), op->arg_bytes[0]);
+		} else if (width == 4) {
+			unsigned char w[4] = { (unsigned char)value, (unsigned char)(value >> 8),
+					       (unsigned char)(value >> 16),
+					       (unsigned char)(value >> 24) };
+			for (uint64_t i = 0; i < op->arg_bytes[0]; i++)
+				p[0][i] = w[i % 4];
+		} else {
+			return "fill: element width (info word 1) must be 1 or 4";
+		}
+		break;
+	}
+	case SIM_K_COPY:
+		memmove(p[1], p[0], op->arg_bytes[1]);
+		break;
+	case SIM_K_ADD:
+		for (uint64_t i = 0; i < op->arg_bytes[2] / 4; i++) {
+			uint32_t a, b, c;
+			memcpy(&a, p[0] + 4 * i, 4);
+			memcpy(&b, p[1] + 4 * i, 4);
+			c = a + b;
+			memcpy(p[2] + 4 * i, &c, 4);
+		}
+		break;
+	default:
+		break;
+	}
+	return NULL;
+}
+
+void sim_run_kernel(hc_hal_dev *dev, hc_hal_stream *s, const struct sim_op *op)
+{
+	uint64_t ordinal = ++dev->nlaunch, dur;
+	const char *why = NULL;
+
+	dev->stats.launches++;
+	dur = op->duration_hint_ns ? op->duration_hint_ns : dev->prof.kernel_default_ns;
+	dur = dur > UINT64_MAX - dev->prof.launch_overhead_ns ? UINT64_MAX
+							       : dur + dev->prof.launch_overhead_ns;
+	sim_schedule(dev, s, NULL, dur);
+	if (sim_fault_step(dev, HC_FAULT_LAUNCH, ordinal))
+		why = "failed (injected)";
+	else if (dev->data_mode && op->arg_dptr)
+		why = sim_apply_kernel(dev, op);
+	if (!why)
+		return;
+	sim_stream_fail(dev, s, "kernel '%s' launch #%llu: %s", op->fn->name,
+			(unsigned long long)ordinal, why);
+}
+
+hc_status sim_launch(hc_hal_dev *dev, hc_hal_stream *s, hc_hal_function *fn,
+		     const struct hc_hal_launch *l)
+{
+	struct sim_op op = { .kind = SIM_OP_KERNEL };
+	hc_status st = sim_check_stream(dev, s, "launch");
+
+	if (st)
+		return st;
+	if (!fn || !l)
+		return hc_hal_error(HC_ERR_INVALID, 0, NULL, "sim launch: %s is NULL",
+				    !fn ? "function" : "launch");
+	if (fn->mod->dev != dev)
+		return hc_hal_error(HC_ERR_INVALID, 0, NULL,
+				    "sim launch: function belongs to another device");
+	if (fn->mod->unloaded)
+		return hc_hal_error(HC_ERR_INVALID, 0, NULL,
+				    "sim launch: kernel '%s' belongs to an unloaded module", fn->name);
+	st = sim_check_args(dev, fn, l->n_args, l->arg_dptr, l->arg_bytes);
+	if (st)
+		return st;
+	op.fn = fn;
+	op.duration_hint_ns = l->duration_hint_ns;
+	if (l->arg_dptr && l->arg_bytes) {
+		op.n_args = l->n_args;
+		op.arg_dptr = (hc_hal_dptr *)l->arg_dptr;
+		op.arg_bytes = (uint64_t *)l->arg_bytes;
+	}
+	if (!s->capturing) {
+		sim_host_cost(dev, dev->prof.launch_call_ns);
+		sim_run_kernel(dev, s, &op);
+		return HC_OK;
+	}
+	/* The graph keeps its own copies of the parameters. */
+	sim_host_cost(dev, dev->prof.capture_node_ns);
+	if (op.n_args) {
+		op.arg_dptr = malloc(op.n_args * sizeof(*op.arg_dptr));
+		op.arg_bytes = malloc(op.n_args * sizeof(*op.arg_bytes));
+		if (!op.arg_dptr || !op.arg_bytes) {
+			op.fn = NULL; /* no reference taken yet */
+			sim_op_clear(&op);
+			return hc_hal_error(HC_ERR_OOM, 0, NULL, "sim launch: no host memory to capture");
+		}
+		memcpy(op.arg_dptr, l->arg_dptr, op.n_args * sizeof(*op.arg_dptr));
+		memcpy(op.arg_bytes, l->arg_bytes, op.n_args * sizeof(*op.arg_bytes));
+	} else {
+		op.arg_dptr = NULL;
+		op.arg_bytes = NULL;
+	}
+	fn->mod->refs++; /* dropped by sim_op_clear, also if the add fails */
+	return sim_capture_add(dev, s, &op);
+}
+
+/* At device close, after graphs and captures are gone. */
+void sim_modules_release(hc_hal_dev *dev)
+{
+	while (!LIST_EMPTY(&dev->modules))
+		sim_module_free(LIST_FIRST(&dev->modules));
+}

@@ -1,0 +1,367 @@
+/*
+ * sim_memory.c - device capacity, the device address space, data mode and
+ * pinned host memory.
+ *
+ * Capacity: an allocation is rounded up to the profile's alignment and
+ * fails with HC_ERR_OOM when the rounded bytes in use would exceed the
+ * device's capacity (open_args.capacity, else the profile's total_memory).
+ *
+ * Address space: addresses start at SIM_DEV_BASE (never 0) and are handed
+ * out first-fit from a sorted, coalesced list of holes below a bump pointer;
+ * a hole that reaches the bump pointer lowers it, so freed ranges are reused
+ * and long replays never run out of 64-bit addresses.  Because every size is
+ * a multiple of the alignment and the base is aligned, so is every address.
+ * Live allocations sit in an array sorted by address (binary search).
+ *
+ * Data mode: each allocation is backed by calloc'd host memory, so copies
+ * and built-in kernels move real bytes; debug builds (HC_DEBUG >= 1) poison
+ * the backing before freeing it.  Without data mode no host memory backs
+ * the device, so a 141 GB device costs nothing to simulate.
+ *
+ * Pinned memory (host_alloc) is real host memory, 64-byte aligned and
+ * zeroed, since callers write into it.
+ *
+ * Costs: base + per_mib for each MiB beyond the first (sim_alloc_cost);
+ * mem_free also waits for every stream of the device, as hipFree does.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+#include "sim/sim_internal.h"
+
+#define SIM_POISON 0xdb
+
+uint64_t sim_alloc_cost(uint64_t base, uint64_t per_mib, uint64_t size)
+{
+	const uint64_t mib = 1024 * 1024;
+	unsigned __int128 extra = 0;
+
+	if (size > mib)
+		extra = (unsigned __int128)per_mib * (size - mib) / mib;
+	extra += base;
+	return extra > UINT64_MAX ? UINT64_MAX : (uint64_t)extra;
+}
+
+static bool vec_insert(struct sim_vec *v, size_t at, struct sim_range r)
+{
+	if (v->n == v->cap) {
+		size_t ncap = v->cap ? v->cap * 2 : 16;
+		struct sim_range *nv = realloc(v->v, ncap * sizeof(*nv));
+		if (!nv)
+			return false;
+		v->v = nv;
+		v->cap = ncap;
+	}
+	memmove(v->v + at + 1, v->v + at, (v->n - at) * sizeof(*v->v));
+	v->v[at] = r;
+	v->n++;
+	return true;
+}
+
+static void vec_remove(struct sim_vec *v, size_t at)
+{
+	memmove(v->v + at, v->v + at + 1, (v->n - at - 1) * sizeof(*v->v));
+	v->n--;
+}
+
+/* Index of the first range with base > @addr. */
+static size_t vec_upper(const struct sim_vec *v, uint64_t addr)
+{
+	size_t lo = 0, hi = v->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (v->v[mid].base <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Index of the live allocation containing @addr, or -1. */
+static long live_find(hc_hal_dev *dev, uint64_t addr)
+{
+	size_t i = vec_upper(&dev->live, addr);
+
+	if (i == 0)
+		return -1;
+	i--;
+	if (addr - dev->live.v[i].base >= dev->live.v[i].size)
+		return -1;
+	return (long)i;
+}
+
+hc_status sim_dev_range(hc_hal_dev *dev, hc_hal_dptr ptr, uint64_t size, const char *what,
+			unsigned char **bytes)
+{
+	long i = live_find(dev, ptr);
+	const struct sim_range *r;
+
+	if (i < 0)
+		return hc_hal_error(HC_ERR_INVALID, 0, NULL,
+				    "sim: %s 0x%llx is not inside a device allocation", what,
+				    (unsigned long long)ptr);
+	r = &dev->live.v[i];
+	if (size > r->size - (ptr - r->base))
+		return hc_hal_error(HC_ERR_INVALID, 0, NULL,
+				    "sim: %s 0x%llx + %llu bytes runs past its allocation "
+				    "(0x%llx, %llu bytes)",
+				    what, (unsigned long long)ptr, (unsigned long long)size,
+				    (unsigned long long)r->base, (unsigned long long)r->size);
+	if (bytes)
+		*bytes = r->data ? r->data + (ptr - r->base) : NULL;
+	return HC_OK;
+}
+
+/* Takes @size bytes of address space: first fit in a hole, else the top. */
+static bool space_take(hc_hal_dev *dev, uint64_t size, uint64_t *out)
+{
+	for (size_t i = 0; i < dev->holes.n; i++) {
+		struct sim_range *h = &dev->holes.v[i];
+		if (h->size < size)
+			continue;
+		*out = h->base;
+		h->base += size;
+		h->size -= size;
+		if (h->size == 0)
+			vec_remove(&dev->holes, i);
+		return true;
+	}
+	if (dev->top > UINT64_MAX - size)
+		return false;
+	*out = dev->top;
+	dev->top += size;
+	return true;
+}
+
+/* Gives a range back: coalesce with neighbours, lower the top if it ends
+ * there.  Returns false only when the hole list cannot grow (then the range
+ * is leaked from the address space, never handed out twice). */
+static bool space_give(hc_hal_dev *dev, uint64_t base, uint64_t size)
+{
+	size_t i = vec_upper(&dev->holes, base);
+	struct sim_vec *v = &dev->holes;
+
+	if (i > 0 && v->v[i - 1].base + v->v[i - 1].size == base) {
+		i--;
+		v->v[i].size += size;
+	} else {
+		if (!vec_insert(v, i, (struct sim_range){ base, size, NULL }))
+			return false;
+	}
+	if (i + 1 < v->n && v->v[i].base + v->v[i].size == v->v[i + 1].base) {
+		v->v[i].size += v->v[i + 1].size;
+		vec_remove(v, i + 1);
+	}
+	if (v->v[i].base + v->v[i].size == dev->top) {
+		dev->top = v->v[i].base;
+		vec_remove(v, i);
+	}
+	return true;
+}
+
+hc_status sim_mem_alloc(hc_hal_dev *dev, uint64_t size, hc_hal_dptr *out)
+{
+	uint64_t align = dev->prof.alignment, rounded, base;
+	struct sim_range r = { 0, 0, NULL };
+	hc_status st;
+
+	if (!out)
+		return hc_hal_error(HC_ERR_INVALID, 0, NULL, "sim mem_alloc: out is NULL");
+	if (size == 0)
+		return hc_hal_error(HC_ERR_INVALID, 0, NULL, "sim mem_alloc: size is 0");
+	st = sim_not_while_capturing(dev, "mem_alloc", true);
+	if (st)
+		return st;
+	sim_host_cost(dev, sim_alloc_cost(dev->prof.dev_alloc_ns, dev->prof.dev_alloc_ns_per_mib,
+					  size));
+	if (size > UINT64_MAX - (align - 1))
+		return hc_hal_error(HC_ERR_OOM, 0, NULL,
+				    "sim mem_alloc: %llu bytes requested, more than any device has",
+				    (unsigned long long)size);
+	rounded = (size + align - 1) & ~(align - 1);
+	if (sim_fault_step(dev, HC_FAULT_DEVICE_ALLOC, dev->stats.device_allocs + 1))
+		return hc_hal_error(HC_ERR_OOM, 0, "injected",
+				    "sim mem_alloc: injected device allocation fault (%llu bytes)",
+				    (unsigned long long)size);
+	if (sim_fault_capacity(dev, rounded))
+		return hc_hal_error(HC_ERR_OOM, 0, "injected",
+				    "sim mem_alloc: injected capacity fault: %llu bytes requested, "
+				    "%llu in use, ceiling %llu",
+				    (unsigned long long)rounded, (unsigned long long)dev->in_use,
+				    (unsigned long long)dev->faults[HC_FAULT_CAPACITY].countdown);
+	if (rounded > dev->capacity - dev->in_use)
+		return hc_hal_error(HC_ERR_OOM, 0, NULL,
+				    "sim mem_alloc: %llu bytes requested (%llu rounded), %llu in use, "
+				    "capacity %llu",
+				    (unsigned long long)size, (unsigned long long)rounded,
+				    (unsigned long long)dev->in_use, (unsigned long long)dev->capacity);
+	if (dev->data_mode) {
+		r.data = calloc(1, rounded);
+		if (!r.data)
+			return hc_hal_error(HC_ERR_OOM, 0, NULL,
+					    "sim mem_alloc: no host memory to back %llu bytes in data mode",
+					    (unsigned long long)rounded);
+	}
+	if (!space_take(dev, rounded, &base)) {
+		st = hc_hal_error(HC_ERR_OOM, 0, NULL, "sim mem_alloc: address space exhausted");
+		goto err_free_data;
+	}
+	r.base = base;
+	r.size = rounded;
+	if (!vec_insert(&dev->live, vec_upper(&dev->live, base), r)) {
+		st = hc_hal_error(HC_ERR_OOM, 0, NULL, "sim mem_alloc: no host memory for bookkeeping");
+		goto err_give_back;
+	}
+	dev->in_use += rounded;
+	dev->stats.device_allocs++;
+	dev->stats.device_bytes_live = dev->in_use;
+	if (dev->in_use > dev->stats.device_bytes_peak)
+		dev->stats.device_bytes_peak = dev->in_use;
+	*out = base;
+	return HC_OK;
+
+err_give_back:
+	space_give(dev, base, rounded);
+err_free_data:
+	free(r.data);
+	return st;
+}
+
+/* Host waits for every stream of the device (hipFree synchronises). */
+static void sim_device_drain(hc_hal_dev *dev)
+{
+	hc_hal_stream *s;
+
+	LIST_FOREACH(s, &dev->streams, link)
+		if (s->ready_ns > dev->host_ns)
+			dev->host_ns = s->ready_ns;
+}
+
+hc_status sim_mem_free(hc_hal_dev *dev, hc_hal_dptr ptr)
+{
+	long i;
+	struct sim_range r;
+	hc_status st;
+
+	st = sim_not_while_capturing(dev, "mem_free", true);
+	if (st)
+		return st;
+	i = live_find(dev, ptr);
+	if (i < 0 || dev->live.v[i].base != ptr)
+		return hc_hal_error(HC_ERR_INVALID, 0, NULL,
+				    "sim mem_free: 0x%llx was not returned by mem_alloc",
+				    (unsigned long long)ptr);
+	r = dev->live.v[i];
+	sim_device_drain(dev);
+	sim_host_cost(dev, sim_alloc_cost(dev->prof.dev_free_ns, dev->prof.dev_free_ns_per_mib,
+					  r.size));
+	vec_remove(&dev->live, (size_t)i);
+	space_give(dev, r.base, r.size);
+	if (r.data) {
+#if HC_DEBUG >= 1
+		memset(r.data, SIM_POISON, r.size);
+#endif
+		free(r.data);
+	}
+	dev->in_use -= r.size;
+	dev->stats.device_frees++;
+	dev->stats.device_bytes_live = dev->in_use;
+	return HC_OK;
+}
+
+hc_status sim_host_alloc(hc_hal_dev *dev, uint64_t size, void **out)
+{
+	uint64_t rounded;
+	void *p;
+	hc_status st;
+
+	if (!out)
+		return hc_hal_error(HC_ERR_INVALID, 0, NULL, "sim host_alloc: out is NULL");
+	if (size == 0)
+		return hc_hal_error(HC_ERR_INVALID, 0, NULL, "sim host_alloc: size is 0");
+	st = sim_not_while_capturing(dev, "host_alloc", true);
+	if (st)
+		return st;
+	sim_host_cost(dev, sim_alloc_cost(dev->prof.host_alloc_ns, dev->prof.host_alloc_ns_per_mib,
+					  size));
+	if (sim_fault_step(dev, HC_FAULT_PINNED_ALLOC, dev->stats.host_allocs + 1))
+		return hc_hal_error(HC_ERR_OOM, 0, "injected",
+				    "sim host_alloc: injected pinned allocation fault (%llu bytes)",
+				    (unsigned long long)size);
+	if (size > SIZE_MAX - 63)
+		return hc_hal_error(HC_ERR_OOM, 0, NULL, "sim host_alloc: %llu bytes is too large",
+				    (unsigned long long)size);
+	rounded = (size + 63) & ~(uint64_t)63;
+	if (dev->nhosts == dev->caphosts) {
+		size_t ncap = dev->caphosts ? dev->caphosts * 2 : 16;
+		struct sim_host_block *nh = realloc(dev->hosts, ncap * sizeof(*nh));
+		if (!nh)
+			return hc_hal_error(HC_ERR_OOM, 0, NULL,
+					    "sim host_alloc: no host memory for bookkeeping");
+		dev->hosts = nh;
+		dev->caphosts = ncap;
+	}
+	p = aligned_alloc(64, (size_t)rounded);
+	if (!p)
+		return hc_hal_error(HC_ERR_OOM, 0, NULL, "sim host_alloc: %llu bytes refused",
+				    (unsigned long long)size);
+	memset(p, 0, (size_t)rounded);
+	dev->hosts[dev->nhosts++] = (struct sim_host_block){ p, size };
+	dev->stats.host_allocs++;
+	*out = p;
+	return HC_OK;
+}
+
+hc_status sim_host_free(hc_hal_dev *dev, void *ptr)
+{
+	hc_status st;
+
+	if (!ptr)
+		return hc_hal_error(HC_ERR_INVALID, 0, NULL, "sim host_free: ptr is NULL");
+	st = sim_not_while_capturing(dev, "host_free", true);
+	if (st)
+		return st;
+	for (size_t i = 0; i < dev->nhosts; i++) {
+		if (dev->hosts[i].ptr != ptr)
+			continue;
+		sim_device_drain(dev);
+		sim_host_cost(dev, sim_alloc_cost(dev->prof.host_free_ns,
+						  dev->prof.host_free_ns_per_mib, dev->hosts[i].size));
+		free(ptr);
+		dev->hosts[i] = dev->hosts[--dev->nhosts];
+		dev->stats.host_frees++;
+		return HC_OK;
+	}
+	return hc_hal_error(HC_ERR_INVALID, 0, NULL,
+			    "sim host_free: %p was not returned by host_alloc", ptr);
+}
+
+bool sim_host_is_pinned(hc_hal_dev *dev, const void *ptr)
+{
+	uintptr_t a = (uintptr_t)ptr;
+
+	for (size_t i = 0; i < dev->nhosts; i++) {
+		uintptr_t b = (uintptr_t)dev->hosts[i].ptr;
+		if (a >= b && a - b < dev->hosts[i].size)
+			return true;
+	}
+	return false;
+}
+
+void sim_memory_release(hc_hal_dev *dev)
+{
+	for (size_t i = 0; i < dev->live.n; i++)
+		free(dev->live.v[i].data);
+	free(dev->live.v);
+	free(dev->holes.v);
+	for (size_t i = 0; i < dev->nhosts; i++)
+		free(dev->hosts[i].ptr);
+	free(dev->hosts);
+	memset(&dev->live, 0, sizeof(dev->live));
+	memset(&dev->holes, 0, sizeof(dev->holes));
+	dev->hosts = NULL;
+	dev->nhosts = dev->caphosts = 0;
+}

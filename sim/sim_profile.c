@@ -1,0 +1,458 @@
+/*
+ * sim_profile.c - device profiles: the built-in H200 and the text format.
+ *
+ * A profile is a text file, one "key = value" per line.  '#' starts a
+ * comment that runs to the end of the line; blank lines are ignored; spaces
+ * and tabs around keys and values are ignored.  Each key may appear once.
+ * Values are non-negative integers (decimal, no sign) followed by an
+ * optional unit, with or without a space between:
+ *
+ *   bytes      B, KiB, MiB, GiB, TiB (binary), kB/KB, MB, GB, TB (decimal);
+ *              none = bytes
+ *   time       ns, us, ms, s; none = ns
+ *   bandwidth  B/s, kB/s, MB/s, GB/s, KiB/s, MiB/s, GiB/s; none = B/s
+ *   flag       0, 1, yes, no, true, false
+ *   count      a plain integer (jitter_ppm)
+ *   name       the rest of the line (optionally in double quotes), < 256 chars;
+ *              it cannot contain '#'
+ *
+ * Keys (the built-in value in brackets; "*" = required in a file, the
+ * others default to the built-in value):
+ *
+ *   name*                  "NVIDIA H200 (simulated)"
+ *   total_memory*          bytes [143771 MiB]; must be > 0
+ *   alignment*             bytes [256]; a power of two
+ *   integrated*            flag [0]
+ *   h2d_pinned_bw*         [55 GB/s]   h2d_pageable_bw*   [8 GB/s]
+ *   d2h_pinned_bw*         [55 GB/s]   d2h_pageable_bw*   [16 GB/s]
+ *   d2d_bw*                [2000 GB/s]; every bandwidth must be > 0
+ *   h2d_pinned_latency*    [8 us]      h2d_pageable_latency*  [10 us]
+ *   d2h_pinned_latency*    [8 us]      d2h_pageable_latency*  [10 us]
+ *   d2d_latency*           [1 us]
+ *   copy_call              host cost of queuing a copy [1090 ns]
+ *   launch_call            host cost of a launch [1090 ns]
+ *   launch_overhead        device time added to each kernel [500 ns]
+ *   kernel_default         a kernel's device time without a hint [500 ns]
+ *   dev_alloc, dev_alloc_per_mib     [40 us, 600 ns]
+ *   dev_free, dev_free_per_mib       [37 us, 306 ns]
+ *   host_alloc, host_alloc_per_mib   [600 us, 400 us]
+ *   host_free, host_free_per_mib     [50 us, 24800 ns]
+ *       an allocation costs base + per_mib for each MiB beyond the first,
+ *       so the pairs give 77 us (device) and 650 us (pinned) up to 1 MiB,
+ *       540 us and 218 ms at 512 MiB, as measured on the H200.
+ *   event_record [300 ns]  event_query [160 ns]  event_wait [210 ns]
+ *   event_sync [500 ns]    stream_sync [500 ns]  (host API costs; the two
+ *       syncs are estimates, the rest measured)
+ *   stream_create [2000 ns]  stream_destroy [1300 ns]  (3.3 us the pair)
+ *   capture_begin [2 us]   capture_node [1480 ns] (host cost per recorded op)
+ *   graph_instantiate [10 us] graph_instantiate_node [2430 ns]
+ *   graph_launch [5 us]
+ *   jitter_ppm             count [0]: each device duration d becomes
+ *                          d + d * r / 1e6, r uniform in [0, jitter_ppm]
+ *
+ * profiles/h200.profile is the built-in profile written out; a test checks
+ * that the two are equal.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "hal/hal.h"
+#include "sim/sim.h"
+
+#define KIB 1024ULL
+#define MIB (1024ULL * KIB)
+#define GIB (1024ULL * MIB)
+#define US 1000ULL
+#define MS (1000ULL * US)
+#define GBPS 1000000000ULL
+
+enum prof_unit { U_BYTES, U_TIME, U_BW, U_FLAG, U_COUNT, U_NAME };
+
+struct prof_key {
+	const char *key;
+	size_t off;
+	enum prof_unit unit;
+	bool required;
+};
+
+#define PK(k, field, unit, req) { k, offsetof(struct hc_sim_profile, field), unit, req }
+static const struct prof_key prof_keys[] = {
+	PK("name", name, U_NAME, true),
+	PK("total_memory", total_memory, U_BYTES, true),
+	PK("alignment", alignment, U_BYTES, true),
+	PK("integrated", integrated, U_FLAG, true),
+	PK("h2d_pinned_bw", h2d_pinned_bw, U_BW, true),
+	PK("h2d_pageable_bw", h2d_pageable_bw, U_BW, true),
+	PK("d2h_pinned_bw", d2h_pinned_bw, U_BW, true),
+	PK("d2h_pageable_bw", d2h_pageable_bw, U_BW, true),
+	PK("d2d_bw", d2d_bw, U_BW, true),
+	PK("h2d_pinned_latency", h2d_pinned_lat_ns, U_TIME, true),
+	PK("h2d_pageable_latency", h2d_pageable_lat_ns, U_TIME, true),
+	PK("d2h_pinned_latency", d2h_pinned_lat_ns, U_TIME, true),
+	PK("d2h_pageable_latency", d2h_pageable_lat_ns, U_TIME, true),
+	PK("d2d_latency", d2d_lat_ns, U_TIME, true),
+	PK("copy_call", copy_call_ns, U_TIME, false),
+	PK("launch_call", launch_call_ns, U_TIME, false),
+	PK("launch_overhead", launch_overhead_ns, U_TIME, false),
+	PK("kernel_default", kernel_default_ns, U_TIME, false),
+	PK("dev_alloc", dev_alloc_ns, U_TIME, false),
+	PK("dev_alloc_per_mib", dev_alloc_ns_per_mib, U_TIME, false),
+	PK("dev_free", dev_free_ns, U_TIME, false),
+	PK("dev_free_per_mib", dev_free_ns_per_mib, U_TIME, false),
+	PK("host_alloc", host_alloc_ns, U_TIME, false),
+	PK("host_alloc_per_mib", host_alloc_ns_per_mib, U_TIME, false),
+	PK("host_free", host_free_ns, U_TIME, false),
+	PK("host_free_per_mib", host_free_ns_per_mib, U_TIME, false),
+	PK("event_record", event_record_ns, U_TIME, false),
+	PK("event_query", event_query_ns, U_TIME, false),
+	PK("event_wait", event_wait_ns, U_TIME, false),
+	PK("event_sync", event_sync_ns, U_TIME, false),
+	PK("stream_create", stream_create_ns, U_TIME, false),
+	PK("stream_destroy", stream_destroy_ns, U_TIME, false),
+	PK("stream_sync", stream_sync_ns, U_TIME, false),
+	PK("capture_begin", capture_begin_ns, U_TIME, false),
+	PK("capture_node", capture_node_ns, U_TIME, false),
+	PK("graph_instantiate", graph_instantiate_ns, U_TIME, false),
+	PK("graph_instantiate_node", graph_instantiate_node_ns, U_TIME, false),
+	PK("graph_launch", graph_launch_ns, U_TIME, false),
+	PK("jitter_ppm", jitter_ppm, U_COUNT, false),
+};
+#define N_PROF_KEYS (sizeof(prof_keys) / sizeof(prof_keys[0]))
+
+struct prof_suffix {
+	const char *text;
+	uint64_t mult;
+};
+
+static const struct prof_suffix bytes_suffixes[] = {
+	{ "B", 1 }, { "KiB", KIB }, { "MiB", MIB }, { "GiB", GIB }, { "TiB", 1024 * GIB },
+	{ "kB", 1000ULL }, { "KB", 1000ULL }, { "MB", 1000000ULL }, { "GB", GBPS },
+	{ "TB", 1000 * GBPS }, { NULL, 0 },
+};
+static const struct prof_suffix time_suffixes[] = {
+	{ "ns", 1 }, { "us", US }, { "ms", MS }, { "s", 1000 * MS }, { NULL, 0 },
+};
+static const struct prof_suffix bw_suffixes[] = {
+	{ "B/s", 1 }, { "kB/s", 1000ULL }, { "KB/s", 1000ULL }, { "MB/s", 1000000ULL },
+	{ "GB/s", GBPS }, { "KiB/s", KIB }, { "MiB/s", MIB }, { "GiB/s", GIB }, { NULL, 0 },
+};
+
+/**
+ * hc_sim_profile_builtin - the built-in "NVIDIA H200 (simulated)" profile.
+ * @p: receives it (every byte written, padding zeroed).
+ *
+ * Context: any thread.  profiles/h200.profile holds the same figures.
+ */
+void hc_sim_profile_builtin(struct hc_sim_profile *p)
+{
+	memset(p, 0, sizeof(*p));
+	snprintf(p->name, sizeof(p->name), "%s", "NVIDIA H200 (simulated)");
+	p->total_memory = 143771 * MIB;
+	p->alignment = 256;
+	p->integrated = false;
+	p->h2d_pinned_bw = 55 * GBPS;
+	p->h2d_pageable_bw = 8 * GBPS;
+	p->d2h_pinned_bw = 55 * GBPS;
+	p->d2h_pageable_bw = 16 * GBPS;
+	p->d2d_bw = 2000 * GBPS;
+	p->h2d_pinned_lat_ns = 8 * US;
+	p->h2d_pageable_lat_ns = 10 * US;
+	p->d2h_pinned_lat_ns = 8 * US;
+	p->d2h_pageable_lat_ns = 10 * US;
+	p->d2d_lat_ns = 1 * US;
+	p->copy_call_ns = 1090;
+	p->launch_call_ns = 1090;
+	p->launch_overhead_ns = 500;
+	p->kernel_default_ns = 500;
+	p->dev_alloc_ns = 40 * US;
+	p->dev_alloc_ns_per_mib = 600;
+	p->dev_free_ns = 37 * US;
+	p->dev_free_ns_per_mib = 306;
+	p->host_alloc_ns = 600 * US;
+	p->host_alloc_ns_per_mib = 400 * US;
+	p->host_free_ns = 50 * US;
+	p->host_free_ns_per_mib = 24800;
+	p->event_record_ns = 300;
+	p->event_query_ns = 160;
+	p->event_wait_ns = 210;
+	p->event_sync_ns = 500;
+	p->stream_create_ns = 2000;
+	p->stream_destroy_ns = 1300;
+	p->stream_sync_ns = 500;
+	p->capture_begin_ns = 2 * US;
+	p->capture_node_ns = 1480;
+	p->graph_instantiate_ns = 10 * US;
+	p->graph_instantiate_node_ns = 2430;
+	p->graph_launch_ns = 5 * US;
+	p->jitter_ppm = 0;
+}
+
+static const struct prof_key *prof_find(const char *key, size_t len)
+{
+	for (size_t i = 0; i < N_PROF_KEYS; i++)
+		if (strlen(prof_keys[i].key) == len && memcmp(prof_keys[i].key, key, len) == 0)
+			return &prof_keys[i];
+	return NULL;
+}
+
+static const struct prof_suffix *prof_suffixes(enum prof_unit unit)
+{
+	switch (unit) {
+	case U_BYTES:
+		return bytes_suffixes;
+	case U_TIME:
+		return time_suffixes;
+	case U_BW:
+		return bw_suffixes;
+	default:
+		return NULL;
+	}
+}
+
+/* Parses an integer with an optional unit; false on anything else. */
+static bool prof_number(const char *v, size_t len, enum prof_unit unit, uint64_t *out,
+			const char **why)
+{
+	uint64_t n = 0;
+	size_t i = 0;
+
+	if (unit == U_FLAG) {
+		static const char *const yes[] = { "1", "yes", "true" }, *const no[] = { "0", "no", "false" };
+		for (size_t k = 0; k < 3; k++) {
+			if (strlen(yes[k]) == len && memcmp(v, yes[k], len) == 0)
+				return (*out = 1), true;
+			if (strlen(no[k]) == len && memcmp(v, no[k], len) == 0)
+				return (*out = 0), true;
+		}
+		*why = "expected 0, 1, yes, no, true or false";
+		return false;
+	}
+	if (len == 0 || !isdigit((unsigned char)v[0])) {
+		*why = v[0] == '-' ? "negative numbers are not allowed" : "expected a non-negative integer";
+		return false;
+	}
+	for (; i < len && isdigit((unsigned char)v[i]); i++) {
+		unsigned d = (unsigned)(v[i] - '0');
+		if (n > (UINT64_MAX - d) / 10) {
+			*why = "number out of range";
+			return false;
+		}
+		n = n * 10 + d;
+	}
+	while (i < len && (v[i] == ' ' || v[i] == '\t'))
+		i++;
+	if (i < len) {
+		const struct prof_suffix *s = prof_suffixes(unit);
+		size_t rest = len - i;
+		for (; s && s->text; s++)
+			if (strlen(s->text) == rest && memcmp(v + i, s->text, rest) == 0)
+				break;
+		if (!s || !s->text) {
+			*why = unit == U_COUNT ? "this key takes a plain integer" : "unknown unit";
+			return false;
+		}
+		if (n != 0 && s->mult > UINT64_MAX / n) {
+			*why = "number out of range";
+			return false;
+		}
+		n *= s->mult;
+	}
+	*out = n;
+	return true;
+}
+
+static bool prof_check(const struct prof_key *k, uint64_t n, const char **why)
+{
+	if (k->unit == U_BW && n == 0) {
+		*why = "a bandwidth must be greater than 0";
+		return false;
+	}
+	if (k->off == offsetof(struct hc_sim_profile, total_memory) && n == 0) {
+		*why = "total_memory must be greater than 0";
+		return false;
+	}
+	if (k->off == offsetof(struct hc_sim_profile, alignment) && (n == 0 || (n & (n - 1)) != 0)) {
+		*why = "alignment must be a power of two";
+		return false;
+	}
+	return true;
+}
+
+static void prof_store(struct hc_sim_profile *p, const struct prof_key *k, uint64_t n)
+{
+	char *base = (char *)p + k->off;
+	if (k->unit == U_FLAG)
+		*(bool *)base = n != 0;
+	else
+		memcpy(base, &n, sizeof(n));
+}
+
+/**
+ * hc_sim_profile_parse - parse profile text (the format at the top of this file).
+ * @text: NUL-terminated profile text.
+ * @origin: names @text in messages ("file.profile"); NULL gives "<string>".
+ * @out: receives the profile; written only on success.
+ *
+ * Keys not given keep the built-in value; required keys must be given.
+ * Context: any thread; a pure function of its arguments (fuzzing entry).
+ * Return: HC_OK, HC_ERR_INVALID (NULL @text or @out), HC_ERR_PARSE naming
+ * origin:line and the key.
+ */
+hc_status hc_sim_profile_parse(const char *text, const char *origin, struct hc_sim_profile *out)
+{
+	struct hc_sim_profile p;
+	bool seen[N_PROF_KEYS] = { false };
+	const char *line = text;
+	unsigned lineno = 0;
+
+	if (!text || !out)
+		return hc_hal_error(HC_ERR_INVALID, 0, NULL, "hc_sim_profile_parse: %s is NULL",
+				    text ? "out" : "text");
+	if (!origin)
+		origin = "<string>";
+	hc_sim_profile_builtin(&p);
+
+	while (*line) {
+		const char *end = strchr(line, '\n'), *hash, *eq, *k, *v;
+		size_t klen, vlen, llen;
+		const struct prof_key *key;
+		const char *why = NULL;
+		uint64_t n;
+
+		lineno++;
+		llen = end ? (size_t)(end - line) : strlen(line);
+		hash = memchr(line, '#', llen);
+		if (hash)
+			llen = (size_t)(hash - line);
+		k = line;
+		while (llen && isspace((unsigned char)*k))
+			k++, llen--;
+		while (llen && isspace((unsigned char)k[llen - 1]))
+			llen--;
+		if (llen == 0)
+			goto next;
+		eq = memchr(k, '=', llen);
+		if (!eq)
+			return hc_hal_error(HC_ERR_PARSE, 0, NULL, "%s:%u: expected 'key = value', got '%.*s'",
+					    origin, lineno, (int)(llen > 64 ? 64 : llen), k);
+		klen = (size_t)(eq - k);
+		while (klen && isspace((unsigned char)k[klen - 1]))
+			klen--;
+		v = eq + 1;
+		vlen = llen - (size_t)(v - k);
+		while (vlen && isspace((unsigned char)*v))
+			v++, vlen--;
+		if (klen == 0)
+			return hc_hal_error(HC_ERR_PARSE, 0, NULL, "%s:%u: missing key before '='",
+					    origin, lineno);
+		key = prof_find(k, klen);
+		if (!key)
+			return hc_hal_error(HC_ERR_PARSE, 0, NULL, "%s:%u: unknown key '%.*s'", origin,
+					    lineno, (int)(klen > 64 ? 64 : klen), k);
+		if (seen[key - prof_keys])
+			return hc_hal_error(HC_ERR_PARSE, 0, NULL, "%s:%u: key '%s' given twice", origin,
+					    lineno, key->key);
+		seen[key - prof_keys] = true;
+		if (vlen == 0)
+			return hc_hal_error(HC_ERR_PARSE, 0, NULL, "%s:%u: key '%s' has no value", origin,
+					    lineno, key->key);
+		if (key->unit == U_NAME) {
+			if (vlen >= 2 && v[0] == '"' && v[vlen - 1] == '"')
+				v++, vlen -= 2;
+			if (vlen == 0 || vlen >= sizeof(p.name))
+				return hc_hal_error(HC_ERR_PARSE, 0, NULL,
+						    "%s:%u: key 'name' must have 1 to %zu characters",
+						    origin, lineno, sizeof(p.name) - 1);
+			memset(p.name, 0, sizeof(p.name));
+			memcpy(p.name, v, vlen);
+			goto next;
+		}
+		if (!prof_number(v, vlen, key->unit, &n, &why) || !prof_check(key, n, &why))
+			return hc_hal_error(HC_ERR_PARSE, 0, NULL, "%s:%u: key '%s': %s: '%.*s'", origin,
+					    lineno, key->key, why, (int)(vlen > 64 ? 64 : vlen), v);
+		prof_store(&p, key, n);
+next:
+		if (!end)
+			break;
+		line = end + 1;
+	}
+	for (size_t i = 0; i < N_PROF_KEYS; i++)
+		if (prof_keys[i].required && !seen[i])
+			return hc_hal_error(HC_ERR_PARSE, 0, NULL, "%s: required key '%s' is missing",
+					    origin, prof_keys[i].key);
+	*out = p;
+	return HC_OK;
+}
+
+/**
+ * hc_sim_profile_load - read a profile file and parse it.
+ * @path: the file (at most 1 MiB).
+ * @out: receives the profile; written only on success.
+ *
+ * Context: any thread; reads the file.
+ * Return: HC_OK, HC_ERR_INVALID (NULL argument), HC_ERR_IO naming @path and
+ * the errno text, HC_ERR_PARSE (see hc_sim_profile_parse), HC_ERR_OOM.
+ */
+hc_status hc_sim_profile_load(const char *path, struct hc_sim_profile *out)
+{
+	FILE *f;
+	char *text;
+	long len;
+	size_t got;
+	hc_status st;
+	struct stat sb;
+
+	if (!path || !out)
+		return hc_hal_error(HC_ERR_INVALID, 0, NULL, "hc_sim_profile_load: %s is NULL",
+				    path ? "out" : "path");
+	f = fopen(path, "rb");
+	if (!f)
+		return hc_hal_error(HC_ERR_IO, errno, NULL, "cannot open profile '%s': %s", path,
+				    strerror(errno));
+	if (fstat(fileno(f), &sb) != 0) {
+		st = hc_hal_error(HC_ERR_IO, errno, NULL, "cannot read profile '%s': %s", path,
+				  strerror(errno));
+		goto out_close;
+	}
+	if (!S_ISREG(sb.st_mode)) {
+		st = hc_hal_error(HC_ERR_IO, 0, NULL, "cannot read profile '%s': %s", path,
+				  S_ISDIR(sb.st_mode) ? "Is a directory" : "not a regular file");
+		goto out_close;
+	}
+	if (fseek(f, 0, SEEK_END) != 0 || (len = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0) {
+		st = hc_hal_error(HC_ERR_IO, errno, NULL, "cannot read profile '%s': %s", path,
+				  strerror(errno));
+		goto out_close;
+	}
+	if (len > (1L << 20)) {
+		st = hc_hal_error(HC_ERR_PARSE, 0, NULL, "profile '%s' is larger than 1 MiB", path);
+		goto out_close;
+	}
+	text = malloc((size_t)len + 1);
+	if (!text) {
+		st = hc_hal_error(HC_ERR_OOM, 0, NULL, "no host memory to read profile '%s'", path);
+		goto out_close;
+	}
+	got = fread(text, 1, (size_t)len, f);
+	if (got != (size_t)len) {
+		st = hc_hal_error(HC_ERR_IO, errno, NULL, "cannot read profile '%s': %s", path,
+				  ferror(f) ? strerror(errno) : "short read");
+		goto out_free;
+	}
+	text[len] = '\0';
+	if (memchr(text, '\0', (size_t)len)) {
+		st = hc_hal_error(HC_ERR_PARSE, 0, NULL, "%s: contains a NUL byte", path);
+		goto out_free;
+	}
+	st = hc_sim_profile_parse(text, path, out);
+out_free:
+	free(text);
+out_close:
+	fclose(f);
+	return st;
+}

@@ -1,0 +1,9 @@
+# tests/sim.mk: the simulator backend's suite (tests/check_sim.c).
+if HAVE_CHECK
+check_PROGRAMS += tests/check_sim
+TESTS += tests/check_sim
+tests_check_sim_SOURCES = tests/check_sim.c
+tests_check_sim_CFLAGS = $(TEST_CFLAGS)
+tests_check_sim_CPPFLAGS = $(AM_CPPFLAGS) -DHC_TOP_SRCDIR='"$(abs_top_srcdir)"'
+tests_check_sim_LDADD = $(TEST_LDADD)
+endif
