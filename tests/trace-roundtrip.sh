@@ -65,8 +65,9 @@ grep -q "hipcore:call: .*{ fn = 9, stream = 7," "$tmp/text" || fail "call fn id 
 grep -q "hipcore:device_alloc: .*addr = 0x7F0000001000, size = 1048576" "$tmp/text" ||
 	fail "device_alloc hex address wrong"
 grep -q "hipcore:pool_reserve: .*page = 0, new_page = 1," "$tmp/text" || fail "pool_reserve bool wrong"
-npid=$(sed -n 's/.*vpid = \([0-9]*\).*/\1/p' "$tmp/text" | sort -u | wc -l)
-[ "$npid" -eq 1 ] || fail "events from $npid processes (want only the command's)"
+pid=$(sed -n 's/^trace_emit: pid //p' "$tmp/out")
+pids=$(sed -n 's/.*vpid = \([0-9]*\).*/\1/p' "$tmp/text" | sort -u | tr '\n' ' ')
+[ "$pids" = "$pid " ] || fail "events from vpids '$pids', want only the command's ($pid)"
 
 # 2. snapshot session
 "$driver" record -o "$tmp/s" --snapshot -- "$emit" 1 >/dev/null 2>"$tmp/err"
@@ -83,4 +84,48 @@ rc=$?
 [ $rc -eq 5 ] || fail "exit status $rc, want 5"
 grep -q "hipsim record: 0 events recorded" "$tmp/err" || fail "no-event run not reported: $(cat "$tmp/err")"
 check_daemons
-echo "PASS: $((rounds * nev)) events, snapshot $nev, exit status passed through"
+
+# 4. isolation and reuse of a running daemon: with a sessiond we started,
+# another traced process emitting during the recording is not recorded, and
+# hipsim record leaves the daemon running.
+ours=
+if [ -z "$before" ]; then
+	lttng-sessiond --daemonize --no-kernel >/dev/null 2>&1 || fail "cannot start lttng-sessiond"
+	ours=$(cat /var/run/lttng/lttng-sessiond.pid 2>/dev/null)
+fi
+stop_ours() {
+	[ -n "$ours" ] || return 0
+	kill "$ours" 2>/dev/null
+	i=0
+	while kill -0 "$ours" 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+	kill -9 "$ours" 2>/dev/null
+	ours=
+}
+trap 'stop_ours; rm -rf "$tmp"' EXIT
+running=$(pgrep -x lttng-sessiond | sort | tr '\n' ' ')
+"$emit" 2 700 >"$tmp/other" 2>&1 &
+other=$!
+"$driver" record -o "$tmp/i" -- "$emit" 1 1400 >"$tmp/out" 2>"$tmp/err"
+rc=$?
+wait $other
+[ $rc -eq 0 ] || fail "isolation record exited $rc: $(cat "$tmp/err")"
+[ "$(pgrep -x lttng-sessiond | sort | tr '\n' ' ')" = "$running" ] || fail "running daemon was stopped"
+pid=$(sed -n 's/^trace_emit: pid //p' "$tmp/out")
+pids=$(babeltrace2 "$tmp/i" 2>/dev/null | sed -n 's/.*vpid = \([0-9]*\).*/\1/p' | sort -u | tr '\n' ' ')
+[ "$pids" = "$pid " ] || fail "isolation: vpids '$pids' recorded, want only $pid (other was $other)"
+
+# 5. SIGINT while the command runs: forwarded, session destroyed, 130.
+"$driver" record -o "$tmp/c" -- sleep 30 >/dev/null 2>"$tmp/err" &
+rec=$!
+i=0
+until lttng list 2>/dev/null | grep -q "hipsim-$rec-" || [ $i -ge 100 ]; do sleep 0.1; i=$((i + 1)); done
+[ $i -lt 100 ] || fail "session hipsim-$rec-* never appeared"
+sleep 0.3	# let it pass from `lttng start` to waiting on the command
+kill -INT $rec
+wait $rec
+rc=$?
+[ $rc -eq 130 ] || fail "interrupted record exited $rc, want 130: $(cat "$tmp/err")"
+if lttng list 2>/dev/null | grep -q "hipsim-$rec-"; then fail "session left after SIGINT"; fi
+stop_ours
+check_daemons
+echo "PASS: $((rounds * nev)) events, snapshot $nev, exit status, isolation, SIGINT"

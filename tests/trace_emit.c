@@ -6,11 +6,15 @@
  * values derived from the round number r (0-based) so the script can
  * check them: alloc has buffer = 100 + r, size = 4096 * (r + 1); write has
  * property 2, offset 8 * r; call has fn = HC_TRACE_FN_memory_report;
- * failure has kind 3, n_causes r.  Exits 3 when the probe module did not
+ * failure has kind 3, n_causes r.  `trace_emit ROUNDS DELAY_MS` first sleeps
+ * DELAY_MS (to overlap with another recording in the isolation check).
+ * Prints its pid and the event count on stdout.  Exits 3 when the probe module did not
  * load (so nothing can be recorded), 77 when built --without-lttng.
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "trace/hipcore_trace.h"
 #ifdef HIPCORE_WITH_LTTNG
@@ -59,9 +63,12 @@ static void emit_round(uint64_t r)
 int main(int argc, char **argv)
 {
 	unsigned long rounds = argc > 1 ? strtoul(argv[1], NULL, 10) : 2;
+	unsigned long delay_ms = argc > 2 ? strtoul(argv[2], NULL, 10) : 0;
+	struct timespec delay = { (time_t)(delay_ms / 1000), (long)(delay_ms % 1000) * 1000000L };
 	unsigned long r;
 
 #ifndef HIPCORE_WITH_LTTNG
+	(void)delay;
 	fprintf(stderr, "trace_emit: built --without-lttng\n");
 	for (r = 0; r < rounds; r++)
 		emit_round(r);
@@ -72,9 +79,11 @@ int main(int argc, char **argv)
 			getenv("HIPCORE_LTTNG") ? getenv("HIPCORE_LTTNG") : "(unset)");
 		return 3;
 	}
+	if (delay_ms)
+		nanosleep(&delay, NULL);
 	for (r = 0; r < rounds; r++)
 		emit_round(r);
-	printf("trace_emit: %lu events\n", rounds * N_EVENTS);
+	printf("trace_emit: pid %ld\ntrace_emit: %lu events\n", (long)getpid(), rounds * N_EVENTS);
 	return 0;
 #endif
 }

@@ -13,7 +13,8 @@ libhipcore_internal_la_SOURCES += \
 	trace/hipcore_tp_define.c \
 	trace/hipcore_trace_load.h \
 	trace/hipcore_trace_load.c
-libhipcore_internal_la_CPPFLAGS += -DHIPCORE_LTTNG_MODULE='"$(pkglibdir)/libhipcore-lttng.so"'
+hc_lttng_module_define = -DHIPCORE_LTTNG_MODULE='"$(pkglibdir)/libhipcore-lttng.so"'
+libhipcore_internal_la_CPPFLAGS += $(hc_lttng_module_define)
 
 pkglib_LTLIBRARIES += libhipcore-lttng.la
 libhipcore_lttng_la_SOURCES = trace/hipcore_tp.c trace/hipcore_tp.h

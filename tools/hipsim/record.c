@@ -450,6 +450,9 @@ static void report(struct record *r)
 	}
 	fprintf(stderr, PROG ": %llu events recorded in %s, %llu discarded\n",
 		(unsigned long long)c.events, r->outdir, (unsigned long long)c.discarded);
+	if (!c.events)
+		fprintf(stderr, PROG ": no hipcore event: does the command use libhipcore, and is "
+				"libhipcore-lttng.so installed (or HIPCORE_LTTNG=/path/to/it set)?\n");
 	if (c.discarded)
 		fprintf(stderr, PROG ": warning: %llu events were discarded (buffers full)\n",
 			(unsigned long long)c.discarded);
@@ -525,7 +528,7 @@ int hipsim_record_main(int argc, char **argv)
 	if (opt && strcmp(opt, "0") == 0)
 		fprintf(stderr, PROG ": warning: HIPCORE_LTTNG=0 keeps libhipcore's tracepoints "
 				"off; nothing will be recorded\n");
-	r.errfd = mkstemp(errpath);
+	r.errfd = mkostemp(errpath, O_CLOEXEC);
 	if (r.errfd < 0) {
 		fprintf(stderr, PROG ": cannot create a temporary file: %s\n", strerror(errno));
 		return HIPSIM_RECORD_EXIT_SETUP;
