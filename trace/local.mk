@@ -31,3 +31,5 @@ tools_hipsim_libhipsim_record_la_SOURCES = \
 	tools/hipsim/record_count.c tools/hipsim/record_count.h
 tools_hipsim_libhipsim_record_la_CPPFLAGS = $(AM_CPPFLAGS) $(BABELTRACE2_CFLAGS)
 tools_hipsim_libhipsim_record_la_LIBADD = $(BABELTRACE2_LIBS)
+
+dist_doc_DATA += doc/trace-events.md
