@@ -1,6 +1,10 @@
 /*
  * hipcore_tp.h - the LTTng-UST provider "hipcore" (trace format version 1).
  *
+ * Read without LTTng too: a --without-lttng build defines
+ * HIPCORE_TP_NO_LTTNG and its own LTTNG_UST_* macros (hipcore_trace.h) to
+ * turn each event into a prototype that only type-checks call sites.
+ *
  * Private: never installed, included only by hipcore_tp.c (which creates
  * the probes of libhipcore-lttng.so), by hipcore_tp_define.c (the
  * tracepoint definitions inside libhipcore) and, through hipcore_trace.h,
@@ -33,7 +37,9 @@
 #define HIPCORE_TRACE_TP_H
 
 #include <stdint.h>
+#ifndef HIPCORE_TP_NO_LTTNG
 #include <lttng/tracepoint.h>
+#endif
 
 #define HC_TP_U64(name) lttng_ust_field_integer(uint64_t, name, name)
 #define HC_TP_U32(name) lttng_ust_field_integer(uint32_t, name, name)
@@ -186,4 +192,6 @@ LTTNG_UST_TRACEPOINT_EVENT(hipcore, taint,
 
 #endif /* HIPCORE_TRACE_TP_H */
 
+#ifndef HIPCORE_TP_NO_LTTNG
 #include <lttng/tracepoint-event.h>
+#endif

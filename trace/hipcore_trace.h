@@ -6,8 +6,9 @@
  * LTTng (HIPCORE_WITH_LTTNG), this is lttng_ust_tracepoint(): a load, a
  * test and a branch while no session records the event, and the arguments
  * are evaluated only when it does.  Built --without-lttng, it becomes a
- * dead `if (0)` call of a variadic no-op: the arguments are still parsed
- * and count as used, and nothing is emitted (verified with nm/objdump).
+ * dead `if (0)` call of an empty function with the event's prototype: the
+ * arguments are still type-checked and count as used, and nothing is
+ * emitted (verified with nm/objdump).
  *
  * Timing a public call: read the start clock only when the event is on,
  *
@@ -22,6 +23,9 @@
  * Public calls without an event of their own use the generic `call` event
  * with an id from HC_TRACE_FN_LIST (ids are part of trace format 1: append
  * only, never renumber).
+ *
+ * Needs clock_gettime(): compile with _GNU_SOURCE (the build's AM_CPPFLAGS)
+ * or _POSIX_C_SOURCE >= 199309L defined.
  */
 #ifndef HIPCORE_TRACE_HIPCORE_TRACE_H
 #define HIPCORE_TRACE_HIPCORE_TRACE_H
@@ -112,15 +116,49 @@ static inline uint64_t hc_trace_since_ns(uint64_t t0)
 
 #else /* !HIPCORE_WITH_LTTNG */
 
-static inline void hc_trace_nop_(int unused, ...)
-{
-	(void)unused;
-}
+/*
+ * Without LTTng the provider header is read once more with the LTTng
+ * macros redefined, so that each event becomes an empty static inline
+ * hc_trace_check_<event>() with the event's argument types.  HC_TRACE()
+ * calls it under `if (0)`: wrong arity or incompatible types fail to
+ * compile in this build too, and no code is emitted.
+ */
+#define HC_TP_NARGS_(...) \
+	HC_TP_NARGS_I_(__VA_ARGS__, 16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0)
+#define HC_TP_NARGS_I_(a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, \
+		       a16, n, ...) n
+#define HC_TP_CAT_(a, b) HC_TP_CAT_I_(a, b)
+#define HC_TP_CAT_I_(a, b) a##b
+#define HC_TP_PARAMS_(...) HC_TP_CAT_(HC_TP_P, HC_TP_NARGS_(__VA_ARGS__))(__VA_ARGS__)
+#define HC_TP_U_ __attribute__((unused))
+#define HC_TP_P2(t, a) t a HC_TP_U_
+#define HC_TP_P4(t, a, ...) t a HC_TP_U_, HC_TP_P2(__VA_ARGS__)
+#define HC_TP_P6(t, a, ...) t a HC_TP_U_, HC_TP_P4(__VA_ARGS__)
+#define HC_TP_P8(t, a, ...) t a HC_TP_U_, HC_TP_P6(__VA_ARGS__)
+#define HC_TP_P10(t, a, ...) t a HC_TP_U_, HC_TP_P8(__VA_ARGS__)
+#define HC_TP_P12(t, a, ...) t a HC_TP_U_, HC_TP_P10(__VA_ARGS__)
+#define HC_TP_P14(t, a, ...) t a HC_TP_U_, HC_TP_P12(__VA_ARGS__)
+#define HC_TP_P16(t, a, ...) t a HC_TP_U_, HC_TP_P14(__VA_ARGS__)
+
+#define HIPCORE_TP_NO_LTTNG
+#define LTTNG_UST_TP_ARGS(...) __VA_ARGS__
+#define LTTNG_UST_TP_FIELDS(...)
+#define LTTNG_UST_TRACEPOINT_EVENT(provider, name, args, fields) \
+	static inline void hc_trace_check_##name(HC_TP_PARAMS_(args)) {}
+#define LTTNG_UST_TRACEPOINT_EVENT_CLASS(provider, cls, args, fields)
+#define LTTNG_UST_TRACEPOINT_EVENT_INSTANCE(provider, cls, provider2, name, args) \
+	static inline void hc_trace_check_##name(HC_TP_PARAMS_(args)) {}
+#include "trace/hipcore_tp.h"
+#undef LTTNG_UST_TP_ARGS
+#undef LTTNG_UST_TP_FIELDS
+#undef LTTNG_UST_TRACEPOINT_EVENT
+#undef LTTNG_UST_TRACEPOINT_EVENT_CLASS
+#undef LTTNG_UST_TRACEPOINT_EVENT_INSTANCE
 
 #define HC_TRACE(event, ...) \
 	do { \
 		if (0) \
-			hc_trace_nop_(0, __VA_ARGS__); \
+			hc_trace_check_##event(__VA_ARGS__); \
 	} while (0)
 #define HC_TRACE_ENABLED(event) 0
 #define HC_TRACE_DO(event, ...) HC_TRACE(event, __VA_ARGS__)
