@@ -9,6 +9,8 @@
  *   idle_ns          with HC_TRACE(alloc, ...), probe module not loaded
  *                    (HIPCORE_LTTNG=0)
  *   idle_loaded_ns   with the module loaded, no session recording
+ *   idle_timed_ns    a timed call site (HC_TRACE_T0 + HC_TRACE with
+ *                    hc_trace_since_ns), module loaded, no session
  *   recording_ns     extra ns per recorded event over compiled_out_ns,
  *                    while `hipsim record` records this process (only when
  *                    lttng-sessiond is installed; needs the probe module)
@@ -52,6 +54,15 @@ __attribute__((noinline)) static void site_trace(uint64_t i)
 	__asm__ volatile("" : : "r"(i) : "memory");
 }
 
+/* A timed public call: HC_TRACE_T0 at entry, host_ns at the event. */
+__attribute__((noinline)) static void site_timed(uint64_t i)
+{
+	uint64_t t0 = HC_TRACE_T0(alloc);
+
+	__asm__ volatile("" : : "r"(i) : "memory");
+	HC_TRACE(alloc, 7, i, 4096, 0, hc_trace_since_ns(t0));
+}
+
 static double now_s(void)
 {
 	struct timespec ts;
@@ -78,12 +89,13 @@ static double best_ns(void (*fn)(uint64_t), unsigned long iters)
 	return best;
 }
 
-/* Child: prints "none trace" ns per call for its case. */
+/* Child: prints "none trace timed" ns per call for its case. */
 static int child(const char *which)
 {
 	unsigned long iters = strcmp(which, "record") == 0 ? REC_ITERS : ITERS;
 	double none = best_ns(site_none, iters);
 	double tp = best_ns(site_trace, iters);
+	double timed = strcmp(which, "record") == 0 ? 0 : best_ns(site_timed, iters);
 
 #ifdef HIPCORE_WITH_LTTNG
 	if (strcmp(which, "unloaded") != 0 && !hc_trace_provider_loaded()) {
@@ -91,12 +103,13 @@ static int child(const char *which)
 		return 3;
 	}
 #endif
-	printf("%.3f %.3f\n", none, tp);
+	printf("%.3f %.3f %.3f\n", none, tp, timed);
 	return 0;
 }
 
 /* Runs `self --child CASE` (under hipsim record for "record"); parses its output. */
-static int run_case(const char *self, const char *which, double *none, double *tp)
+static int run_case(const char *self, const char *which, double *none, double *tp,
+		    double *timed)
 {
 	int fds[2], status;
 	char buf[128] = "";
@@ -148,7 +161,7 @@ static int run_case(const char *self, const char *which, double *none, double *t
 	if (n <= 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
 		return -1;
 	buf[n] = '\0';
-	return sscanf(buf, "%lf %lf", none, tp) == 2 ? 0 : -1;
+	return sscanf(buf, "%lf %lf %lf", none, tp, timed) == 3 ? 0 : -1;
 }
 
 static void emit(const char *metric, double v, const char *peer, double peer_v)
@@ -159,30 +172,32 @@ static void emit(const char *metric, double v, const char *peer, double peer_v)
 
 int main(int argc, char **argv)
 {
-	double none, tp, none2, tp2;
+	double none, tp, timed, none2, tp2, timed2;
 
 	if (argc == 3 && strcmp(argv[1], "--child") == 0)
 		return child(argv[2]);
-	if (run_case(argv[0], "unloaded", &none, &tp)) {
+	if (run_case(argv[0], "unloaded", &none, &tp, &timed)) {
 		fprintf(stderr, "bench_trace: the idle case failed\n");
 		return 1;
 	}
 	emit("compiled_out_ns", none, "lttng-notes compiled out", 1.5);
 	emit("idle_ns", tp, "lttng-notes no session", 2.1);
 #ifdef HIPCORE_WITH_LTTNG
-	if (run_case(argv[0], "loaded", &none2, &tp2) == 0)
+	if (run_case(argv[0], "loaded", &none2, &tp2, &timed2) == 0) {
 		emit("idle_loaded_ns", tp2, "lttng-notes no session", 2.1);
-	else
+		emit("idle_timed_ns", timed2, "lttng-notes no session", 2.1);
+	} else
 		fprintf(stderr, "bench_trace: provider-loaded case failed (module %s)\n",
 			HC_BENCH_MODULE);
 	if (access("/usr/bin/lttng-sessiond", X_OK) == 0 &&
-	    run_case(argv[0], "record", &none2, &tp2) == 0)
+	    run_case(argv[0], "record", &none2, &tp2, &timed2) == 0)
 		emit("recording_ns", tp2 - none2, "lttng-notes recording", 90.0);
 	else
 		fprintf(stderr, "bench_trace: recording case skipped or failed\n");
 #else
 	(void)none2;
 	(void)tp2;
+	(void)timed2;
 	fprintf(stderr, "bench_trace: built --without-lttng; only the idle figures\n");
 #endif
 	return 0;
