@@ -134,6 +134,21 @@ START_TEST(unwritable_dir)
 }
 END_TEST
 
+START_TEST(nonempty_dir)
+{
+	char file[300];
+	const char *a[] = { "record", "-o", tmpdir, "--", "true", NULL };
+	int fd;
+
+	snprintf(file, sizeof(file), "%s/old-trace", tmpdir);
+	fd = open(file, O_WRONLY | O_CREAT, 0600);
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	ck_assert_int_eq(run(a), HIPSIM_RECORD_EXIT_SETUP);
+	ck_assert_err_has("is not empty");
+}
+END_TEST
+
 START_TEST(unwritable_dir_readonly_fs)
 {
 	const char *a[] = { "record", "-o", "/proc/hipsim-record-test", "--", "true", NULL };
@@ -154,6 +169,7 @@ START_TEST(command_not_found)
 	ck_assert_err_has("command not found: hipsim-no-such-command-xyz");
 	ck_assert_int_eq(run(a2), HIPSIM_RECORD_EXIT_NOTFOUND);
 	ck_assert_err_has("command not found: /nonexistent/bin/cmd");
+	ck_assert_int_ne(access(out, F_OK), 0); /* checked before creating DIR */
 }
 END_TEST
 
@@ -185,6 +201,7 @@ static Suite *make_record_suite(void)
 	tcase_add_test(tc, help);
 	tcase_add_test(tc, unwritable_dir);
 	tcase_add_test(tc, unwritable_dir_readonly_fs);
+	tcase_add_test(tc, nonempty_dir);
 	tcase_add_test(tc, command_not_found);
 	tcase_add_test(tc, lttng_missing);
 	suite_add_tcase(s, tc);

@@ -3,9 +3,9 @@
  *
  * The recipe is the one checked in reference/lttng-notes.md:
  *
- *  1. Check everything that can fail cheaply first: arguments, the output
- *     directory (created if missing, must be writable), the command
- *     (resolved on PATH), and the lttng and lttng-sessiond programs.
+ *  1. Check everything that can fail cheaply first: arguments, the command
+ *     (resolved on PATH), the output directory (created if missing, must be
+ *     writable and empty), and the lttng and lttng-sessiond programs.
  *  2. Reuse a running session daemon, or start `lttng-sessiond --daemonize
  *     --no-kernel` and remember its pid from the pid file: only that one is
  *     stopped at the end (SIGTERM, then SIGKILL after 10 s).
@@ -27,6 +27,7 @@
  * SIGTERM and SIGHUP are caught, forwarded to the command while it runs,
  * and end the setup early otherwise.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -162,7 +163,24 @@ static int parse_args(struct record *r, int argc, char **argv)
 	return 0;
 }
 
-/* Creates the output directory if needed; it must be a writable directory. */
+static bool dir_is_empty(const char *path)
+{
+	DIR *d = opendir(path);
+	struct dirent *e;
+	bool empty = true;
+
+	if (!d)
+		return false;
+	while (empty && (e = readdir(d)))
+		empty = strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0;
+	closedir(d);
+	return empty;
+}
+
+/*
+ * Creates the output directory if needed; it must be a writable, empty
+ * directory (a trace added to an older one would mix both at replay).
+ */
 static int prepare_outdir(struct record *r)
 {
 	struct stat st;
@@ -179,6 +197,10 @@ static int prepare_outdir(struct record *r)
 	if (access(r->outdir_arg, W_OK | X_OK) != 0) {
 		fprintf(stderr, PROG ": output directory '%s' is not writable: %s\n",
 			r->outdir_arg, strerror(errno));
+		return -1;
+	}
+	if (!dir_is_empty(r->outdir_arg)) {
+		fprintf(stderr, PROG ": output directory '%s' is not empty\n", r->outdir_arg);
 		return -1;
 	}
 	if (!realpath(r->outdir_arg, r->outdir)) {
@@ -512,12 +534,12 @@ int hipsim_record_main(int argc, char **argv)
 	rc = parse_args(&r, argc, argv);
 	if (rc)
 		return rc > 0 ? 0 : HIPSIM_RECORD_EXIT_USAGE;
-	if (prepare_outdir(&r))
-		return HIPSIM_RECORD_EXIT_SETUP;
 	if (!find_program(r.cmd[0], r.cmd_path, sizeof(r.cmd_path))) {
 		fprintf(stderr, PROG ": command not found: %s\n", r.cmd[0]);
 		return HIPSIM_RECORD_EXIT_NOTFOUND;
 	}
+	if (prepare_outdir(&r))
+		return HIPSIM_RECORD_EXIT_SETUP;
 	if (!find_program("lttng-sessiond", r.sessiond, sizeof(r.sessiond)) ||
 	    !find_program("lttng", r.lttng, sizeof(r.lttng))) {
 		fprintf(stderr, PROG ": lttng-sessiond or lttng not found on PATH "

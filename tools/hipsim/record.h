@@ -15,6 +15,7 @@
  * @argc: argument count, argv[0] being "record".
  * @argv: the arguments.
  *
+ * DIR is created if missing and must be an empty writable directory.
  * Starts lttng-sessiond when none runs (and stops only that one), records
  * hipcore:* for CMD's process alone into DIR, reports the event and
  * discarded-event counts on stderr.  CMD's stdin, stdout and stderr are
