@@ -105,6 +105,21 @@ START_TEST(bad_option)
 }
 END_TEST
 
+START_TEST(bad_provider)
+{
+	char out[300];
+	const char *a1[] = { "record", "-o", out, "--provider", "/nonexistent/p.so", "--",
+			     "true", NULL };
+	const char *a2[] = { "record", "-o", out, "--provider", NULL };
+
+	snprintf(out, sizeof(out), "%s/t", tmpdir);
+	ck_assert_int_eq(run(a1), HIPSIM_RECORD_EXIT_SETUP);
+	ck_assert_err_has("provider module '/nonexistent/p.so'");
+	ck_assert_int_eq(run(a2), HIPSIM_RECORD_EXIT_USAGE);
+	ck_assert_err_has("--provider needs a file");
+}
+END_TEST
+
 START_TEST(help)
 {
 	const char *a[] = { "record", "--help", NULL };
@@ -199,6 +214,7 @@ static Suite *make_record_suite(void)
 	tcase_add_test(tc, no_output);
 	tcase_add_test(tc, bad_option);
 	tcase_add_test(tc, help);
+	tcase_add_test(tc, bad_provider);
 	tcase_add_test(tc, unwritable_dir);
 	tcase_add_test(tc, unwritable_dir_readonly_fs);
 	tcase_add_test(tc, nonempty_dir);

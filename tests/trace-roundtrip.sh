@@ -30,10 +30,9 @@ check_daemons() {
 	[ "$after" = "$before" ] || fail "lttng-sessiond left behind: before '$before' after '$after'"
 }
 
-# 1. normal session
-HIPCORE_LTTNG=$(cd "$(dirname "$module")" && pwd)/libhipcore-lttng.so
-export HIPCORE_LTTNG
-"$driver" record -o "$tmp/t" -- "$emit" $rounds >"$tmp/out" 2>"$tmp/err"
+# 1. normal session, module given with --provider
+unset HIPCORE_LTTNG
+"$driver" record -o "$tmp/t" --provider "$module" -- "$emit" $rounds >"$tmp/out" 2>"$tmp/err"
 rc=$?
 cat "$tmp/err"
 [ $rc -eq 0 ] || fail "record exited $rc"
@@ -69,7 +68,9 @@ pid=$(sed -n 's/^trace_emit: pid //p' "$tmp/out")
 pids=$(sed -n 's/.*vpid = \([0-9]*\).*/\1/p' "$tmp/text" | sort -u | tr '\n' ' ')
 [ "$pids" = "$pid " ] || fail "events from vpids '$pids', want only the command's ($pid)"
 
-# 2. snapshot session
+# 2. snapshot session, module given with HIPCORE_LTTNG
+HIPCORE_LTTNG=$(cd "$(dirname "$module")" && pwd)/libhipcore-lttng.so
+export HIPCORE_LTTNG
 "$driver" record -o "$tmp/s" --snapshot -- "$emit" 1 >/dev/null 2>"$tmp/err"
 rc=$?
 cat "$tmp/err"

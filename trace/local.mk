@@ -29,7 +29,8 @@ noinst_LTLIBRARIES += tools/hipsim/libhipsim-record.la
 tools_hipsim_libhipsim_record_la_SOURCES = \
 	tools/hipsim/record.c tools/hipsim/record.h \
 	tools/hipsim/record_count.c tools/hipsim/record_count.h
-tools_hipsim_libhipsim_record_la_CPPFLAGS = $(AM_CPPFLAGS) $(BABELTRACE2_CFLAGS)
+tools_hipsim_libhipsim_record_la_CPPFLAGS = $(AM_CPPFLAGS) $(BABELTRACE2_CFLAGS) \
+	$(hc_lttng_module_define)
 tools_hipsim_libhipsim_record_la_LIBADD = $(BABELTRACE2_LIBS)
 
 dist_doc_DATA += doc/trace-events.md

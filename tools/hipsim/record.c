@@ -59,6 +59,8 @@ struct record {
 	const char *outdir_arg;	/* -o as given */
 	char outdir[PATH_MAX];	/* absolute */
 	bool snapshot;
+	const char *provider;	/* --provider: HIPCORE_LTTNG for the command */
+	char provider_abs[PATH_MAX];
 	char **cmd;		/* CMD ARGS..., NULL-terminated */
 	char cmd_path[PATH_MAX];
 	char lttng[PATH_MAX];
@@ -78,10 +80,12 @@ static void on_signal(int sig)
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: hipsim record -o DIR [--snapshot] -- CMD [ARGS...]\n"
+	fprintf(f, "usage: hipsim record -o DIR [--snapshot] [--provider SO] -- CMD [ARGS...]\n"
 		   "  Records CMD's hipcore:* LTTng events into DIR.\n"
-		   "  -o, --output DIR  trace directory (created if missing)\n"
-		   "  --snapshot        flight-recorder session; one snapshot at the end\n");
+		   "  -o, --output DIR  trace directory (created if missing; must be empty)\n"
+		   "  --snapshot        flight-recorder session; one snapshot at the end\n"
+		   "  --provider SO     probe module for CMD (sets HIPCORE_LTTNG=SO), e.g.\n"
+		   "                    a build tree's .libs/libhipcore-lttng.so\n");
 }
 
 /* Finds @name on PATH (or takes it as a path when it has a '/'). */
@@ -136,6 +140,14 @@ static int parse_args(struct record *r, int argc, char **argv)
 			r->outdir_arg = argv[++i];
 		} else if (strncmp(a, "--output=", 9) == 0) {
 			r->outdir_arg = a + 9;
+		} else if (strcmp(a, "--provider") == 0) {
+			if (i + 1 >= argc) {
+				fprintf(stderr, PROG ": --provider needs a file\n");
+				return -1;
+			}
+			r->provider = argv[++i];
+		} else if (strncmp(a, "--provider=", 11) == 0) {
+			r->provider = a + 11;
 		} else if (strcmp(a, "--snapshot") == 0) {
 			r->snapshot = true;
 		} else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
@@ -432,6 +444,8 @@ static pid_t fork_blocked(struct record *r, int *gate, const sigset_t *oldmask)
 		if (n != 1)
 			_exit(HIPSIM_RECORD_EXIT_SETUP); /* setup failed: do not run */
 		close(fds[0]);
+		if (r->provider && setenv("HIPCORE_LTTNG", r->provider_abs, 1) != 0)
+			_exit(HIPSIM_RECORD_EXIT_SETUP);
 		execv(r->cmd_path, r->cmd);
 		fprintf(stderr, PROG ": cannot execute '%s': %s\n", r->cmd[0], strerror(errno));
 		_exit(errno == ENOENT ? 127 : 126);
@@ -546,7 +560,16 @@ int hipsim_record_main(int argc, char **argv)
 				"(install lttng-tools)\n");
 		return HIPSIM_RECORD_EXIT_SETUP;
 	}
-	opt = getenv("HIPCORE_LTTNG");
+	if (r.provider && !realpath(r.provider, r.provider_abs)) {
+		fprintf(stderr, PROG ": provider module '%s': %s\n", r.provider, strerror(errno));
+		return HIPSIM_RECORD_EXIT_SETUP;
+	}
+	opt = r.provider ? r.provider_abs : getenv("HIPCORE_LTTNG");
+#ifdef HIPCORE_LTTNG_MODULE
+	if (!opt && access(HIPCORE_LTTNG_MODULE, R_OK) != 0)
+		fprintf(stderr, PROG ": warning: %s is not installed and HIPCORE_LTTNG is not set; "
+				"use --provider SO\n", HIPCORE_LTTNG_MODULE);
+#endif
 	if (opt && strcmp(opt, "0") == 0)
 		fprintf(stderr, PROG ": warning: HIPCORE_LTTNG=0 keeps libhipcore's tracepoints "
 				"off; nothing will be recorded\n");

@@ -11,11 +11,12 @@
 #define HIPSIM_RECORD_EXIT_NOTFOUND 127	/* the command does not exist */
 
 /**
- * hipsim_record_main() - `hipsim record -o DIR [--snapshot] -- CMD ARGS...`
+ * hipsim_record_main() - `hipsim record -o DIR [--snapshot] [--provider SO] -- CMD...`
  * @argc: argument count, argv[0] being "record".
  * @argv: the arguments.
  *
  * DIR is created if missing and must be an empty writable directory.
+ * --provider SO sets HIPCORE_LTTNG=SO (absolute) in CMD's environment only.
  * Starts lttng-sessiond when none runs (and stops only that one), records
  * hipcore:* for CMD's process alone into DIR, reports the event and
  * discarded-event counts on stderr.  CMD's stdin, stdout and stderr are
