@@ -12,3 +12,4 @@ tests_check_staging_CFLAGS = $(TEST_CFLAGS)
 tests_check_staging_LDADD = $(TEST_LDADD)
 endif
 include tests/sim.mk
+include tests/trace.mk

@@ -1,0 +1,31 @@
+# tests/trace.mk: LTTng round trip (trace_emit recorded by hipsim record)
+# and the argument/error paths of hipsim record.  trace-roundtrip.sh skips
+# (77) without lttng-sessiond or when built --without-lttng.
+check_PROGRAMS += tests/trace_emit tests/record_driver
+tests_trace_emit_SOURCES = tests/trace_emit.c
+tests_trace_emit_CPPFLAGS = $(AM_CPPFLAGS) $(LTTNG_UST_CFLAGS)
+tests_trace_emit_LDADD = libhipcore-internal.la
+tests_record_driver_SOURCES = tests/record_driver.c
+tests_record_driver_LDADD = tools/hipsim/libhipsim-record.la
+
+TESTS += tests/trace-roundtrip.sh
+EXTRA_DIST += tests/trace-roundtrip.sh tests/check_trace.c
+
+if HAVE_CHECK
+check_PROGRAMS += tests/check_record
+TESTS += tests/check_record
+tests_check_record_SOURCES = tests/check_record.c
+tests_check_record_CFLAGS = $(TEST_CFLAGS)
+tests_check_record_LDADD = tools/hipsim/libhipsim-record.la $(CHECK_LIBS)
+endif
+
+if HAVE_CHECK
+if HIPCORE_LTTNG
+check_PROGRAMS += tests/check_trace
+TESTS += tests/check_trace
+tests_check_trace_SOURCES = tests/check_trace.c
+tests_check_trace_CPPFLAGS = $(AM_CPPFLAGS) $(LTTNG_UST_CFLAGS) $(hc_lttng_module_define)
+tests_check_trace_CFLAGS = $(TEST_CFLAGS)
+tests_check_trace_LDADD = $(TEST_LDADD)
+endif
+endif
