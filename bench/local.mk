@@ -1,2 +1,3 @@
 EXTRA_DIST += bench/run-all
 include bench/trace.mk
+include bench/pools.mk

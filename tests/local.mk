@@ -13,3 +13,4 @@ tests_check_staging_LDADD = $(TEST_LDADD)
 endif
 include tests/sim.mk
 include tests/trace.mk
+include tests/pools.mk

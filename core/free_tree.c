@@ -1,0 +1,198 @@
+/*
+ * free_tree.c - an ordered set of free blocks with "leftmost block of at
+ * least N" in O(log n).
+ *
+ * A treap (binary search tree on the key, heap on a pseudo-random priority)
+ * keyed by the pair (k1, k2).  Each node keeps the largest val of its
+ * subtree, so the first node in key order whose val is at least N is found
+ * by one descent: go left while the left subtree can satisfy N, else take
+ * the node itself, else go right.  Priorities come from a per-tree xorshift
+ * generator, so the shape (and the cost) is the same on every run.
+ *
+ * The pools use it three ways: free runs of a sliced pool keyed by (page
+ * order, offset) with val = run size (first fit); free pages of an exclusive
+ * pool keyed by page order with val = page size; free slices of the direct
+ * and persistent pools keyed by (effective size, order) (exact-size lookup).
+ * Nodes are embedded in the slices and pages, so the tree allocates nothing.
+ */
+#include "core/pool_internal.h"
+
+static uint64_t node_max(const struct hc_tnode *n)
+{
+	return n ? n->max : 0;
+}
+
+static void pull(struct hc_tnode *n)
+{
+	uint64_t m = n->val;
+
+	if (node_max(n->l) > m)
+		m = node_max(n->l);
+	if (node_max(n->r) > m)
+		m = node_max(n->r);
+	n->max = m;
+}
+
+static int key_cmp(uint64_t a1, uint64_t a2, const struct hc_tnode *b)
+{
+	if (a1 != b->k1)
+		return a1 < b->k1 ? -1 : 1;
+	if (a2 != b->k2)
+		return a2 < b->k2 ? -1 : 1;
+	return 0;
+}
+
+static uint32_t next_prio(struct hc_tree *t)
+{
+	uint32_t x = t->seed ? t->seed : 0x9e3779b9u;
+
+	x ^= x << 13;
+	x ^= x >> 17;
+	x ^= x << 5;
+	t->seed = x;
+	return x;
+}
+
+/* Splits @n into keys < (k1, k2) and keys >= (k1, k2). */
+static void split(struct hc_tnode *n, uint64_t k1, uint64_t k2, struct hc_tnode **lo,
+		  struct hc_tnode **hi)
+{
+	if (!n) {
+		*lo = *hi = NULL;
+		return;
+	}
+	if (key_cmp(n->k1, n->k2, &(struct hc_tnode){ .k1 = k1, .k2 = k2 }) < 0) {
+		split(n->r, k1, k2, &n->r, hi);
+		*lo = n;
+	} else {
+		split(n->l, k1, k2, lo, &n->l);
+		*hi = n;
+	}
+	pull(n);
+}
+
+/* Joins two treaps where every key of @a precedes every key of @b. */
+static struct hc_tnode *join(struct hc_tnode *a, struct hc_tnode *b)
+{
+	if (!a)
+		return b;
+	if (!b)
+		return a;
+	if (a->prio > b->prio) {
+		a->r = join(a->r, b);
+		pull(a);
+		return a;
+	}
+	b->l = join(a, b->l);
+	pull(b);
+	return b;
+}
+
+static struct hc_tnode *insert_at(struct hc_tnode *n, struct hc_tnode *x)
+{
+	if (!n)
+		return x;
+	if (x->prio > n->prio) {
+		split(n, x->k1, x->k2, &x->l, &x->r);
+		pull(x);
+		return x;
+	}
+	if (key_cmp(x->k1, x->k2, n) < 0)
+		n->l = insert_at(n->l, x);
+	else
+		n->r = insert_at(n->r, x);
+	pull(n);
+	return n;
+}
+
+void hc_tree_insert(struct hc_tree *t, struct hc_tnode *x)
+{
+	x->l = x->r = NULL;
+	x->prio = next_prio(t);
+	x->max = x->val;
+	t->root = insert_at(t->root, x);
+	t->n++;
+}
+
+static struct hc_tnode *remove_at(struct hc_tnode *n, struct hc_tnode *x)
+{
+	int c;
+
+	if (!n)
+		return NULL;
+	if (n == x)
+		return join(n->l, n->r);
+	c = key_cmp(x->k1, x->k2, n);
+	if (c < 0)
+		n->l = remove_at(n->l, x);
+	else
+		n->r = remove_at(n->r, x);
+	pull(n);
+	return n;
+}
+
+void hc_tree_remove(struct hc_tree *t, struct hc_tnode *x)
+{
+	t->root = remove_at(t->root, x);
+	x->l = x->r = NULL;
+	t->n--;
+}
+
+struct hc_tnode *hc_tree_first_fit(const struct hc_tree *t, uint64_t need)
+{
+	struct hc_tnode *n = t->root;
+
+	if (!n || n->max < need)
+		return NULL;
+	for (;;) {
+		if (n->l && n->l->max >= need)
+			n = n->l;
+		else if (n->val >= need)
+			return n;
+		else
+			n = n->r; /* n->max >= need guarantees the right side fits */
+	}
+}
+
+struct hc_tnode *hc_tree_lower_bound(const struct hc_tree *t, uint64_t k1, uint64_t k2)
+{
+	struct hc_tnode *n = t->root, *best = NULL;
+
+	while (n) {
+		if (key_cmp(k1, k2, n) <= 0) {
+			best = n;
+			n = n->l;
+		} else {
+			n = n->r;
+		}
+	}
+	return best;
+}
+
+struct hc_tnode *hc_tree_first(const struct hc_tree *t)
+{
+	struct hc_tnode *n = t->root;
+
+	while (n && n->l)
+		n = n->l;
+	return n;
+}
+
+static void refresh_at(struct hc_tnode *n, struct hc_tnode *x)
+{
+	if (!n)
+		return;
+	if (n != x) {
+		if (key_cmp(x->k1, x->k2, n) < 0)
+			refresh_at(n->l, x);
+		else
+			refresh_at(n->r, x);
+	}
+	pull(n);
+}
+
+/* After @x's val changed, or its key moved without passing a neighbour's. */
+void hc_tree_refresh(struct hc_tree *t, struct hc_tnode *x)
+{
+	refresh_at(t->root, x);
+}

@@ -1,0 +1,779 @@
+/*
+ * memory_manager.c - routing between pools, modes, capture, usage, reports.
+ *
+ * A manager holds the dynamic pools of its layout, in routing order, and one
+ * persistent pool.  A reservation first counts itself and runs the periodic
+ * cleanup (only exclusive pools act on it; skipped while a capture is
+ * active).  In persistent mode (a window is open, or a capture is active) it
+ * goes to the persistent pool: exact-size reuse, else a new allocation.
+ * Otherwise the first pool that accepts the size is tried for reuse and
+ * then for a new page; only a capped pool that is full (HC_ERR_CAPACITY)
+ * lets the request go on to the next accepting pool, and the capacity error
+ * is what the caller sees if no pool behind takes it.  Any other failure
+ * (storage refused: HC_ERR_OOM) returns at once, unless a capacity error was
+ * already seen, which is then preferred.  No accepting pool: HC_ERR_TOO_BIG.
+ *
+ * Slices come from a slab of fixed chunks that is returned only by
+ * hc_mm_destroy, so a struct hc_slice pointer is always readable memory for
+ * the manager's life; a slice's id is set when it is handed out and cleared
+ * when it becomes free, so a reference to a freed, reused, merged or
+ * cleaned-up slice fails its identity check.  A slice is free when its
+ * owner released it and no pin holds it; pins model extra holders
+ * (cross-stream use in flight, a graph's retention) and count as use.
+ *
+ * Division: slab and helpers for the pools; create/destroy; reserve and
+ * routing; release, pins, lookups; cleanup and install; modes and capture;
+ * usage and report.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/internal.h"
+#include "core/pool_internal.h"
+
+#define SLAB_CHUNK 1024
+
+struct slab_chunk {
+	struct slab_chunk *next;
+	struct hc_slice slices[SLAB_CHUNK];
+};
+
+struct hc_mm {
+	struct hc_storage st;
+	uint64_t align, max_page_size;
+	struct hc_pool *pools;        /* dynamic pools, routing order */
+	size_t npools;
+	struct hc_pool persistent;
+	uint64_t next_id;             /* last identity handed out */
+	uint64_t alloc_nr;            /* reservations so far (periodic cleanup clock) */
+	uint32_t windows;             /* open persistent windows */
+	uint32_t saved_windows;       /* while capturing: windows to restore */
+	bool capture, priming;
+	struct hc_slice **touched;    /* capture: persistent slices handed out */
+	size_t ntouched, cap_touched;
+	struct slab_chunk *chunks;
+	struct hc_slice *spare;       /* free slice records */
+};
+
+/* ---- slab and helpers for the pools ---------------------------------- */
+
+struct hc_slice *hc_mm_slice_new(struct hc_mm *mm)
+{
+	struct hc_slice *s = mm->spare;
+
+	if (!s) {
+		struct slab_chunk *c = malloc(sizeof(*c));
+		size_t i;
+
+		if (!c)
+			return NULL;
+		c->next = mm->chunks;
+		mm->chunks = c;
+		for (i = SLAB_CHUNK; i-- > 0;) {
+			c->slices[i].slab_next = mm->spare;
+			c->slices[i].dead = true;
+			c->slices[i].id = 0;
+			mm->spare = &c->slices[i];
+		}
+		s = mm->spare;
+	}
+	mm->spare = s->slab_next;
+	memset(s, 0, sizeof(*s));
+	return s;
+}
+
+void hc_mm_slice_put(struct hc_mm *mm, struct hc_slice *s)
+{
+	s->id = 0;
+	s->dead = true;
+	s->owned = false;
+	s->pins = 0;
+	s->pool = NULL;
+	s->slab_next = mm->spare;
+	mm->spare = s;
+}
+
+hc_status hc_mm_storage_alloc(struct hc_mm *mm, uint64_t size, uint64_t *addr)
+{
+	hc_status st = mm->st.alloc(mm->st.ctx, size, addr);
+
+	if (st != HC_OK && st != HC_ERR_OOM)
+		return st;
+	if (st == HC_ERR_OOM)
+		return hc_fail(HC_ERR_OOM, "storage refused %llu B", (unsigned long long)size);
+	return HC_OK;
+}
+
+void hc_mm_storage_free(struct hc_mm *mm, uint64_t addr)
+{
+	(void)mm->st.free(mm->st.ctx, addr);
+}
+
+void hc_pool_mark_used(struct hc_pool *p, struct hc_slice *s, uint64_t size)
+{
+	s->owned = true;
+	p->use.number_allocs++;
+	p->use.bytes_in_use += s->size;
+	p->use.bytes_padding += s->padding;
+	if (s->page)
+		s->page->live++;
+	if (size > p->largest_alloc)
+		p->largest_alloc = size;
+}
+
+void hc_pool_mark_unused(struct hc_pool *p, struct hc_slice *s)
+{
+	p->use.number_allocs--;
+	p->use.bytes_in_use -= s->size;
+	p->use.bytes_padding -= s->padding;
+	if (s->page)
+		s->page->live--;
+}
+
+struct hc_page *hc_pool_page_new(struct hc_pool *p, uint64_t size, hc_status *st)
+{
+	struct hc_page *pg = calloc(1, sizeof(*pg));
+
+	if (!pg) {
+		*st = hc_fail(HC_ERR_OOM, "no host memory for a page record");
+		return NULL;
+	}
+	*st = hc_mm_storage_alloc(p->mm, size, &pg->addr);
+	if (*st != HC_OK) {
+		free(pg);
+		return NULL;
+	}
+	pg->size = size;
+	pg->seq = p->page_seq++;
+	pg->prev = p->tail;
+	if (p->tail)
+		p->tail->next = pg;
+	else
+		p->head = pg;
+	p->tail = pg;
+	p->use.bytes_reserved += size;
+	if (++p->npages > p->pages_peak)
+		p->pages_peak = p->npages;
+	return pg;
+}
+
+void hc_pool_page_drop(struct hc_pool *p, struct hc_page *pg)
+{
+	if (pg->prev)
+		pg->prev->next = pg->next;
+	else
+		p->head = pg->next;
+	if (pg->next)
+		pg->next->prev = pg->prev;
+	else
+		p->tail = pg->prev;
+	hc_mm_storage_free(p->mm, pg->addr);
+	p->use.bytes_reserved -= pg->size;
+	p->npages--;
+	free(pg);
+}
+
+/* ---- create / destroy ------------------------------------------------- */
+
+static void pool_destroy(struct hc_pool *p)
+{
+	switch (p->kind) {
+	case HC_POOL_SLICED:
+		hc_sliced_destroy(p);
+		break;
+	case HC_POOL_EXCLUSIVE:
+		hc_exclusive_destroy(p);
+		break;
+	case HC_POOL_DIRECT:
+		hc_direct_destroy(p);
+		break;
+	case HC_POOL_PERSISTENT:
+		hc_persistent_destroy(p);
+		break;
+	}
+}
+
+static void pools_destroy(struct hc_pool *pools, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		pool_destroy(&pools[i]);
+	free(pools);
+}
+
+static hc_status pools_build(struct hc_mm *mm, const struct hc_layout *layout,
+			     struct hc_pool **out, size_t *n_out)
+{
+	size_t i, n = hc_layout_count(layout);
+	struct hc_pool *pools;
+
+	if (n == 0 || n > HC_MM_MAX_POOLS)
+		return hc_fail(HC_ERR_INVALID, "a layout needs 1 to %u pools", HC_MM_MAX_POOLS);
+	pools = calloc(n, sizeof(*pools));
+	if (!pools)
+		return hc_fail(HC_ERR_OOM, "no host memory for %zu pools", n);
+	for (i = 0; i < n; i++) {
+		const hc_pool_spec *s = hc_layout_pool(layout, i);
+
+		pools[i].mm = mm;
+		switch (s->kind) {
+		case HC_POOL_SLICED:
+			hc_sliced_init(&pools[i], s, mm->align);
+			break;
+		case HC_POOL_EXCLUSIVE:
+			hc_exclusive_init(&pools[i], s, mm->align);
+			break;
+		case HC_POOL_DIRECT:
+			hc_direct_init(&pools[i], s, mm->align);
+			break;
+		default:
+			free(pools);
+			return hc_fail(HC_ERR_INVALID, "pool %zu: kind %d cannot appear in a layout",
+				       i, (int)s->kind);
+		}
+	}
+	*out = pools;
+	*n_out = n;
+	return HC_OK;
+}
+
+/**
+ * hc_mm_create - build a manager over @st with the pools of @layout.
+ * @layout: resolved layout; the manager copies what it needs.
+ * @p: alignment of every slice (0 means 1) and max_page_size (reports).
+ * @st: where pages come from; copied.
+ * Context: allocates host memory only; pages come on first use.
+ * Return: HC_OK and *@out; HC_ERR_INVALID for missing arguments;
+ * HC_ERR_OOM when host memory runs out.
+ */
+hc_status hc_mm_create(const struct hc_layout *layout, const struct hc_mm_props *p,
+		       const struct hc_storage *st, struct hc_mm **out)
+{
+	struct hc_mm *mm;
+	hc_status s;
+
+	if (!layout || !p || !st || !st->alloc || !st->free || !out)
+		return hc_fail(HC_ERR_INVALID, "layout, properties, storage callbacks and "
+					       "result must be non-NULL");
+	mm = calloc(1, sizeof(*mm));
+	if (!mm)
+		return hc_fail(HC_ERR_OOM, "no host memory for a memory manager");
+	mm->st = *st;
+	mm->align = p->alignment ? p->alignment : 1;
+	mm->max_page_size = p->max_page_size;
+	s = pools_build(mm, layout, &mm->pools, &mm->npools);
+	if (s != HC_OK)
+		goto err_free_mm;
+	mm->persistent.mm = mm;
+	hc_persistent_init(&mm->persistent, p->max_page_size, mm->align);
+	*out = mm;
+	return HC_OK;
+
+err_free_mm:
+	free(mm);
+	return s;
+}
+
+/**
+ * hc_mm_destroy - return every page to storage and free the manager.
+ * Every reference into it becomes meaningless (its memory is gone).
+ * Context: calls storage free once per page.  NULL is accepted.
+ */
+void hc_mm_destroy(struct hc_mm *mm)
+{
+	struct slab_chunk *c, *nx;
+
+	if (!mm)
+		return;
+	pools_destroy(mm->pools, mm->npools);
+	pool_destroy(&mm->persistent);
+	for (c = mm->chunks; c; c = nx) {
+		nx = c->next;
+		free(c);
+	}
+	free(mm->touched);
+	free(mm);
+}
+
+/* ---- reserve and routing ---------------------------------------------- */
+
+static bool pool_accepts(const struct hc_pool *p, uint64_t size)
+{
+	switch (p->kind) {
+	case HC_POOL_SLICED:
+		return hc_sliced_accept(p, size);
+	case HC_POOL_EXCLUSIVE:
+		return hc_exclusive_accept(p, size);
+	case HC_POOL_DIRECT:
+		return true;
+	default:
+		return false;
+	}
+}
+
+static struct hc_slice *pool_try_reserve(struct hc_pool *p, uint64_t size)
+{
+	switch (p->kind) {
+	case HC_POOL_SLICED:
+		return hc_sliced_try_reserve(p, size);
+	case HC_POOL_EXCLUSIVE:
+		return hc_exclusive_try_reserve(p, size);
+	case HC_POOL_DIRECT:
+		return hc_direct_try_reserve(p, size);
+	default:
+		return hc_persistent_try_reserve(p, size);
+	}
+}
+
+static hc_status pool_alloc(struct hc_pool *p, uint64_t size, struct hc_slice **s)
+{
+	switch (p->kind) {
+	case HC_POOL_SLICED:
+		return hc_sliced_alloc(p, size, s);
+	case HC_POOL_EXCLUSIVE:
+		return hc_exclusive_alloc(p, size, s);
+	case HC_POOL_DIRECT:
+		return hc_direct_alloc(p, size, s);
+	default:
+		return hc_persistent_alloc(p, size, s);
+	}
+}
+
+static hc_status touch(struct hc_mm *mm, struct hc_slice *s)
+{
+	if (!s->touched) {
+		if (mm->ntouched == mm->cap_touched) {
+			size_t cap = mm->cap_touched ? mm->cap_touched * 2 : 16;
+			struct hc_slice **t = realloc(mm->touched, cap * sizeof(*t));
+
+			if (!t)
+				return hc_fail(HC_ERR_OOM, "no host memory for the capture set");
+			mm->touched = t;
+			mm->cap_touched = cap;
+		}
+		mm->touched[mm->ntouched++] = s;
+		s->touched = true;
+	}
+	if (mm->priming && !s->primed) {
+		s->primed = true;
+		s->pins++;
+	}
+	return HC_OK;
+}
+
+static void become_free(struct hc_slice *s)
+{
+	struct hc_pool *p = s->pool;
+
+	hc_pool_mark_unused(p, s);
+	s->owned = false;
+	s->id = 0;
+	switch (p->kind) {
+	case HC_POOL_SLICED:
+		hc_sliced_on_free(p, s);
+		break;
+	case HC_POOL_EXCLUSIVE:
+		hc_exclusive_on_free(p, s);
+		break;
+	case HC_POOL_DIRECT:
+		hc_direct_on_free(p, s);
+		break;
+	case HC_POOL_PERSISTENT:
+		hc_persistent_on_free(p, s);
+		break;
+	}
+}
+
+static hc_status route(struct hc_mm *mm, uint64_t size, struct hc_slice **out)
+{
+	hc_status seen = HC_OK, st;
+	bool accepted = false;
+	size_t i;
+
+	for (i = 0; i < mm->npools; i++) {
+		struct hc_pool *p = &mm->pools[i];
+
+		if (!pool_accepts(p, size))
+			continue;
+		accepted = true;
+		*out = pool_try_reserve(p, size);
+		if (*out)
+			return HC_OK;
+		st = pool_alloc(p, size, out);
+		if (st == HC_OK)
+			return HC_OK;
+		if (st == HC_ERR_CAPACITY) {
+			p->capacity_warned = true; /* spill: the next accepting pool */
+			seen = st;
+			continue;
+		}
+		return seen != HC_OK ? seen : st;
+	}
+	if (seen != HC_OK)
+		return seen;
+	if (!accepted)
+		return hc_fail(HC_ERR_TOO_BIG, "no pool accepts %llu B", (unsigned long long)size);
+	return hc_fail(HC_ERR_TOO_BIG, "no pool could serve %llu B", (unsigned long long)size);
+}
+
+static void periodic_cleanup(struct hc_mm *mm)
+{
+	size_t i;
+
+	for (i = 0; i < mm->npools; i++)
+		if (mm->pools[i].kind == HC_POOL_EXCLUSIVE)
+			hc_exclusive_cleanup(&mm->pools[i], mm->alloc_nr, false);
+}
+
+/**
+ * hc_mm_reserve - reserve @size bytes.
+ * @out: the slice's reference; @addr: its address (page base + offset).
+ * Context: may call storage alloc (and free, for periodic or watermark
+ * reclaim, never while a capture is active).
+ * Return: HC_OK; HC_ERR_TOO_BIG when no pool accepts @size; HC_ERR_CAPACITY
+ * when a capped pool is full and no pool behind it takes the request;
+ * HC_ERR_OOM when storage refused (the caller may clean up and retry).
+ */
+hc_status hc_mm_reserve(struct hc_mm *mm, uint64_t size, struct hc_slice_ref *out,
+			uint64_t *addr)
+{
+	struct hc_slice *s = NULL;
+	hc_status st;
+
+	if (!mm || !out || !addr)
+		return hc_fail(HC_ERR_INVALID, "manager, reference and address must be non-NULL");
+	mm->alloc_nr++;
+	if (!mm->capture)
+		periodic_cleanup(mm);
+	if (hc_mm_persistent(mm)) {
+		s = hc_persistent_try_reserve(&mm->persistent, size);
+		if (!s) {
+			st = hc_persistent_alloc(&mm->persistent, size, &s);
+			if (st != HC_OK)
+				return st;
+		}
+		if (mm->capture && touch(mm, s) != HC_OK) {
+			hc_pool_mark_unused(s->pool, s);
+			s->owned = false;
+			hc_persistent_on_free(s->pool, s);
+			return HC_ERR_OOM;
+		}
+	} else {
+		st = route(mm, size, &s);
+		if (st != HC_OK)
+			return st;
+	}
+	s->id = ++mm->next_id;
+	out->slice = s;
+	out->id = s->id;
+	*addr = s->addr;
+	return HC_OK;
+}
+
+/* ---- release, pins, lookups ------------------------------------------- */
+
+static hc_status lookup(struct hc_mm *mm, struct hc_slice_ref ref, struct hc_slice **out)
+{
+	struct hc_slice *s = ref.slice;
+
+	if (!mm)
+		return hc_fail(HC_ERR_INVALID, "manager must be non-NULL");
+	if (!s || ref.id == 0 || s->dead || s->id != ref.id || !s->pool || s->pool->mm != mm)
+		return hc_fail(HC_ERR_STALE, "slice reference %llu is freed, reused or unknown",
+			       (unsigned long long)ref.id);
+	*out = s;
+	return HC_OK;
+}
+
+/**
+ * hc_mm_release - the owner gives the slice back.  It becomes reusable at
+ * once unless pins hold it, in which case it does when the last pin goes.
+ * Return: HC_OK; HC_ERR_STALE for a freed/reused ref or a second release.
+ */
+hc_status hc_mm_release(struct hc_mm *mm, struct hc_slice_ref ref)
+{
+	struct hc_slice *s = NULL;
+	hc_status st = lookup(mm, ref, &s);
+
+	if (st != HC_OK)
+		return st;
+	if (!s->owned)
+		return hc_fail(HC_ERR_STALE, "slice %llu was already released",
+			       (unsigned long long)ref.id);
+	if (s->pins) {
+		s->owned = false;
+		return HC_OK;
+	}
+	become_free(s);
+	return HC_OK;
+}
+
+hc_status hc_mm_address(struct hc_mm *mm, struct hc_slice_ref ref, uint64_t *addr,
+			uint64_t *size)
+{
+	struct hc_slice *s = NULL;
+	hc_status st = lookup(mm, ref, &s);
+
+	if (st != HC_OK)
+		return st;
+	if (addr)
+		*addr = s->addr;
+	if (size)
+		*size = s->size;
+	return HC_OK;
+}
+
+hc_status hc_mm_pin(struct hc_mm *mm, struct hc_slice_ref ref)
+{
+	struct hc_slice *s = NULL;
+	hc_status st = lookup(mm, ref, &s);
+
+	if (st != HC_OK)
+		return st;
+	if (s->pins == UINT32_MAX)
+		return hc_fail(HC_ERR_INVALID, "slice %llu has too many pins",
+			       (unsigned long long)ref.id);
+	s->pins++;
+	return HC_OK;
+}
+
+static void unpin(struct hc_slice *s)
+{
+	if (--s->pins == 0 && !s->owned)
+		become_free(s);
+}
+
+hc_status hc_mm_unpin(struct hc_mm *mm, struct hc_slice_ref ref)
+{
+	struct hc_slice *s = NULL;
+	hc_status st = lookup(mm, ref, &s);
+
+	if (st != HC_OK)
+		return st;
+	if (s->pins == 0)
+		return hc_fail(HC_ERR_INVALID, "slice %llu is not pinned",
+			       (unsigned long long)ref.id);
+	unpin(s);
+	return HC_OK;
+}
+
+/* ---- cleanup and install ---------------------------------------------- */
+
+static void pool_cleanup(struct hc_mm *mm, struct hc_pool *p, bool explicit_)
+{
+	switch (p->kind) {
+	case HC_POOL_SLICED:
+		hc_sliced_cleanup(p, explicit_);
+		break;
+	case HC_POOL_EXCLUSIVE:
+		hc_exclusive_cleanup(p, mm->alloc_nr, explicit_);
+		break;
+	case HC_POOL_DIRECT:
+		hc_direct_cleanup(p, explicit_);
+		break;
+	case HC_POOL_PERSISTENT:
+		hc_persistent_cleanup(p, explicit_);
+		break;
+	}
+}
+
+/**
+ * hc_mm_cleanup - periodic (@explicit_ false: exclusive pools' free-count
+ * check when due) or explicit (every empty page and free slice of every pool
+ * goes back to storage).  Does nothing while a capture is active.
+ * Context: calls storage free.  Return: HC_OK; HC_ERR_INVALID for NULL.
+ */
+hc_status hc_mm_cleanup(struct hc_mm *mm, bool explicit_)
+{
+	size_t i;
+
+	if (!mm)
+		return hc_fail(HC_ERR_INVALID, "manager must be non-NULL");
+	if (mm->capture)
+		return HC_OK;
+	pool_cleanup(mm, &mm->persistent, explicit_);
+	for (i = 0; i < mm->npools; i++)
+		pool_cleanup(mm, &mm->pools[i], explicit_);
+	return HC_OK;
+}
+
+/**
+ * hc_mm_install - explicit cleanup, then rebuild the dynamic pools from
+ * @layout if they hold nothing live.  The persistent pool is kept.
+ * Return: HC_OK; HC_ERR_IN_USE when dynamic pools still hold live slices
+ * (nothing changes); HC_ERR_STATE during a capture; HC_ERR_INVALID, HC_ERR_OOM.
+ */
+hc_status hc_mm_install(struct hc_mm *mm, const struct hc_layout *layout)
+{
+	struct hc_pool *pools;
+	uint64_t live = 0, bytes = 0;
+	size_t i, n;
+	hc_status st;
+
+	if (!mm || !layout)
+		return hc_fail(HC_ERR_INVALID, "manager and layout must be non-NULL");
+	if (mm->capture)
+		return hc_fail(HC_ERR_STATE, "pools cannot be rebuilt while a capture is active");
+	hc_mm_cleanup(mm, true);
+	for (i = 0; i < mm->npools; i++) {
+		live += mm->pools[i].use.number_allocs;
+		bytes += mm->pools[i].use.bytes_in_use;
+	}
+	if (live)
+		return hc_fail(HC_ERR_IN_USE, "dynamic pools hold %llu B in %llu live slices",
+			       (unsigned long long)bytes, (unsigned long long)live);
+	st = pools_build(mm, layout, &pools, &n);
+	if (st != HC_OK)
+		return st;
+	pools_destroy(mm->pools, mm->npools);
+	mm->pools = pools;
+	mm->npools = n;
+	return HC_OK;
+}
+
+/* ---- modes and capture -------------------------------------------------- */
+
+/* Persistent windows nest; during a capture they are recorded for later. */
+void hc_mm_mode_push_persistent(struct hc_mm *mm)
+{
+	uint32_t *w = mm->capture ? &mm->saved_windows : &mm->windows;
+
+	if (*w < UINT32_MAX)
+		(*w)++;
+}
+
+void hc_mm_mode_pop(struct hc_mm *mm)
+{
+	uint32_t *w = mm->capture ? &mm->saved_windows : &mm->windows;
+
+	if (*w)
+		(*w)--;
+}
+
+bool hc_mm_persistent(const struct hc_mm *mm)
+{
+	return mm->capture || mm->windows > 0;
+}
+
+/* Saves the mode, forces persistent, starts the touched set with priming on.
+ * Re-entrant: a second call changes nothing. */
+void hc_mm_capture_begin(struct hc_mm *mm)
+{
+	if (mm->capture)
+		return;
+	mm->capture = true;
+	mm->priming = true;
+	mm->saved_windows = mm->windows;
+	mm->ntouched = 0;
+}
+
+/* The slices warm-up retained become free (and stay in the pool). */
+void hc_mm_capture_priming_end(struct hc_mm *mm)
+{
+	size_t i;
+
+	mm->priming = false;
+	for (i = 0; i < mm->ntouched; i++) {
+		struct hc_slice *s = mm->touched[i];
+
+		if (s->primed) {
+			s->primed = false;
+			unpin(s);
+		}
+	}
+}
+
+/**
+ * hc_mm_capture_end - restore the mode and pin exactly the persistent slices
+ * the capture touched.  *@retained (free() it) holds one reference per such
+ * slice; the caller unpins each when the graph is destroyed.
+ * Return: HC_OK; HC_ERR_STATE when no capture is active; HC_ERR_OOM.
+ */
+hc_status hc_mm_capture_end(struct hc_mm *mm, struct hc_slice_ref **retained, size_t *n)
+{
+	struct hc_slice_ref *refs = NULL;
+	size_t i;
+
+	if (!mm || !retained || !n)
+		return hc_fail(HC_ERR_INVALID, "manager and results must be non-NULL");
+	if (!mm->capture)
+		return hc_fail(HC_ERR_STATE, "no capture is active");
+	if (mm->ntouched) {
+		refs = malloc(mm->ntouched * sizeof(*refs));
+		if (!refs)
+			return hc_fail(HC_ERR_OOM, "no host memory for %zu retained slices",
+				       mm->ntouched);
+	}
+	hc_mm_capture_priming_end(mm);
+	for (i = 0; i < mm->ntouched; i++) {
+		struct hc_slice *s = mm->touched[i];
+
+		if (!s->owned && s->pins == 0) {
+			hc_persistent_take(s->pool, s);
+			s->owned = false;
+			s->id = ++mm->next_id;
+		}
+		s->pins++;
+		s->touched = false;
+		refs[i].slice = s;
+		refs[i].id = s->id;
+	}
+	*retained = refs;
+	*n = mm->ntouched;
+	mm->ntouched = 0;
+	mm->capture = false;
+	mm->windows = mm->saved_windows;
+	return HC_OK;
+}
+
+bool hc_mm_capture_active(const struct hc_mm *mm)
+{
+	return mm->capture;
+}
+
+/* ---- usage and report --------------------------------------------------- */
+
+static void usage_add(hc_memory_usage *a, const hc_memory_usage *b)
+{
+	a->number_allocs += b->number_allocs;
+	a->bytes_in_use += b->bytes_in_use;
+	a->bytes_padding += b->bytes_padding;
+	a->bytes_reserved += b->bytes_reserved;
+}
+
+void hc_mm_usage(const struct hc_mm *mm, hc_memory_usage *out)
+{
+	size_t i;
+
+	memset(out, 0, sizeof(*out));
+	for (i = 0; i < mm->npools; i++)
+		usage_add(out, &mm->pools[i].use);
+	usage_add(out, &mm->persistent.use);
+}
+
+static void report_one(const struct hc_pool *p, uint32_t index, hc_pool_report_fn fn, void *arg)
+{
+	hc_pool_report r;
+
+	memset(&r, 0, sizeof(r));
+	r.index = index;
+	r.kind = p->kind;
+	r.spec = p->spec;
+	r.spec.kind = p->kind;
+	r.usage = p->use;
+	r.pages = p->npages;
+	r.pages_peak = p->pages_peak;
+	r.largest_alloc = p->largest_alloc;
+	fn(&r, arg);
+}
+
+/* Dynamic pools in routing order, then the persistent pool. */
+void hc_mm_report(const struct hc_mm *mm, hc_pool_report_fn fn, void *arg)
+{
+	size_t i;
+
+	for (i = 0; i < mm->npools; i++)
+		report_one(&mm->pools[i], (uint32_t)i, fn, arg);
+	report_one(&mm->persistent, (uint32_t)mm->npools, fn, arg);
+}

@@ -1,0 +1,108 @@
+/*
+ * pool.h - the memory manager: pools of pages carved into slices.
+ *
+ * A memory manager (struct hc_mm) owns an ordered list of dynamic pools and
+ * one persistent pool.  Pages come from a storage (device memory or pinned
+ * host memory) through two callbacks, so this module knows nothing about
+ * streams or devices; the stream that owns a manager serialises its calls.
+ *
+ * A reservation returns a struct hc_slice_ref: a pointer to a slice struct
+ * that stays valid memory for the manager's whole life (slices come from a
+ * slab that is only returned at hc_mm_destroy) plus the identity the slice
+ * had when it was handed out.  Every lookup compares the two, so a freed,
+ * reused or destroyed slice reports HC_ERR_STALE and is never misread.
+ *
+ * Observable behaviour is upstream CubeCL's (reference/cubecl-semantics.md
+ * section a): deterministic first-fit placement, the near-page 20% rule,
+ * caps with spill, the exclusive pool's running average and periodic
+ * deallocation, the direct pool's reclaim watermark, persistent windows.
+ */
+#ifndef HIPCORE_CORE_POOL_H
+#define HIPCORE_CORE_POOL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hipcore/hipcore.h"
+
+/* Where pages come from.  @alloc returns HC_ERR_OOM when it is refused. */
+struct hc_storage {
+	hc_status (*alloc)(void *ctx, uint64_t size, uint64_t *addr);
+	hc_status (*free)(void *ctx, uint64_t addr);
+	void *ctx;
+};
+
+/* Device figures the presets are sized from. */
+struct hc_mm_props {
+	uint64_t max_page_size; /* total device memory / 4 */
+	uint64_t alignment;     /* 0 is treated as 1 */
+};
+
+struct hc_slice;  /* opaque; stable memory for the manager's life */
+struct hc_layout; /* a validated, resolved pool list */
+struct hc_mm;
+
+/* An identity-checked reference to a slice.  id 0 never names a slice. */
+struct hc_slice_ref {
+	struct hc_slice *slice;
+	uint64_t id;
+};
+
+/* Most dynamic pools a layout may hold (upstream: 255 is the persistent sentinel). */
+#define HC_MM_MAX_POOLS 254u
+/* Most pages a capped sliced pool may hold (upstream's u16 page index). */
+#define HC_MM_MAX_PAGES 65535u
+
+/* layout.c */
+
+/*
+ * hc_layout_resolve - validate @in and resolve it against @p.
+ * Presets become their pool lists (SubSlices ladder, ExclusivePages buckets;
+ * HC_LAYOUT_DEFAULT is SubSlices).  Explicit sizes are rounded up to the
+ * alignment and max_slice_size defaults to the page size.
+ * Context: pure; never blocks.
+ * Return: HC_OK and *@out (free with hc_layout_free); HC_ERR_INVALID with
+ * upstream's PoolConfigError message for a bad layout.
+ */
+hc_status hc_layout_resolve(const hc_pool_layout *in, const struct hc_mm_props *p,
+			    struct hc_layout **out);
+/*
+ * hc_layout_custom - take @n specs verbatim (upstream's Custom configuration,
+ * no rounding and no validation beyond kind and count).  Lets a caller or a
+ * test build pools that validation would reject, e.g. a cap below the page.
+ * Return: HC_OK; HC_ERR_INVALID for a NULL list, no pools, too many pools
+ * or an unknown kind.
+ */
+hc_status hc_layout_custom(const hc_pool_spec *specs, size_t n, struct hc_layout **out);
+void hc_layout_free(struct hc_layout *layout);
+size_t hc_layout_count(const struct hc_layout *layout);
+const hc_pool_spec *hc_layout_pool(const struct hc_layout *layout, size_t i);
+
+/* memory_manager.c */
+
+hc_status hc_mm_create(const struct hc_layout *layout, const struct hc_mm_props *p,
+		       const struct hc_storage *st, struct hc_mm **out);
+void hc_mm_destroy(struct hc_mm *mm);
+hc_status hc_mm_reserve(struct hc_mm *mm, uint64_t size, struct hc_slice_ref *out,
+			uint64_t *addr);
+hc_status hc_mm_release(struct hc_mm *mm, struct hc_slice_ref ref);
+hc_status hc_mm_address(struct hc_mm *mm, struct hc_slice_ref ref, uint64_t *addr,
+			uint64_t *size);
+hc_status hc_mm_pin(struct hc_mm *mm, struct hc_slice_ref ref);
+hc_status hc_mm_unpin(struct hc_mm *mm, struct hc_slice_ref ref);
+hc_status hc_mm_cleanup(struct hc_mm *mm, bool explicit_);
+hc_status hc_mm_install(struct hc_mm *mm, const struct hc_layout *layout);
+void hc_mm_mode_push_persistent(struct hc_mm *mm);
+void hc_mm_mode_pop(struct hc_mm *mm);
+bool hc_mm_persistent(const struct hc_mm *mm);
+void hc_mm_usage(const struct hc_mm *mm, hc_memory_usage *out);
+void hc_mm_report(const struct hc_mm *mm, hc_pool_report_fn fn, void *arg);
+
+/* Graph capture support (DESIGN 4.8, reference section d). */
+void hc_mm_capture_begin(struct hc_mm *mm);
+void hc_mm_capture_priming_end(struct hc_mm *mm);
+hc_status hc_mm_capture_end(struct hc_mm *mm, struct hc_slice_ref **retained, size_t *n);
+bool hc_mm_capture_active(const struct hc_mm *mm);
+
+#endif /* HIPCORE_CORE_POOL_H */

@@ -1,0 +1,155 @@
+/*
+ * pool_direct.c - one storage allocation per slice, exact-size reuse.
+ *
+ * Every slice owns an allocation of exactly its effective size (size plus
+ * alignment padding), so the only waste is padding.  A free slice is reused
+ * only by a request of the same effective size: the free slices sit in a
+ * tree keyed by (effective size, slot index), and the lowest slot of that
+ * size wins.  Slots are indices into a table; a released slot becomes a
+ * vacancy that the next new slice takes (last vacated first), as upstream.
+ *
+ * reclaim_at is a watermark, not a budget: before a new allocation that
+ * would take the reserved bytes above it, free slices are released in slot
+ * order until the new allocation fits under it or nothing free is left, and
+ * the allocation goes ahead either way.  That walk only runs on the path
+ * that calls storage anyway.  An explicit cleanup releases every free slice.
+ *
+ * "pages" in reports counts live slots (allocations held from storage).
+ */
+#include <stdlib.h>
+
+#include "core/internal.h"
+#include "core/pool_internal.h"
+
+void hc_direct_init(struct hc_pool *p, const hc_pool_spec *spec, uint64_t align)
+{
+	p->kind = HC_POOL_DIRECT;
+	p->align = align;
+	p->spec = *spec;
+}
+
+struct hc_slice *hc_direct_try_reserve(struct hc_pool *p, uint64_t size)
+{
+	uint64_t eff = size + hc_pad(size, p->align);
+	struct hc_tnode *n = hc_tree_lower_bound(&p->by_size, eff, 0);
+	struct hc_slice *s;
+
+	if (!n || n->k1 != eff)
+		return NULL;
+	s = (struct hc_slice *)n;
+	hc_tree_remove(&p->by_size, n);
+	s->in_tree = false;
+	s->size = size;
+	s->padding = eff - size;
+	hc_pool_mark_used(p, s, size);
+	return s;
+}
+
+static void slot_release(struct hc_pool *p, uint64_t i)
+{
+	struct hc_slice *s = p->slots[i];
+
+	if (s->in_tree)
+		hc_tree_remove(&p->by_size, &s->node);
+	hc_mm_storage_free(p->mm, s->addr);
+	p->use.bytes_reserved -= s->span;
+	p->npages--;
+	p->slots[i] = NULL;
+	p->vacant[p->nvacant++] = i;
+	hc_mm_slice_put(p->mm, s);
+}
+
+/* Makes room for one more slot index and one more vacancy. */
+static hc_status slots_grow(struct hc_pool *p)
+{
+	if (p->nslots == p->cap_slots) {
+		uint64_t cap = p->cap_slots ? p->cap_slots * 2 : 16;
+		struct hc_slice **ns = realloc(p->slots, cap * sizeof(*ns));
+		uint64_t *nv;
+
+		if (!ns)
+			return hc_fail(HC_ERR_OOM, "no host memory for the slot table");
+		p->slots = ns;
+		nv = realloc(p->vacant, cap * sizeof(*nv));
+		if (!nv)
+			return hc_fail(HC_ERR_OOM, "no host memory for the slot table");
+		p->vacant = nv;
+		p->cap_slots = cap;
+	}
+	return HC_OK;
+}
+
+hc_status hc_direct_alloc(struct hc_pool *p, uint64_t size, struct hc_slice **out)
+{
+	uint64_t pad = hc_pad(size, p->align), eff = size + pad, reclaim = p->spec.reclaim_at;
+	uint64_t i, addr;
+	struct hc_slice *s;
+	hc_status st;
+
+	if (eff < size)
+		return hc_fail(HC_ERR_TOO_BIG, "%llu B overflow when aligned",
+			       (unsigned long long)size);
+	for (i = 0; reclaim && i < p->nslots && p->use.bytes_reserved + eff > reclaim; i++) {
+		if (p->slots[i] && p->slots[i]->in_tree)
+			slot_release(p, i);
+	}
+	st = slots_grow(p);
+	if (st != HC_OK)
+		return st;
+	s = hc_mm_slice_new(p->mm);
+	if (!s)
+		return hc_fail(HC_ERR_OOM, "no host memory for a slice record");
+	st = hc_mm_storage_alloc(p->mm, eff, &addr);
+	if (st != HC_OK) {
+		hc_mm_slice_put(p->mm, s);
+		return st;
+	}
+	i = p->nvacant ? p->vacant[--p->nvacant] : p->nslots++;
+	p->slots[i] = s;
+	s->pool = p;
+	s->seq = i;
+	s->span = eff;
+	s->addr = addr;
+	s->size = size;
+	s->padding = pad;
+	p->use.bytes_reserved += eff;
+	if (++p->npages > p->pages_peak)
+		p->pages_peak = p->npages;
+	hc_pool_mark_used(p, s, size);
+	*out = s;
+	return HC_OK;
+}
+
+void hc_direct_on_free(struct hc_pool *p, struct hc_slice *s)
+{
+	s->node.k1 = s->span;
+	s->node.k2 = s->seq;
+	s->node.val = 0;
+	hc_tree_insert(&p->by_size, &s->node);
+	s->in_tree = true;
+}
+
+void hc_direct_cleanup(struct hc_pool *p, bool explicit_)
+{
+	uint64_t i;
+
+	if (!explicit_)
+		return;
+	for (i = 0; i < p->nslots; i++)
+		if (p->slots[i] && p->slots[i]->in_tree)
+			slot_release(p, i);
+}
+
+void hc_direct_destroy(struct hc_pool *p)
+{
+	uint64_t i;
+
+	for (i = 0; i < p->nslots; i++)
+		if (p->slots[i])
+			slot_release(p, i);
+	free(p->slots);
+	free(p->vacant);
+	p->slots = NULL;
+	p->vacant = NULL;
+	p->nslots = p->cap_slots = p->nvacant = 0;
+}

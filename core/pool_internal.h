@@ -1,0 +1,153 @@
+/*
+ * pool_internal.h - what the pool files share: the free tree, slices, pages
+ * and the per-kind pool operations.  Only core/pool_*.c, core/free_tree.c
+ * and core/memory_manager.c include it.
+ *
+ * Glossary: a *page* is one storage allocation; a *slice* is a byte range of
+ * a page (sliced pools hold many per page, the other kinds exactly one); a
+ * slice is *free* when no owner holds it and its pin count is zero.
+ */
+#ifndef HIPCORE_CORE_POOL_INTERNAL_H
+#define HIPCORE_CORE_POOL_INTERNAL_H
+
+#include "core/pool.h"
+
+/* free_tree.c: a treap ordered by (k1, k2) with subtree max of val. */
+struct hc_tnode {
+	struct hc_tnode *l, *r;
+	uint64_t k1, k2; /* order key */
+	uint64_t val;    /* searched by hc_tree_first_fit */
+	uint64_t max;    /* max val in this subtree */
+	uint32_t prio;
+};
+
+struct hc_tree {
+	struct hc_tnode *root;
+	uint64_t n;
+	uint32_t seed;
+};
+
+void hc_tree_insert(struct hc_tree *t, struct hc_tnode *x);
+void hc_tree_remove(struct hc_tree *t, struct hc_tnode *x);
+struct hc_tnode *hc_tree_first_fit(const struct hc_tree *t, uint64_t need);
+struct hc_tnode *hc_tree_lower_bound(const struct hc_tree *t, uint64_t k1, uint64_t k2);
+struct hc_tnode *hc_tree_first(const struct hc_tree *t);
+void hc_tree_refresh(struct hc_tree *t, struct hc_tnode *x);
+
+struct hc_pool;
+struct hc_page;
+
+/* One slice.  Lives in the manager's slab; @id is 0 while nobody may name it. */
+struct hc_slice {
+	struct hc_tnode node;      /* in the pool's free structure while free */
+	uint64_t id;               /* identity handed out; 0 = free or dead */
+	uint64_t addr;             /* page base + offset (or own allocation) */
+	uint64_t offset;           /* within its page */
+	uint64_t size;             /* recorded size: requested bytes, or a free run */
+	uint64_t padding;          /* (align - size % align) % align while in use */
+	struct hc_slice *prev;     /* sliced: neighbours in page order */
+	struct hc_slice *next;
+	struct hc_page *page;      /* sliced/exclusive: owning page */
+	struct hc_pool *pool;
+	uint64_t seq;              /* direct: slot index; persistent: creation order */
+	uint64_t span;             /* direct/persistent: bytes of its own allocation */
+	uint32_t pins;
+	bool owned;
+	bool in_tree;
+	bool touched;              /* capture: already in the touched list */
+	bool primed;               /* capture: pinned by priming */
+	bool dead;                 /* on the slab free list */
+	struct hc_slice *slab_next;
+};
+
+struct hc_page {
+	uint64_t addr, size;
+	uint64_t seq;              /* creation order; page order key */
+	uint64_t live;             /* non-free slices on the page */
+	struct hc_slice *first;    /* slices in offset order */
+	struct hc_page *prev, *next;
+	/* exclusive pool */
+	uint64_t alloc_size;
+	uint32_t free_count;
+	uint64_t fc_class;         /* ring slot while free */
+};
+
+struct hc_mm_core; /* the parts of hc_mm a pool may use */
+
+struct hc_pool {
+	hc_pool_kind kind;
+	hc_pool_spec spec;         /* after rounding and shrinking (report) */
+	uint64_t align;
+	struct hc_mm *mm;
+	/* pages, in creation order */
+	struct hc_page *head, *tail;
+	uint64_t npages, pages_peak, largest_alloc, page_seq;
+	/* usage, kept incrementally so usage/report cost O(pools) */
+	hc_memory_usage use;
+	/* sliced */
+	struct hc_tree free_runs;  /* free slices keyed by (page seq, offset), val = size */
+	uint64_t max_pages;        /* UINT64_MAX when uncapped */
+	bool capped;
+	/* exclusive */
+	struct hc_tree ring[5];    /* free pages by free_count, rotating */
+	uint64_t epoch;            /* periodic checks done */
+	double cur_avg;
+	uint64_t period, last_check;
+	/* direct / persistent: free slices keyed by (effective size, seq) */
+	struct hc_tree by_size;
+	struct hc_slice **slots;   /* direct: slot index -> slice (NULL = vacant) */
+	uint64_t nslots, cap_slots;
+	uint64_t *vacant;
+	uint64_t nvacant, cap_vacant;
+	uint64_t next_seq;
+	bool capacity_warned;
+};
+
+static inline uint64_t hc_pad(uint64_t size, uint64_t align)
+{
+	return (align - size % align) % align;
+}
+
+/* memory_manager.c: services for the pool files */
+struct hc_slice *hc_mm_slice_new(struct hc_mm *mm);
+void hc_mm_slice_put(struct hc_mm *mm, struct hc_slice *s);
+hc_status hc_mm_storage_alloc(struct hc_mm *mm, uint64_t size, uint64_t *addr);
+void hc_mm_storage_free(struct hc_mm *mm, uint64_t addr);
+void hc_pool_mark_used(struct hc_pool *p, struct hc_slice *s, uint64_t size);
+void hc_pool_mark_unused(struct hc_pool *p, struct hc_slice *s);
+struct hc_page *hc_pool_page_new(struct hc_pool *p, uint64_t size, hc_status *st);
+void hc_pool_page_drop(struct hc_pool *p, struct hc_page *pg);
+
+/* Per kind.  try_reserve returns NULL on a miss; alloc reports the status. */
+void hc_sliced_init(struct hc_pool *p, const hc_pool_spec *spec, uint64_t align);
+bool hc_sliced_accept(const struct hc_pool *p, uint64_t size);
+struct hc_slice *hc_sliced_try_reserve(struct hc_pool *p, uint64_t size);
+hc_status hc_sliced_alloc(struct hc_pool *p, uint64_t size, struct hc_slice **out);
+void hc_sliced_on_free(struct hc_pool *p, struct hc_slice *s);
+void hc_sliced_cleanup(struct hc_pool *p, bool explicit_);
+void hc_sliced_destroy(struct hc_pool *p);
+
+void hc_exclusive_init(struct hc_pool *p, const hc_pool_spec *spec, uint64_t align);
+bool hc_exclusive_accept(const struct hc_pool *p, uint64_t size);
+struct hc_slice *hc_exclusive_try_reserve(struct hc_pool *p, uint64_t size);
+hc_status hc_exclusive_alloc(struct hc_pool *p, uint64_t size, struct hc_slice **out);
+void hc_exclusive_on_free(struct hc_pool *p, struct hc_slice *s);
+void hc_exclusive_cleanup(struct hc_pool *p, uint64_t alloc_nr, bool explicit_);
+void hc_exclusive_destroy(struct hc_pool *p);
+
+void hc_direct_init(struct hc_pool *p, const hc_pool_spec *spec, uint64_t align);
+struct hc_slice *hc_direct_try_reserve(struct hc_pool *p, uint64_t size);
+hc_status hc_direct_alloc(struct hc_pool *p, uint64_t size, struct hc_slice **out);
+void hc_direct_on_free(struct hc_pool *p, struct hc_slice *s);
+void hc_direct_cleanup(struct hc_pool *p, bool explicit_);
+void hc_direct_destroy(struct hc_pool *p);
+
+void hc_persistent_init(struct hc_pool *p, uint64_t max_page_size, uint64_t align);
+struct hc_slice *hc_persistent_try_reserve(struct hc_pool *p, uint64_t size);
+hc_status hc_persistent_alloc(struct hc_pool *p, uint64_t size, struct hc_slice **out);
+void hc_persistent_on_free(struct hc_pool *p, struct hc_slice *s);
+void hc_persistent_cleanup(struct hc_pool *p, bool explicit_);
+void hc_persistent_destroy(struct hc_pool *p);
+void hc_persistent_take(struct hc_pool *p, struct hc_slice *s);
+
+#endif /* HIPCORE_CORE_POOL_INTERNAL_H */

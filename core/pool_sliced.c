@@ -1,0 +1,274 @@
+/*
+ * pool_sliced.c - fixed-size pages carved first-fit into slices.
+ *
+ * Each page is a list of slices in offset order; a new page starts as one
+ * free slice.  A reservation of effective size E (size + alignment padding)
+ * takes the first free slice, in (page order, offset order), whose recorded
+ * size is at least E, keeps the requested size and padding on it, and turns
+ * the rest into a new free slice at offset + E.  Pages are kept in creation
+ * order; cleanup removes pages without renumbering the survivors' order.
+ *
+ * Upstream keeps the slices in a vector per page and, on each reservation,
+ * walks the pages in order, coalescing each one (every run of two or more
+ * adjacent free slices becomes one free slice whose size is the sum of their
+ * effective sizes, padding 0) and then scanning it for the first fit.  Here
+ * the free slices sit in a tree keyed by (page order, offset) with the
+ * largest free size of each subtree, so the first fit is one O(log n)
+ * descent, and coalescing is eager: a slice that becomes free merges at once
+ * with a free predecessor and/or successor.
+ *
+ * Why eager coalescing places exactly as lazy coalesce-then-fit:
+ *  - upstream never fits into page P before coalescing P on that same call,
+ *    so every fit decision upstream sees P fully coalesced, which is the
+ *    state eager merging keeps P in at all times;
+ *  - merging is associative: a merged slice has padding 0, so its effective
+ *    size is its size, and merging A+B then +C gives eff(A)+eff(B)+eff(C),
+ *    the same sum as merging the whole run at once;
+ *  - a free slice with no free neighbour is left alone by both, keeping its
+ *    recorded (requested) size, so the quirk that a lone freed slice offers
+ *    only its requested bytes, not its padding, is reproduced, as is the
+ *    loss of that padding when such a slice is split (the remainder gets
+ *    recorded size minus E, padding 0);
+ *  - pages later than the one that fits are not coalesced upstream on that
+ *    call, but their state cannot influence that call's result, and they
+ *    will be coalesced before any later decision that looks at them.
+ * Hence the tree's leftmost run of at least E is upstream's fit.
+ */
+#include "core/internal.h"
+#include "core/pool_internal.h"
+
+#define SLICE_OF(n) ((struct hc_slice *)(n))
+
+void hc_sliced_init(struct hc_pool *p, const hc_pool_spec *spec, uint64_t align)
+{
+	uint64_t page = spec->page_size;
+	uint64_t max_slice = spec->max_slice_size ? spec->max_slice_size : page;
+	uint64_t cap = spec->max_pool_size;
+
+	p->kind = HC_POOL_SLICED;
+	p->align = align;
+	p->capped = cap != 0;
+	p->max_pages = UINT64_MAX;
+	if (p->capped) {
+		/* A cap below one page shrinks the page to what fits, never below
+		 * the alignment; a cap below the alignment then allows no page. */
+		if (cap < page) {
+			page = cap / align * align;
+			if (page < align)
+				page = align;
+		}
+		p->max_pages = cap / page;
+		if (p->max_pages > HC_MM_MAX_PAGES)
+			p->max_pages = HC_MM_MAX_PAGES;
+	}
+	if (max_slice > page)
+		max_slice = page;
+	p->spec = *spec;
+	p->spec.page_size = page;
+	p->spec.max_slice_size = max_slice;
+}
+
+/* Slices up to max_slice_size; an uncapped pool also takes near-page
+ * requests, those within 20% of a page: size in (0.8 page, page]. */
+bool hc_sliced_accept(const struct hc_pool *p, uint64_t size)
+{
+	uint64_t page = p->spec.page_size;
+
+	if (size <= p->spec.max_slice_size)
+		return true;
+	/* 5 * (page - size) < page, without overflow */
+	return !p->capped && size <= page && (page - size) < page / 5 + (page % 5 != 0);
+}
+
+static void free_insert(struct hc_pool *p, struct hc_slice *s)
+{
+	s->node.k1 = s->page->seq;
+	s->node.k2 = s->offset;
+	s->node.val = s->size;
+	hc_tree_insert(&p->free_runs, &s->node);
+	s->in_tree = true;
+}
+
+static void free_remove(struct hc_pool *p, struct hc_slice *s)
+{
+	hc_tree_remove(&p->free_runs, &s->node);
+	s->in_tree = false;
+}
+
+static void list_unlink(struct hc_slice *s)
+{
+	if (s->prev)
+		s->prev->next = s->next;
+	else
+		s->page->first = s->next;
+	if (s->next)
+		s->next->prev = s->prev;
+}
+
+/* Carves @size (effective @eff) from the front of free slice @s, which is
+ * out of the tree.  The remainder, if any, becomes a free slice. */
+static hc_status carve(struct hc_pool *p, struct hc_slice *s, uint64_t size, uint64_t eff)
+{
+	uint64_t old = s->size;
+
+	if (old > eff) {
+		struct hc_slice *r = hc_mm_slice_new(p->mm);
+
+		if (!r)
+			return hc_fail(HC_ERR_OOM, "no host memory for a slice record");
+		r->pool = p;
+		r->page = s->page;
+		r->offset = s->offset + eff;
+		r->addr = s->page->addr + r->offset;
+		r->size = old - eff;
+		r->padding = 0;
+		r->prev = s;
+		r->next = s->next;
+		if (s->next)
+			s->next->prev = r;
+		s->next = r;
+		free_insert(p, r);
+	}
+	s->size = size;
+	s->padding = eff - size;
+	hc_pool_mark_used(p, s, size);
+	return HC_OK;
+}
+
+struct hc_slice *hc_sliced_try_reserve(struct hc_pool *p, uint64_t size)
+{
+	uint64_t eff = size + hc_pad(size, p->align);
+	struct hc_tnode *n = hc_tree_first_fit(&p->free_runs, eff);
+	struct hc_slice *s;
+
+	if (!n)
+		return NULL;
+	s = SLICE_OF(n);
+	free_remove(p, s);
+	if (carve(p, s, size, eff) != HC_OK) {
+		free_insert(p, s);
+		return NULL;
+	}
+	return s;
+}
+
+hc_status hc_sliced_alloc(struct hc_pool *p, uint64_t size, struct hc_slice **out)
+{
+	uint64_t eff = size + hc_pad(size, p->align);
+	struct hc_page *pg;
+	struct hc_slice *s;
+	hc_status st;
+
+	if (p->capped && p->npages >= p->max_pages)
+		return hc_fail(HC_ERR_CAPACITY,
+			       "sliced pool full: %llu B requested, capacity %llu B, %llu B in use",
+			       (unsigned long long)size, (unsigned long long)p->spec.max_pool_size,
+			       (unsigned long long)p->use.bytes_in_use);
+	if (eff > p->spec.page_size)
+		return hc_fail(HC_ERR_TOO_BIG, "%llu B do not fit a %llu B page",
+			       (unsigned long long)size, (unsigned long long)p->spec.page_size);
+	pg = hc_pool_page_new(p, p->spec.page_size, &st);
+	if (!pg)
+		return st;
+	s = hc_mm_slice_new(p->mm);
+	if (!s) {
+		st = hc_fail(HC_ERR_OOM, "no host memory for a slice record");
+		goto err_drop_page;
+	}
+	s->pool = p;
+	s->page = pg;
+	s->offset = 0;
+	s->addr = pg->addr;
+	s->size = pg->size;
+	pg->first = s;
+	st = carve(p, s, size, eff);
+	if (st != HC_OK)
+		goto err_put_slice;
+	*out = s;
+	return HC_OK;
+
+err_put_slice:
+	pg->first = NULL;
+	hc_mm_slice_put(p->mm, s);
+err_drop_page:
+	hc_pool_page_drop(p, pg);
+	return st;
+}
+
+static uint64_t eff_of(const struct hc_slice *s)
+{
+	return s->size + s->padding;
+}
+
+void hc_sliced_on_free(struct hc_pool *p, struct hc_slice *s)
+{
+	struct hc_slice *prev = s->prev, *next = s->next;
+	bool pf = prev && prev->in_tree, nf = next && next->in_tree;
+
+	if (pf && nf) {
+		prev->size = eff_of(prev) + eff_of(s) + eff_of(next);
+		prev->padding = 0;
+		free_remove(p, next);
+		list_unlink(s);
+		list_unlink(next);
+		hc_mm_slice_put(p->mm, s);
+		hc_mm_slice_put(p->mm, next);
+		prev->node.val = prev->size;
+		hc_tree_refresh(&p->free_runs, &prev->node);
+	} else if (pf) {
+		prev->size = eff_of(prev) + eff_of(s);
+		prev->padding = 0;
+		list_unlink(s);
+		hc_mm_slice_put(p->mm, s);
+		prev->node.val = prev->size;
+		hc_tree_refresh(&p->free_runs, &prev->node);
+	} else if (nf) {
+		/* @next takes @s's place: its key moves down to @s's offset, which
+		 * no other free run lies between, so the tree order holds. */
+		next->size = eff_of(s) + eff_of(next);
+		next->padding = 0;
+		next->offset = s->offset;
+		next->addr = s->addr;
+		list_unlink(s);
+		hc_mm_slice_put(p->mm, s);
+		next->node.k2 = next->offset;
+		next->node.val = next->size;
+		hc_tree_refresh(&p->free_runs, &next->node);
+	} else {
+		free_insert(p, s);
+	}
+}
+
+static void page_release(struct hc_pool *p, struct hc_page *pg)
+{
+	struct hc_slice *s = pg->first, *nx;
+
+	for (; s; s = nx) {
+		nx = s->next;
+		if (s->in_tree)
+			free_remove(p, s);
+		hc_mm_slice_put(p->mm, s);
+	}
+	pg->first = NULL;
+	hc_pool_page_drop(p, pg);
+}
+
+/* Explicit cleanup frees every page with no live slice; periodic does nothing. */
+void hc_sliced_cleanup(struct hc_pool *p, bool explicit_)
+{
+	struct hc_page *pg, *nx;
+
+	if (!explicit_)
+		return;
+	for (pg = p->head; pg; pg = nx) {
+		nx = pg->next;
+		if (pg->live == 0)
+			page_release(p, pg);
+	}
+}
+
+void hc_sliced_destroy(struct hc_pool *p)
+{
+	while (p->head)
+		page_release(p, p->head);
+}

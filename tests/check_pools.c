@@ -1,0 +1,1460 @@
+/*
+ * check_pools.c - the memory manager (core/pool.h) over a fake storage.
+ *
+ * The storage hands out fake, non-overlapping addresses and counts
+ * allocations, frees and live bytes, and can refuse on demand, so every
+ * test asserts exact placement (addresses are page base + offset), exact
+ * usage figures and exact storage traffic.  The scenarios and their numbers
+ * are upstream's (reference/cubecl-semantics.md section i); the property
+ * test drives random reserve/release/pin/cleanup/install sequences with
+ * fixed seeds and checks the invariants after every step.
+ */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/pool.h"
+
+#define KIB ((uint64_t)1024)
+#define MIB (1024 * KIB)
+#define GIB (1024 * MIB)
+
+/* ---- fake storage ------------------------------------------------------ */
+
+struct fake_alloc {
+	uint64_t addr, size;
+};
+
+struct fake {
+	uint64_t next;
+	uint64_t allocs, frees, live, live_bytes;
+	long fail_in;          /* refuse the fail_in-th next alloc (1 = next); 0 = never */
+	uint64_t limit;        /* refuse when live_bytes + size > limit; 0 = none */
+	struct fake_alloc *a;
+	size_t n, cap;
+	int bad_frees;
+};
+
+static hc_status fake_alloc(void *ctx, uint64_t size, uint64_t *addr)
+{
+	struct fake *f = ctx;
+
+	if (f->fail_in > 0 && --f->fail_in == 0)
+		return HC_ERR_OOM;
+	if (f->limit && f->live_bytes + size > f->limit)
+		return HC_ERR_OOM;
+	if (f->n == f->cap) {
+		f->cap = f->cap ? f->cap * 2 : 64;
+		f->a = realloc(f->a, f->cap * sizeof(*f->a));
+		ck_assert_ptr_nonnull(f->a);
+	}
+	*addr = f->next;
+	f->a[f->n].addr = f->next;
+	f->a[f->n].size = size;
+	f->n++;
+	f->next += (size + 0xfff) / 0x1000 * 0x1000 + 0x1000;
+	f->allocs++;
+	f->live++;
+	f->live_bytes += size;
+	return HC_OK;
+}
+
+static hc_status fake_free(void *ctx, uint64_t addr)
+{
+	struct fake *f = ctx;
+	size_t i;
+
+	for (i = 0; i < f->n; i++) {
+		if (f->a[i].addr == addr) {
+			f->live_bytes -= f->a[i].size;
+			f->a[i] = f->a[--f->n];
+			f->frees++;
+			f->live--;
+			return HC_OK;
+		}
+	}
+	f->bad_frees++;
+	return HC_ERR_INVALID;
+}
+
+static struct fake fk;
+static struct hc_storage fake_storage = { fake_alloc, fake_free, &fk };
+
+static void fake_reset(void)
+{
+	free(fk.a);
+	memset(&fk, 0, sizeof(fk));
+	fk.next = 0x10000000;
+}
+
+static void fake_done(void)
+{
+	ck_assert_int_eq(fk.bad_frees, 0);
+	ck_assert_uint_eq(fk.live, 0);
+	ck_assert_uint_eq(fk.live_bytes, 0);
+	ck_assert_uint_eq(fk.allocs, fk.frees);
+	free(fk.a);
+	memset(&fk, 0, sizeof(fk));
+}
+
+/* ---- helpers ------------------------------------------------------------ */
+
+static hc_pool_spec sliced(uint64_t page, uint64_t max_slice, uint64_t cap)
+{
+	hc_pool_spec s = { .kind = HC_POOL_SLICED, .page_size = page,
+			   .max_slice_size = max_slice, .max_pool_size = cap };
+	return s;
+}
+
+static hc_pool_spec exclusive(uint64_t max, uint64_t period)
+{
+	hc_pool_spec s = { .kind = HC_POOL_EXCLUSIVE, .max_alloc_size = max,
+			   .dealloc_period = period };
+	return s;
+}
+
+static hc_pool_spec direct(uint64_t reclaim)
+{
+	hc_pool_spec s = { .kind = HC_POOL_DIRECT, .reclaim_at = reclaim };
+	return s;
+}
+
+/* A manager over the fake storage with @n pools taken verbatim. */
+static struct hc_mm *mm_custom(const hc_pool_spec *specs, size_t n, uint64_t align)
+{
+	struct hc_mm_props p = { .max_page_size = 1 * GIB, .alignment = align };
+	struct hc_layout *l;
+	struct hc_mm *mm;
+
+	ck_assert_int_eq(hc_layout_custom(specs, n, &l), HC_OK);
+	ck_assert_int_eq(hc_mm_create(l, &p, &fake_storage, &mm), HC_OK);
+	hc_layout_free(l);
+	return mm;
+}
+
+static struct hc_slice_ref res(struct hc_mm *mm, uint64_t size, uint64_t *addr)
+{
+	struct hc_slice_ref r;
+	uint64_t a;
+
+	ck_assert_int_eq(hc_mm_reserve(mm, size, &r, &a), HC_OK);
+	if (addr)
+		*addr = a;
+	return r;
+}
+
+struct reports {
+	hc_pool_report r[300];
+	size_t n;
+};
+
+static void collect(const hc_pool_report *r, void *arg)
+{
+	struct reports *rs = arg;
+
+	rs->r[rs->n++] = *r;
+}
+
+static struct reports report(struct hc_mm *mm)
+{
+	struct reports rs;
+
+	rs.n = 0;
+	hc_mm_report(mm, collect, &rs);
+	return rs;
+}
+
+static hc_memory_usage usage(struct hc_mm *mm)
+{
+	hc_memory_usage u;
+
+	hc_mm_usage(mm, &u);
+	return u;
+}
+
+static void expect_msg(const char *needle)
+{
+	hc_error_info e;
+
+	hc_last_error(&e);
+	ck_assert_msg(strstr(e.message, needle), "message '%s' lacks '%s'", e.message, needle);
+}
+
+/* ---- placement ---------------------------------------------------------- */
+
+/* 4+15+8+4 MiB in a 32 MiB page; drop 15, 9 splits it into 9+6; another 9
+ * fits only once the 8 MiB neighbour is free and merges with the 6. */
+START_TEST(scenario_32mib_page)
+{
+	hc_pool_spec s = sliced(32 * MIB, 0, 0);
+	struct hc_mm *mm;
+	struct hc_slice_ref a, b, c, d, e, f;
+	uint64_t base, x, sz;
+
+	fake_reset();
+	mm = mm_custom(&s, 1, 256);
+	a = res(mm, 4 * MIB, &base);
+	b = res(mm, 15 * MIB, &x);
+	ck_assert_uint_eq(x, base + 4 * MIB);
+	c = res(mm, 8 * MIB, &x);
+	ck_assert_uint_eq(x, base + 19 * MIB);
+	d = res(mm, 4 * MIB, &x);
+	ck_assert_uint_eq(x, base + 27 * MIB);
+	ck_assert_uint_eq(fk.allocs, 1);
+
+	ck_assert_int_eq(hc_mm_release(mm, b), HC_OK);
+	e = res(mm, 9 * MIB, &x);
+	ck_assert_uint_eq(x, base + 4 * MIB); /* 15 -> 9 + 6 */
+	/* 6 MiB and 1 MiB free: a second 9 MiB needs a new page */
+	f = res(mm, 9 * MIB, &x);
+	ck_assert_uint_eq(fk.allocs, 2);
+	ck_assert_uint_ne(x, base + 13 * MIB);
+	ck_assert_int_eq(hc_mm_release(mm, f), HC_OK);
+	/* free the 8: 6 + 8 = 14 MiB at 13 MiB */
+	ck_assert_int_eq(hc_mm_release(mm, c), HC_OK);
+	f = res(mm, 9 * MIB, &x);
+	ck_assert_uint_eq(x, base + 13 * MIB);
+	ck_assert_int_eq(hc_mm_address(mm, d, &x, &sz), HC_OK);
+	ck_assert_uint_eq(x, base + 27 * MIB);
+	ck_assert_uint_eq(sz, 4 * MIB);
+	ck_assert_uint_eq(fk.allocs, 2);
+	(void)a;
+	(void)e;
+	hc_mm_destroy(mm);
+	fake_done();
+}
+END_TEST
+
+START_TEST(two_chunks_on_one_page)
+{
+	hc_pool_spec s = sliced(2048, 0, 0);
+	struct hc_mm *mm;
+	uint64_t a0, a1;
+
+	fake_reset();
+	mm = mm_custom(&s, 1, 32);
+	res(mm, 512, &a0);
+	res(mm, 512, &a1);
+	ck_assert_uint_eq(a1, a0 + 512);
+	ck_assert_uint_eq(fk.allocs, 1);
+	ck_assert_uint_eq(report(mm).r[0].pages, 1);
+	hc_mm_destroy(mm);
+	fake_done();
+}
+END_TEST
+
+START_TEST(alloc_allocs_new_storage)
+{
+	hc_pool_spec s = sliced(1024, 0, 0);
+	struct hc_mm *mm;
+
+	fake_reset();
+	mm = mm_custom(&s, 1, 32);
+	res(mm, 768, NULL);
+	res(mm, 768, NULL);
+	ck_assert_uint_eq(fk.allocs, 2);
+	ck_assert_uint_eq(usage(mm).bytes_reserved, 2048);
+	hc_mm_destroy(mm);
+	fake_done();
+}
+END_TEST
+
+START_TEST(alloc_reuses_storage)
+{
+	hc_pool_spec s = sliced(2048, 0, 0);
+	struct hc_mm *mm;
+	struct hc_slice_ref r;
+	uint64_t a0, a1;
+
+	fake_reset();
+	mm = mm_custom(&s, 1, 32);
+	r = res(mm, 512, &a0);
+	ck_assert_int_eq(hc_mm_release(mm, r), HC_OK);
+	res(mm, 512, &a1);
+	ck_assert_uint_eq(a0, a1);
+	ck_assert_uint_eq(fk.allocs, 1);
+	hc_mm_destroy(mm);
+	fake_done();
+}
+END_TEST
+
+START_TEST(alignment_padding)
+{
+	hc_pool_spec s = sliced(1000, 0, 0);
+	struct hc_mm *mm;
+	hc_memory_usage u;
+	uint64_t a0, a1;
+
+	fake_reset();
+	mm = mm_custom(&s, 1, 50);
+	res(mm, 40, &a0);
+	res(mm, 40, &a1);
+	ck_assert_uint_eq(a1, a0 + 50);
+	u = usage(mm);
+	ck_assert_uint_eq(u.number_allocs, 2);
+	ck_assert_uint_eq(u.bytes_in_use, 80);
+	ck_assert_uint_eq(u.bytes_padding, 20);
+	ck_assert_uint_eq(u.bytes_reserved, 1000);
+	hc_mm_destroy(mm);
+	fake_done();
+}
+END_TEST
+
+/* A lone freed slice offers its requested bytes, not its padding (upstream). */
+START_TEST(lone_free_slice_offers_requested_size)
+{
+	hc_pool_spec s = sliced(1000, 0, 0);
+	struct hc_mm *mm;
+	struct hc_slice_ref a;
+	uint64_t a0, x;
+
+	fake_reset();
+	mm = mm_custom(&s, 1, 50);
+	a = res(mm, 40, &a0);
+	res(mm, 40, NULL);
+	ck_assert_int_eq(hc_mm_release(mm, a), HC_OK);
+	res(mm, 40, &x);  /* effective 50 > 40 recorded: not the freed slice */
+	ck_assert_uint_eq(x, a0 + 100);
+	res(mm, 30, &x);  /* no: 30 + 20 padding = 50 */
+	ck_assert_uint_eq(x, a0 + 150);
+	hc_mm_destroy(mm);
+	fake_done();
+}
+END_TEST
+
+START_TEST(near_page_rule)
+{
+	hc_pool_spec s[2] = { sliced(1024, 256, 0), direct(0) };
+	struct hc_mm *mm;
+	struct reports rs;
+
+	fake_reset();
+	mm = mm_custom(s, 2, 1);
+	res(mm, 820, NULL);  /* 1024 - 820 = 204 < 204.8: a near-page stray */
+	res(mm, 819, NULL);  /* 205: not near, goes to the direct pool */
+	res(mm, 256, NULL);
+	rs = report(mm);
+	ck_assert_uint_eq(rs.r[0].usage.number_allocs, 2);
+	ck_assert_uint_eq(rs.r[1].usage.number_allocs, 1);
+	ck_assert_uint_eq(rs.r[1].usage.bytes_in_use, 819);
+	hc_mm_destroy(mm);
+	fake_done();
+}
+END_TEST
+
+/* ---- caps ----------------------------------------------------------------- */
+
+START_TEST(capped_pool_errors_instead_of_growing)
+{
+	hc_pool_spec s = sliced(1024, 0, 2048);
+	struct hc_mm *mm;
+	struct hc_slice_ref r, a;
+	uint64_t addr, x;
+
+	fake_reset();
+	mm = mm_custom(&s, 1, 32);
+	a = res(mm, 1024, &x);
+	res(mm, 1024, NULL);
+	ck_assert_int_eq(hc_mm_reserve(mm, 1024, &r, &addr), HC_ERR_CAPACITY);
+	expect_msg("capacity 2048");
+	ck_assert_uint_eq(fk.allocs, 2);
+	/* ... and reuses freed memory */
+	ck_assert_int_eq(hc_mm_release(mm, a), HC_OK);
+	res(mm, 1024, &addr);
+	ck_assert_uint_eq(addr, x);
+	ck_assert_uint_eq(fk.allocs, 2);
+	hc_mm_destroy(mm);
+	fake_done();
+}
+END_TEST
+
+START_TEST(capacity_spills_to_later_accepting_pool)
+{
+	hc_pool_spec s[3] = { sliced(1024, 0, 2048), exclusive(512, 0), sliced(4096, 0, 0) };
+	struct hc_mm *mm;
+	struct reports rs;
+
+	fake_reset();
+	mm = mm_custom(s, 3, 32);
+	res(mm, 1000, NULL);
+	res(mm, 1000, NULL);
+	res(mm, 1000, NULL); /* pool 0 full; pool 1 does not accept; pool 2 does */
+	rs = report(mm);
+	ck_assert_uint_eq(rs.r[0].usage.number_allocs, 2);
+	ck_assert_uint_eq(rs.r[1].usage.number_allocs, 0);
+	ck_assert_uint_eq(rs.r[2].usage.number_allocs, 1);
+	hc_mm_destroy(mm);
+	fake_done();
+}
+END_TEST
+
+START_TEST(capped_pool_never_takes_strays)
+{
+	hc_pool_spec s[2] = { sliced(1024, 256, 4096), sliced(1024, 0, 0) };
+	struct hc_mm *mm;
+	struct reports rs;
+
+	fake_reset();
+	mm = mm_custom(s, 2, 32);
+	res(mm, 900, NULL);
+	rs = report(mm);
+	ck_assert_uint_eq(rs.r[0].usage.number_allocs, 0);
+	ck_assert_uint_eq(rs.r[1].usage.number_allocs, 1);
+	hc_mm_destroy(mm);
+	fake_done();
+}
+END_TEST
+
+START_TEST(cap_below_page_shrinks_page)
+{
+	hc_pool_spec s = sliced(4096, 0, 1000);
+	struct hc_mm *mm;
+	struct hc_slice_ref r;
+	struct reports rs;
+	uint64_t addr;
+
+	fake_reset();
+	mm = mm_custom(&s, 1, 256);
+	rs = report(mm);
+	ck_assert_uint_eq(rs.r[0].spec.page_size, 768);
+	ck_assert_uint_eq(rs.r[0].spec.max_slice_size, 768);
+	res(mm, 512, NULL);
+	ck_assert_uint_eq(fk.live_bytes, 768);
+	ck_assert_int_eq(hc_mm_reserve(mm, 512, &r, &addr), HC_ERR_CAPACITY);
+	ck_assert_uint_eq(usage(mm).bytes_reserved, 768);
+	hc_mm_destroy(mm);
+	fake_done();
+}
+END_TEST
+
+START_TEST(cap_below_alignment_never_overshoots)
+{
+	hc_pool_spec s = sliced(4096, 0, 100);
+	struct hc_mm *mm;
+	struct hc_slice_ref r;
+	uint64_t addr;
+
+	fake_reset();
+	mm = mm_custom(&s, 1, 256);
+	ck_assert_int_eq(hc_mm_reserve(mm, 1, &r, &addr), HC_ERR_CAPACITY);
+	ck_assert_int_eq(hc_mm_reserve(mm, 64, &r, &addr), HC_ERR_CAPACITY);
+	ck_assert_uint_eq(fk.allocs, 0);
+	ck_assert_uint_eq(usage(mm).bytes_reserved, 0);
+	hc_mm_destroy(mm);
+	fake_done();
+}
+END_TEST
+
+/* ---- direct pool ------------------------------------------------------------ */
+
+START_TEST(direct_pads_only_to_alignment)
+{
+	hc_pool_spec s = direct(0);
+	struct hc_mm *mm;
+
+	fake_reset();
+	mm = mm_custom(&s, 1, 256);
+	res(mm, 1000, NULL);
+	ck_assert_uint_eq(fk.live_bytes, 1024);
+	ck_assert_uint_eq(usage(mm).bytes_reserved, 1024);
+	ck_assert_uint_eq(usage(mm).bytes_padding, 24);
+	hc_mm_destroy(mm);
+	fake_done();
+}
+END_TEST
+
+START_TEST(direct_reuses_below_ceiling)
+{
+	hc_pool_spec s = direct(7 * MIB);
+	struct hc_mm *mm;
+	int i;
+
+	fake_reset();
+	mm = mm_custom(&s, 1, 256);
+	for (i = 0; i < 4; i++)
+		ck_assert_int_eq(hc_mm_release(mm, res(mm, 1 * MIB, NULL)), HC_OK);
+	ck_assert_uint_eq(report(mm).r[0].pages_peak, 1);
+	ck_assert_uint_eq(fk.allocs, 1);
+	hc_mm_destroy(mm);
+	fake_done();
+}
+END_TEST
+
+START_TEST(direct_reclaims_at_ceiling)
+{
+	hc_pool_spec s = direct(7 * MIB);
+	struct hc_mm *mm;
+	struct hc_slice_ref a, b, c, d;
+
+	fake_reset();
+	mm = mm_custom(&s, 1, 256);
+	a = res(mm, 1 * MIB, NULL);
+	b = res(mm, 2 * MIB, NULL);
+	c = res(mm, 3 * MIB, NULL);
+	ck_assert_int_eq(hc_mm_release(mm, a), HC_OK);
+	ck_assert_int_eq(hc_mm_release(mm, b), HC_OK);
+	ck_assert_int_eq(hc_mm_release(mm, c), HC_OK);
+	d = res(mm, 4 * MIB, NULL);
+	ck_assert_uint_eq(fk.frees, 2); /* the 1 and 2 MiB slices only */
+	ck_assert_uint_eq(usage(mm).bytes_reserved, 7 * MIB);
+	ck_assert_uint_eq(fk.live_bytes, 7 * MIB);
+	/* cleanup releases everything free */
+	ck_assert_int_eq(hc_mm_release(mm, d), HC_OK);
+	ck_assert_int_eq(hc_mm_cleanup(mm, false), HC_OK);
+	ck_assert_uint_eq(usage(mm).bytes_reserved, 7 * MIB);
+	ck_assert_int_eq(hc_mm_cleanup(mm, true), HC_OK);
+	ck_assert_uint_eq(usage(mm).bytes_reserved, 0);
+	ck_assert_uint_eq(fk.live, 0);
+	hc_mm_destroy(mm);
+	fake_done();
+}
+END_TEST
+
+/* ---- exclusive pool --------------------------------------------------------- */
+
+START_TEST(exclusive_running_average_sizing)
+{
+	hc_pool_spec s = exclusive(512, 0);
+	struct hc_mm *mm;
+	hc_memory_usage u;
+
+	fake_reset();
+	mm = mm_custom(&s, 1, 32);
+	res(mm, 100, NULL); /* average 256*0.99 + 1 = 254.44: page 256 */
+	u = usage(mm);
+	ck_assert_uint_eq(u.bytes_reserved, 256);
+	ck_assert_uint_eq(u.bytes_in_use, 100);
+	ck_assert_uint_eq(u.bytes_padding, 28);
+	hc_mm_destroy(mm);
+	fake_done();
+}
+END_TEST
+
+START_TEST(exclusive_periodic_dealloc)
+{
+	/* period 10: a check every 2 reservations; new pages start at count 4 */
+	hc_pool_spec s = exclusive(4096, 10);
+	struct hc_mm *mm;
+	struct hc_slice_ref a;
+
+	fake_reset();
+	mm = mm_custom(&s, 1, 32);
+	a = res(mm, 4096, NULL);            /* reservation 1: page P */
+	ck_assert_int_eq(hc_mm_release(mm, a), HC_OK);
+	a = res(mm, 4096, NULL);            /* 2: check frees P (4 -> 5), new page */
+	ck_assert_uint_eq(fk.frees, 1);
+	ck_assert_uint_eq(fk.allocs, 2);
+	ck_assert_int_eq(hc_mm_release(mm, a), HC_OK);
+	a = res(mm, 4096, NULL);            /* 3: no check, reuse: count 3 */
+	ck_assert_uint_eq(fk.allocs, 2);
+	ck_assert_int_eq(hc_mm_release(mm, a), HC_OK);
+	res(mm, 8, NULL) ;                  /* 4: check: count 4, kept; reuse again */
+	ck_assert_uint_eq(fk.frees, 1);
+	ck_assert_uint_eq(fk.allocs, 2);
+	hc_mm_destroy(mm);
+	fake_done();
+}
+END_TEST
+
+START_TEST(exclusive_prefers_lowest_free_count)
+{
+	hc_pool_spec s = exclusive(4096, 0);
+	struct hc_mm *mm;
+	struct hc_slice_ref a, b;
+	uint64_t pa, pb, x;
+
+	fake_reset();
+	mm = mm_custom(&s, 1, 32);
+	a = res(mm, 4096, &pa);
+	b = res(mm, 4096, &pb);
+	ck_assert_int_eq(hc_mm_release(mm, b), HC_OK);
+	b = res(mm, 4096, &x); /* only b free: reused, count 3 */
+	ck_assert_uint_eq(x, pb);
+	ck_assert_int_eq(hc_mm_release(mm, a), HC_OK);
+	ck_assert_int_eq(hc_mm_release(mm, b), HC_OK);
+	res(mm, 4096, &x);     /* a has 4, b has 3: b wins although a is first */
+	ck_assert_uint_eq(x, pb);
+	res(mm, 4096, &x);
+	ck_assert_uint_eq(x, pa);
+	hc_mm_destroy(mm);
+	fake_done();
+}
+END_TEST
+
+/* ---- cleanup, install, measured plans ---------------------------------------- */
+
+START_TEST(cleanup_releases_everything_free)
+{
+	hc_pool_spec s[3] = { sliced(4096, 1024, 0), exclusive(64 * KIB, 0), direct(0) };
+	struct hc_slice_ref r[12];
+	struct hc_mm *mm;
+	int i;
+
+	fake_reset();
+	mm = mm_custom(s, 3, 32);
+	for (i = 0; i < 12; i++)
+		r[i] = res(mm, (uint64_t)(i + 1) * 777, NULL);
+	hc_mm_mode_push_persistent(mm);
+	res(mm, 5000, NULL);
+	hc_mm_mode_pop(mm);
+	for (i = 0; i < 12; i++)
+		ck_assert_int_eq(hc_mm_release(mm, r[i]), HC_OK);
+	ck_assert_uint_gt(fk.live, 1);
+	ck_assert_int_eq(hc_mm_cleanup(mm, true), HC_OK);
+	/* only the live persistent slice remains */
+	ck_assert_uint_eq(fk.live, 1);
+	ck_assert_uint_eq(usage(mm).bytes_reserved, 5024);
+	hc_mm_destroy(mm);
+	fake_done();
+}
+END_TEST
+
+START_TEST(held_binding_survives_explicit_cleanup_renumber)
+{
+	hc_pool_spec s = sliced(1024, 0, 0);
+	struct hc_mm *mm;
+	struct hc_slice_ref a, b, c;
+	uint64_t xb, x;
+
+	fake_reset();
+	mm = mm_custom(&s, 1, 32);
+	a = res(mm, 1024, NULL);
+	b = res(mm, 1024, &xb);
+	c = res(mm, 1024, NULL);
+	ck_assert_int_eq(hc_mm_release(mm, a), HC_OK);
+	ck_assert_int_eq(hc_mm_release(mm, c), HC_OK);
+	ck_assert_int_eq(hc_mm_cleanup(mm, true), HC_OK);
+	ck_assert_uint_eq(usage(mm).bytes_reserved, 1024);
+	ck_assert_int_eq(hc_mm_address(mm, b, &x, NULL), HC_OK);
+	ck_assert_uint_eq(x, xb);
+	ck_assert_int_eq(hc_mm_address(mm, a, &x, NULL), HC_ERR_STALE);
+	ck_assert_int_eq(hc_mm_release(mm, b), HC_OK);
+	hc_mm_destroy(mm);
+	fake_done();
+}
+END_TEST
+
+/* A fixed workload: 40 reservations of mixed sizes, releasing every third. */
+static hc_status workload(struct hc_mm *mm, struct hc_slice_ref *live, size_t *nlive)
+{
+	static const uint64_t sizes[] = { 300 * KIB, 700 * KIB, 64 * KIB, 1000 * KIB, 128 * KIB };
+	struct hc_slice_ref held[40];
+	uint64_t addr;
+	size_t i, n = 0;
+	hc_status st;
+
+	for (i = 0; i < 40; i++) {
+		st = hc_mm_reserve(mm, sizes[i % 5], &held[n], &addr);
+		if (st != HC_OK)
+			return st;
+		n++;
+		if (i % 3 == 2) {
+			ck_assert_int_eq(hc_mm_release(mm, held[n - 2]), HC_OK);
+			held[n - 2] = held[n - 1];
+			n--;
+		}
+	}
+	memcpy(live, held, n * sizeof(*held));
+	*nlive = n;
+	return HC_OK;
+}
+
+START_TEST(measured_plan_cycle)
+{
+	hc_pool_spec grow = sliced(1 * MIB, 0, 0);
+	struct hc_slice_ref live[40];
+	struct hc_layout *capped;
+	hc_pool_spec cap;
+	uint64_t peak;
+	struct hc_mm *mm;
+	size_t n, i;
+
+	fake_reset();
+	mm = mm_custom(&grow, 1, 256);
+	ck_assert_int_eq(workload(mm, live, &n), HC_OK);
+	peak = report(mm).r[0].pages_peak;
+	ck_assert_uint_gt(peak, 1);
+	for (i = 0; i < n; i++)
+		ck_assert_int_eq(hc_mm_release(mm, live[i]), HC_OK);
+	cap = sliced(1 * MIB, 0, peak * MIB);
+	ck_assert_int_eq(hc_layout_custom(&cap, 1, &capped), HC_OK);
+	ck_assert_int_eq(hc_mm_install(mm, capped), HC_OK);
+	hc_layout_free(capped);
+	ck_assert_uint_eq(report(mm).r[0].pages_peak, 0);
+	ck_assert_int_eq(workload(mm, live, &n), HC_OK);
+	ck_assert_uint_eq(report(mm).r[0].pages_peak, peak);
+	/* one page less and the same workload no longer fits */
+	for (i = 0; i < n; i++)
+		ck_assert_int_eq(hc_mm_release(mm, live[i]), HC_OK);
+	cap = sliced(1 * MIB, 0, (peak - 1) * MIB);
+	ck_assert_int_eq(hc_layout_custom(&cap, 1, &capped), HC_OK);
+	ck_assert_int_eq(hc_mm_install(mm, capped), HC_OK);
+	hc_layout_free(capped);
+	ck_assert_int_eq(workload(mm, live, &n), HC_ERR_CAPACITY);
+	hc_mm_destroy(mm);
+	fake_done();
+}
+END_TEST
+
+START_TEST(install_refuses_while_in_use)
+{
+	hc_pool_spec s = sliced(4096, 0, 0), t = sliced(8192, 0, 0);
+	struct hc_layout *l;
+	struct hc_slice_ref r, p;
+	struct hc_mm *mm;
+
+	fake_reset();
+	mm = mm_custom(&s, 1, 32);
+	ck_assert_int_eq(hc_layout_custom(&t, 1, &l), HC_OK);
+	r = res(mm, 100, NULL);
+	hc_mm_mode_push_persistent(mm);
+	p = res(mm, 100, NULL);
+	hc_mm_mode_pop(mm);
+	ck_assert_int_eq(hc_mm_install(mm, l), HC_ERR_IN_USE);
+	expect_msg("100 B in 1 live");
+	ck_assert_uint_eq(report(mm).r[0].spec.page_size, 4096);
+	ck_assert_int_eq(hc_mm_release(mm, r), HC_OK);
+	ck_assert_int_eq(hc_mm_install(mm, l), HC_OK); /* persistent live slice is fine */
+	ck_assert_uint_eq(report(mm).r[0].spec.page_size, 8192);
+	ck_assert_int_eq(hc_mm_address(mm, p, NULL, NULL), HC_OK);
+	ck_assert_uint_eq(fk.live, 1);
+	hc_layout_free(l);
+	hc_mm_destroy(mm);
+	fake_done();
+}
+END_TEST
+
+/* Churn at a steady live size must not grow the reservation by more than 10%. */
+START_TEST(fragmentation_resistance)
+{
+	hc_pool_spec s = sliced(1 * MIB, 256 * KIB, 0);
+	static const uint64_t sizes[] = { 4 * KIB, 8 * KIB, 16 * KIB, 32 * KIB };
+	struct hc_slice_ref r[200];
+	uint64_t before, after;
+	unsigned seed = 7;
+	struct hc_mm *mm;
+	int i;
+
+	fake_reset();
+	mm = mm_custom(&s, 1, 256);
+	for (i = 0; i < 200; i++)
+		r[i] = res(mm, sizes[i % 4], NULL);
+	before = usage(mm).bytes_reserved;
+	for (i = 0; i < 20000; i++) {
+		int k = rand_r(&seed) % 200;
+		uint64_t addr, sz;
+
+		ck_assert_int_eq(hc_mm_address(mm, r[k], &addr, &sz), HC_OK);
+		ck_assert_int_eq(hc_mm_release(mm, r[k]), HC_OK);
+		r[k] = res(mm, sz, NULL);
+	}
+	after = usage(mm).bytes_reserved;
+	ck_assert_uint_le(after * 10, before * 11);
+	hc_mm_destroy(mm);
+	fake_done();
+}
+END_TEST
+
+/* ---- modes ------------------------------------------------------------------- */
+
+START_TEST(persistent_windows_nest)
+{
+	hc_pool_spec s = sliced(4096, 0, 0);
+	struct hc_mm *mm;
+	struct reports rs;
+
+	fake_reset();
+	mm = mm_custom(&s, 1, 32);
+	hc_mm_mode_push_persistent(mm);
+	hc_mm_mode_push_persistent(mm);
+	hc_mm_mode_pop(mm);
+	ck_assert(hc_mm_persistent(mm));
+	res(mm, 100, NULL);
+	hc_mm_mode_pop(mm);
+	ck_assert(!hc_mm_persistent(mm));
+	hc_mm_mode_pop(mm); /* saturates */
+	res(mm, 100, NULL);
+	hc_mm_mode_push_persistent(mm);
+	ck_assert(hc_mm_persistent(mm));
+	hc_mm_mode_pop(mm);
+	rs = report(mm);
+	ck_assert_uint_eq(rs.n, 2);
+	ck_assert_int_eq(rs.r[1].kind, HC_POOL_PERSISTENT);
+	ck_assert_uint_eq(rs.r[1].index, 1);
+	ck_assert_uint_eq(rs.r[1].usage.number_allocs, 1);
+	ck_assert_uint_eq(rs.r[0].usage.number_allocs, 1);
+	hc_mm_destroy(mm);
+	fake_done();
+}
+END_TEST
+
+START_TEST(persistent_exact_size_reuse_and_no_limit)
+{
+	hc_pool_spec s = sliced(4096, 0, 0);
+	struct hc_mm *mm;
+	struct hc_slice_ref a, b;
+	uint64_t xa, x;
+
+	fake_reset();
+	mm = mm_custom(&s, 1, 32);
+	hc_mm_mode_push_persistent(mm);
+	a = res(mm, 100, &xa);
+	b = res(mm, 2 * GIB, NULL); /* above max_page_size: allowed in persistent mode */
+	ck_assert_int_eq(hc_mm_release(mm, a), HC_OK);
+	res(mm, 200, &x);            /* effective 224 != 128: new slice */
+	ck_assert_uint_ne(x, xa);
+	res(mm, 97, &x);             /* effective 128: reuse */
+	ck_assert_uint_eq(x, xa);
+	ck_assert_int_eq(hc_mm_release(mm, b), HC_OK);
+	hc_mm_mode_pop(mm);
+	hc_mm_destroy(mm);
+	fake_done();
+}
+END_TEST
+
+/* ---- identity ------------------------------------------------------------------ */
+
+START_TEST(stale_lookups)
+{
+	hc_pool_spec s = sliced(128, 0, 0);
+	struct hc_mm *mm, *other;
+	struct hc_slice_ref a, b, z = { NULL, 0 };
+	uint64_t x;
+
+	fake_reset();
+	mm = mm_custom(&s, 1, 32);
+	other = mm_custom(&s, 1, 32);
+	a = res(mm, 128, NULL);  /* the whole page, no remainder */
+	ck_assert_int_eq(hc_mm_release(mm, a), HC_OK);
+	ck_assert_int_eq(hc_mm_address(mm, a, &x, NULL), HC_ERR_STALE);  /* freed */
+	ck_assert_int_eq(hc_mm_release(mm, a), HC_ERR_STALE);            /* double */
+	ck_assert_int_eq(hc_mm_pin(mm, a), HC_ERR_STALE);
+	b = res(mm, 128, NULL);                                          /* reuse */
+	ck_assert_ptr_eq(b.slice, a.slice);
+	ck_assert_int_eq(hc_mm_address(mm, a, &x, NULL), HC_ERR_STALE);
+	ck_assert_int_eq(hc_mm_address(mm, b, &x, NULL), HC_OK);
+	ck_assert_int_eq(hc_mm_address(other, b, &x, NULL), HC_ERR_STALE); /* foreign */
+	ck_assert_int_eq(hc_mm_address(mm, z, &x, NULL), HC_ERR_STALE);
+	ck_assert_int_eq(hc_mm_release(mm, b), HC_OK);
+	ck_assert_int_eq(hc_mm_cleanup(mm, true), HC_OK);                 /* page gone */
+	ck_assert_int_eq(hc_mm_address(mm, b, &x, NULL), HC_ERR_STALE);
+	ck_assert_int_eq(hc_mm_unpin(mm, b), HC_ERR_STALE);
+	hc_mm_destroy(other);
+	hc_mm_destroy(mm);
+	fake_done();
+}
+END_TEST
+
+START_TEST(pins_hold_released_slices)
+{
+	hc_pool_spec s = sliced(4096, 0, 0);
+	struct hc_mm *mm;
+	struct hc_slice_ref a;
+	uint64_t xa, x;
+
+	fake_reset();
+	mm = mm_custom(&s, 1, 32);
+	a = res(mm, 100, &xa);
+	ck_assert_int_eq(hc_mm_unpin(mm, a), HC_ERR_INVALID);
+	ck_assert_int_eq(hc_mm_pin(mm, a), HC_OK);
+	ck_assert_int_eq(hc_mm_pin(mm, a), HC_OK);
+	ck_assert_int_eq(hc_mm_release(mm, a), HC_OK);
+	ck_assert_uint_eq(usage(mm).number_allocs, 1);
+	res(mm, 100, &x);
+	ck_assert_uint_ne(x, xa);
+	ck_assert_int_eq(hc_mm_unpin(mm, a), HC_OK);
+	ck_assert_int_eq(hc_mm_address(mm, a, NULL, NULL), HC_OK);
+	ck_assert_int_eq(hc_mm_unpin(mm, a), HC_OK);  /* last holder: free now */
+	ck_assert_int_eq(hc_mm_address(mm, a, NULL, NULL), HC_ERR_STALE);
+	ck_assert_uint_eq(usage(mm).number_allocs, 1);
+	hc_mm_destroy(mm);
+	fake_done();
+}
+END_TEST
+
+/* ---- bad input --------------------------------------------------------------- */
+
+START_TEST(size_zero_and_too_big)
+{
+	struct hc_mm_props p = { .max_page_size = 4 * GIB, .alignment = 256 };
+	hc_pool_layout in = { .preset = HC_LAYOUT_SUBSLICES };
+	struct hc_layout *l;
+	struct hc_slice_ref r;
+	struct hc_mm *mm;
+	struct reports rs;
+	uint64_t addr;
+
+	fake_reset();
+	ck_assert_int_eq(hc_layout_resolve(&in, &p, &l), HC_OK);
+	ck_assert_int_eq(hc_mm_create(l, &p, &fake_storage, &mm), HC_OK);
+	hc_layout_free(l);
+	ck_assert_int_eq(hc_mm_reserve(mm, 0, &r, &addr), HC_OK);
+	rs = report(mm);
+	ck_assert_uint_eq(rs.r[0].usage.number_allocs, 1);
+	ck_assert_uint_eq(rs.r[0].usage.bytes_reserved, 0);
+	ck_assert_int_eq(hc_mm_reserve(mm, 4 * GIB + 1, &r, &addr), HC_ERR_TOO_BIG);
+	ck_assert_int_eq(hc_mm_reserve(mm, UINT64_MAX, &r, &addr), HC_ERR_TOO_BIG);
+	ck_assert_int_eq(hc_mm_reserve(mm, 4 * GIB, &r, &addr), HC_OK);
+	ck_assert_int_eq(hc_mm_reserve(NULL, 1, &r, &addr), HC_ERR_INVALID);
+	ck_assert_int_eq(hc_mm_reserve(mm, 1, NULL, &addr), HC_ERR_INVALID);
+	hc_mm_destroy(mm);
+	hc_mm_destroy(NULL);
+	fake_done();
+}
+END_TEST
+
+START_TEST(storage_refusal_is_oom_and_retry_works)
+{
+	hc_pool_spec s[2] = { sliced(4096, 0, 0), exclusive(64 * KIB, 0) };
+	struct hc_slice_ref r, a;
+	struct hc_mm *mm;
+	uint64_t addr;
+
+	fake_reset();
+	mm = mm_custom(s, 2, 32);
+	a = res(mm, 3000, NULL);
+	ck_assert_int_eq(hc_mm_release(mm, a), HC_OK);
+	res(mm, 3000, NULL);
+	fk.limit = fk.live_bytes + 100;
+	ck_assert_int_eq(hc_mm_reserve(mm, 3000, &r, &addr), HC_ERR_OOM);
+	fk.limit = 0;
+	fk.fail_in = 1;
+	ck_assert_int_eq(hc_mm_reserve(mm, 50 * KIB, &r, &addr), HC_ERR_OOM);
+	ck_assert_int_eq(hc_mm_cleanup(mm, true), HC_OK);
+	ck_assert_int_eq(hc_mm_reserve(mm, 50 * KIB, &r, &addr), HC_OK);
+	ck_assert_uint_eq(usage(mm).number_allocs, 2);
+	hc_mm_destroy(mm);
+	fake_done();
+}
+END_TEST
+
+START_TEST(bad_arguments)
+{
+	struct hc_mm_props p = { .max_page_size = GIB, .alignment = 32 };
+	struct hc_storage nofree = { fake_alloc, NULL, &fk };
+	hc_pool_spec s = sliced(4096, 0, 0), bad = { .kind = HC_POOL_PERSISTENT };
+	struct hc_layout *l;
+	struct hc_mm *mm;
+
+	fake_reset();
+	ck_assert_int_eq(hc_layout_custom(&s, 1, &l), HC_OK);
+	ck_assert_int_eq(hc_mm_create(l, &p, &nofree, &mm), HC_ERR_INVALID);
+	ck_assert_int_eq(hc_mm_create(NULL, &p, &fake_storage, &mm), HC_ERR_INVALID);
+	ck_assert_int_eq(hc_mm_create(l, NULL, &fake_storage, &mm), HC_ERR_INVALID);
+	hc_layout_free(l);
+	ck_assert_int_eq(hc_layout_custom(&bad, 1, &l), HC_ERR_INVALID);
+	ck_assert_int_eq(hc_layout_custom(&s, 0, &l), HC_ERR_INVALID);
+	ck_assert_int_eq(hc_layout_custom(NULL, 1, &l), HC_ERR_INVALID);
+	ck_assert_int_eq(hc_mm_cleanup(NULL, true), HC_ERR_INVALID);
+	ck_assert_int_eq(hc_mm_install(NULL, NULL), HC_ERR_INVALID);
+	fake_done();
+}
+END_TEST
+
+/* ---- layouts ------------------------------------------------------------------- */
+
+struct config_case {
+	const char *name;
+	hc_pool_spec pools[2];
+	size_t n;
+	const char *msg;
+};
+
+static const struct config_case config_cases[] = {
+	{ "empty", { { 0 } }, 0, "pool list is empty" },
+	{ "zero page", { { .kind = HC_POOL_SLICED, .page_size = 0 } }, 1,
+	  "page_size must be non-zero" },
+	{ "slice larger than page",
+	  { { .kind = HC_POOL_SLICED, .page_size = 1000, .max_slice_size = 2000 } }, 1,
+	  "max_slice_size (2016) is larger than page_size (1024)" },
+	{ "cap smaller than page",
+	  { { .kind = HC_POOL_SLICED, .page_size = 4096, .max_pool_size = 4000 } }, 1,
+	  "max_pool_size (4000) is smaller than page_size (4096)" },
+	{ "too many pages",
+	  { { .kind = HC_POOL_SLICED, .page_size = 32, .max_pool_size = 32 * 65536 } }, 1,
+	  "spans 65536 pages" },
+	{ "persistent in a list", { { .kind = HC_POOL_DIRECT }, { .kind = HC_POOL_PERSISTENT } },
+	  2, "pool 1: kind 3" },
+};
+
+START_TEST(pool_config_errors)
+{
+	const struct config_case *c = &config_cases[_i];
+	struct hc_mm_props p = { .max_page_size = GIB, .alignment = 32 };
+	hc_pool_layout in = { .preset = HC_LAYOUT_EXPLICIT, .pools = c->pools, .n_pools = c->n };
+	struct hc_layout *l = NULL;
+
+	ck_assert_msg(hc_layout_resolve(&in, &p, &l) == HC_ERR_INVALID, "%s", c->name);
+	ck_assert_ptr_null(l);
+	expect_msg(c->msg);
+}
+END_TEST
+
+START_TEST(pool_config_limits)
+{
+	struct hc_mm_props p = { .max_page_size = GIB, .alignment = 32 };
+	static hc_pool_spec many[255];
+	hc_pool_layout in = { .preset = HC_LAYOUT_EXPLICIT, .pools = many, .n_pools = 255 };
+	struct hc_layout *l;
+	size_t i;
+
+	for (i = 0; i < 255; i++)
+		many[i] = direct(0);
+	ck_assert_int_eq(hc_layout_resolve(&in, &p, &l), HC_ERR_INVALID);
+	expect_msg("255 pools");
+	in.n_pools = 254;
+	ck_assert_int_eq(hc_layout_resolve(&in, &p, &l), HC_OK);
+	ck_assert_uint_eq(hc_layout_count(l), 254);
+	hc_layout_free(l);
+	in.pools = NULL;
+	ck_assert_int_eq(hc_layout_resolve(&in, &p, &l), HC_ERR_INVALID);
+	in.preset = (hc_layout_preset)42;
+	ck_assert_int_eq(hc_layout_resolve(&in, &p, &l), HC_ERR_INVALID);
+	expect_msg("unknown layout preset 42");
+	in.preset = HC_LAYOUT_SUBSLICES;
+	p.max_page_size = 0;
+	ck_assert_int_eq(hc_layout_resolve(&in, &p, &l), HC_ERR_INVALID);
+	ck_assert_int_eq(hc_layout_resolve(NULL, &p, &l), HC_ERR_INVALID);
+}
+END_TEST
+
+START_TEST(resolve_rounds_and_defaults)
+{
+	struct hc_mm_props p = { .max_page_size = GIB, .alignment = 256 };
+	hc_pool_spec in_pools[4] = {
+		{ .kind = HC_POOL_SLICED, .page_size = 1000, .max_pool_size = 4096 },
+		{ .kind = HC_POOL_SLICED, .page_size = 1000, .max_slice_size = 100 },
+		{ .kind = HC_POOL_EXCLUSIVE, .max_alloc_size = 0, .dealloc_period = 7 },
+		{ .kind = HC_POOL_DIRECT, .reclaim_at = 1001, .dealloc_period = 9 },
+	};
+	hc_pool_layout in = { .preset = HC_LAYOUT_EXPLICIT, .pools = in_pools, .n_pools = 4 };
+	struct hc_layout *l;
+	const hc_pool_spec *s;
+
+	ck_assert_int_eq(hc_layout_resolve(&in, &p, &l), HC_OK);
+	s = hc_layout_pool(l, 0);
+	ck_assert_uint_eq(s->page_size, 1024);
+	ck_assert_uint_eq(s->max_slice_size, 1024);
+	ck_assert_uint_eq(s->max_pool_size, 4096);
+	s = hc_layout_pool(l, 1);
+	ck_assert_uint_eq(s->max_slice_size, 256);
+	s = hc_layout_pool(l, 2);
+	ck_assert_uint_eq(s->max_alloc_size, 0);
+	ck_assert_uint_eq(s->dealloc_period, 7);
+	s = hc_layout_pool(l, 3);
+	ck_assert_uint_eq(s->reclaim_at, 1001);
+	ck_assert_uint_eq(s->dealloc_period, 0);
+	ck_assert_ptr_null(hc_layout_pool(l, 4));
+	hc_layout_free(l);
+}
+END_TEST
+
+struct ladder_case {
+	uint64_t device;
+	size_t n;
+	uint64_t page[6], max_slice[6];
+	uint64_t tail, period;
+};
+
+static const struct ladder_case ladders[] = {
+	{ 16 * GIB, 4, { 16 * MIB, 64 * MIB, 256 * MIB, 1024 * MIB },
+	  { 1 * MIB, 8 * MIB, 64 * MIB, 512 * MIB }, 4 * GIB, 25000 },
+	{ 24 * GIB, 4, { 24 * MIB, 96 * MIB, 384 * MIB, 1536 * MIB },
+	  { 3 * MIB / 2, 12 * MIB, 96 * MIB, 768 * MIB }, 6 * GIB, 35000 },
+	{ 192 * GIB, 6, { 12 * MIB, 48 * MIB, 192 * MIB, 768 * MIB, 3 * GIB, 12 * GIB },
+	  { 192 * KIB, 3 * MIB / 2, 12 * MIB, 96 * MIB, 768 * MIB, 6 * GIB }, 48 * GIB, 245000 },
+};
+
+START_TEST(subslices_ladder)
+{
+	const struct ladder_case *c = &ladders[_i];
+	struct hc_mm_props p = { .max_page_size = c->device / 4, .alignment = 256 };
+	hc_pool_layout in = { .preset = HC_LAYOUT_SUBSLICES };
+	hc_pool_layout def = { .preset = HC_LAYOUT_DEFAULT };
+	struct hc_layout *l, *d;
+	const hc_pool_spec *s;
+	size_t i;
+
+	ck_assert_int_eq(hc_layout_resolve(&in, &p, &l), HC_OK);
+	ck_assert_uint_eq(hc_layout_count(l), c->n + 2);
+	s = hc_layout_pool(l, 0);
+	ck_assert_int_eq(s->kind, HC_POOL_EXCLUSIVE);
+	ck_assert_uint_eq(s->max_alloc_size, 0);
+	ck_assert_uint_eq(s->dealloc_period, 0);
+	for (i = 0; i < c->n; i++) {
+		s = hc_layout_pool(l, i + 1);
+		ck_assert_int_eq(s->kind, HC_POOL_SLICED);
+		ck_assert_uint_eq(s->page_size, c->page[i]);
+		ck_assert_uint_eq(s->max_slice_size, c->max_slice[i]);
+		ck_assert_uint_eq(s->max_pool_size, 0);
+	}
+	s = hc_layout_pool(l, c->n + 1);
+	ck_assert_int_eq(s->kind, HC_POOL_EXCLUSIVE);
+	ck_assert_uint_eq(s->max_alloc_size, c->tail);
+	ck_assert_uint_eq(s->dealloc_period, c->period);
+	ck_assert_int_eq(hc_layout_resolve(&def, &p, &d), HC_OK);
+	ck_assert_uint_eq(hc_layout_count(d), hc_layout_count(l));
+	for (i = 0; i < hc_layout_count(l); i++)
+		ck_assert_mem_eq(hc_layout_pool(d, i), hc_layout_pool(l, i), sizeof(hc_pool_spec));
+	hc_layout_free(d);
+	hc_layout_free(l);
+}
+END_TEST
+
+/* 24 GiB device: near-page windows (19.2, 24] MiB route to the 24 MiB pool. */
+START_TEST(subslices_routing_24gib)
+{
+	struct hc_mm_props p = { .max_page_size = 6 * GIB, .alignment = 256 };
+	hc_pool_layout in = { .preset = HC_LAYOUT_SUBSLICES };
+	struct hc_layout *l;
+	struct hc_mm *mm;
+	struct reports rs;
+
+	fake_reset();
+	ck_assert_int_eq(hc_layout_resolve(&in, &p, &l), HC_OK);
+	ck_assert_int_eq(hc_mm_create(l, &p, &fake_storage, &mm), HC_OK);
+	hc_layout_free(l);
+	res(mm, 1 * MIB, NULL);        /* pool 1 (24 MiB pages, slices <= 1.5 MiB) */
+	res(mm, 20 * MIB, NULL);       /* near-page stray: pool 1 */
+	res(mm, 19 * MIB, NULL);       /* not near, above 12 MiB: pool 3 (384 MiB pages) */
+	res(mm, 2 * GIB, NULL);        /* tail exclusive pool */
+	rs = report(mm);
+	ck_assert_uint_eq(rs.n, 7);
+	ck_assert_uint_eq(rs.r[1].usage.number_allocs, 2);
+	ck_assert_uint_eq(rs.r[1].pages, 1);
+	ck_assert_uint_eq(rs.r[2].usage.number_allocs, 0);
+	ck_assert_uint_eq(rs.r[3].usage.number_allocs, 1);
+	ck_assert_uint_eq(rs.r[5].usage.number_allocs, 1);
+	ck_assert_uint_eq(rs.r[5].spec.dealloc_period, 35000);
+	ck_assert_uint_eq(rs.r[6].kind, HC_POOL_PERSISTENT);
+	hc_mm_destroy(mm);
+	fake_done();
+}
+END_TEST
+
+START_TEST(exclusive_pages_buckets)
+{
+	struct hc_mm_props p = { .max_page_size = 6 * GIB, .alignment = 256 };
+	hc_pool_layout in = { .preset = HC_LAYOUT_EXCLUSIVE_PAGES };
+	struct hc_layout *l;
+	const hc_pool_spec *s;
+	struct hc_mm *mm;
+	size_t i, n;
+
+	ck_assert_int_eq(hc_layout_resolve(&in, &p, &l), HC_OK);
+	n = hc_layout_count(l);
+	ck_assert_uint_eq(n, 24);
+	ck_assert_uint_eq(hc_layout_pool(l, 0)->max_alloc_size, 32 * KIB);
+	ck_assert_uint_eq(hc_layout_pool(l, 0)->dealloc_period, 5000);
+	ck_assert_uint_eq(hc_layout_pool(l, n - 1)->max_alloc_size, 6 * GIB);
+	ck_assert_uint_eq(hc_layout_pool(l, n - 1)->dealloc_period, 35000);
+	for (i = 0; i < n; i++) {
+		s = hc_layout_pool(l, i);
+		ck_assert_int_eq(s->kind, HC_POOL_EXCLUSIVE);
+		ck_assert_uint_eq(s->max_alloc_size % 256, 0);
+		if (i)
+			ck_assert_uint_gt(s->max_alloc_size, hc_layout_pool(l, i - 1)->max_alloc_size);
+		if (s->max_alloc_size < GIB / 2)
+			ck_assert_uint_eq(s->dealloc_period, 5000);
+	}
+	/* a large alignment merges the small buckets */
+	hc_layout_free(l);
+	p.alignment = 1 * MIB;
+	ck_assert_int_eq(hc_layout_resolve(&in, &p, &l), HC_OK);
+	ck_assert_uint_lt(hc_layout_count(l), 24);
+	ck_assert_uint_eq(hc_layout_pool(l, 0)->max_alloc_size, 1 * MIB);
+	/* size 0 goes to the first bucket */
+	fake_reset();
+	ck_assert_int_eq(hc_mm_create(l, &p, &fake_storage, &mm), HC_OK);
+	res(mm, 0, NULL);
+	ck_assert_uint_eq(report(mm).r[0].usage.number_allocs, 1);
+	hc_mm_destroy(mm);
+	hc_layout_free(l);
+	fake_done();
+}
+END_TEST
+
+/* ---- capture ---------------------------------------------------------------------- */
+
+START_TEST(capture_retains_touched_slices)
+{
+	hc_pool_spec s = sliced(4096, 0, 0);
+	struct hc_slice_ref pre, a, b, c, *kept;
+	struct hc_mm *mm;
+	uint64_t xa, x, frees;
+	size_t n, i;
+
+	fake_reset();
+	mm = mm_custom(&s, 1, 32);
+	hc_mm_mode_push_persistent(mm);
+	pre = res(mm, 64, NULL);                   /* pre-existing, untouched */
+	hc_mm_mode_pop(mm);
+
+	hc_mm_capture_begin(mm);
+	hc_mm_capture_begin(mm);                   /* re-entrant */
+	ck_assert(hc_mm_capture_active(mm));
+	ck_assert(hc_mm_persistent(mm));
+	hc_mm_mode_pop(mm);                        /* recorded, no effect now */
+	ck_assert(hc_mm_persistent(mm));
+	a = res(mm, 100, &xa);                     /* warm-up */
+	ck_assert_int_eq(hc_mm_release(mm, a), HC_OK);
+	ck_assert_uint_eq(usage(mm).number_allocs, 2); /* primed: still held */
+	b = res(mm, 100, &x);
+	ck_assert_uint_ne(x, xa);                  /* priming keeps a out of reuse */
+	ck_assert_int_eq(hc_mm_release(mm, b), HC_OK);
+	frees = fk.frees;
+	ck_assert_int_eq(hc_mm_cleanup(mm, true), HC_OK); /* no-op while capturing */
+	ck_assert_uint_eq(fk.frees, frees);
+	hc_mm_capture_priming_end(mm);
+	ck_assert_uint_eq(usage(mm).number_allocs, 1);
+	a = res(mm, 100, &x);                      /* recording: reuses a's slice */
+	ck_assert_uint_eq(x, xa);
+	c = res(mm, 300, NULL);
+	ck_assert_int_eq(hc_mm_release(mm, c), HC_OK);
+	ck_assert_int_eq(hc_mm_capture_end(mm, &kept, &n), HC_OK);
+	ck_assert(!hc_mm_capture_active(mm));
+	ck_assert(!hc_mm_persistent(mm));
+	ck_assert_int_eq(hc_mm_capture_end(mm, &kept, &n), HC_ERR_STATE);
+	/* touched: a's slice, b's slice, c's slice; not pre */
+	ck_assert_uint_eq(n, 3);
+	ck_assert_uint_eq(usage(mm).number_allocs, 1 + 3);
+	for (i = 0; i < n; i++)
+		ck_assert_ptr_ne(kept[i].slice, pre.slice);
+	ck_assert_int_eq(hc_mm_release(mm, a), HC_OK);
+	ck_assert_int_eq(hc_mm_cleanup(mm, true), HC_OK); /* retained survive */
+	ck_assert_uint_eq(fk.live, 4);
+	for (i = 0; i < n; i++)
+		ck_assert_int_eq(hc_mm_unpin(mm, kept[i]), HC_OK);
+	free(kept);
+	ck_assert_uint_eq(usage(mm).number_allocs, 1);
+	ck_assert_int_eq(hc_mm_cleanup(mm, true), HC_OK);
+	ck_assert_uint_eq(fk.live, 1);
+	ck_assert_int_eq(hc_mm_release(mm, pre), HC_OK);
+	hc_mm_destroy(mm);
+	fake_done();
+}
+END_TEST
+
+START_TEST(capture_restores_windows_and_refuses_install)
+{
+	hc_pool_spec s = sliced(4096, 0, 0);
+	struct hc_slice_ref *kept;
+	struct hc_layout *l;
+	struct hc_mm *mm;
+	size_t n;
+
+	fake_reset();
+	mm = mm_custom(&s, 1, 32);
+	ck_assert_int_eq(hc_layout_custom(&s, 1, &l), HC_OK);
+	hc_mm_capture_begin(mm);
+	hc_mm_mode_push_persistent(mm);
+	ck_assert_int_eq(hc_mm_install(mm, l), HC_ERR_STATE);
+	ck_assert_int_eq(hc_mm_capture_end(mm, &kept, &n), HC_OK);
+	ck_assert_uint_eq(n, 0);
+	ck_assert_ptr_null(kept);
+	ck_assert(hc_mm_persistent(mm)); /* the window opened during capture */
+	hc_mm_mode_pop(mm);
+	ck_assert(!hc_mm_persistent(mm));
+	ck_assert_int_eq(hc_mm_install(mm, l), HC_OK);
+	hc_layout_free(l);
+	hc_mm_destroy(mm);
+	fake_done();
+}
+END_TEST
+
+/* ---- property test ------------------------------------------------------------------- */
+
+struct live_ent {
+	struct hc_slice_ref r;
+	uint64_t addr, size;
+	int pins;
+	bool released;
+};
+
+static int cmp_addr(const void *a, const void *b)
+{
+	const struct live_ent *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+static void check_invariants(struct hc_mm *mm, struct live_ent *v, size_t n)
+{
+	struct live_ent *sorted = malloc((n + 1) * sizeof(*sorted));
+	hc_memory_usage u = usage(mm);
+	uint64_t in_use = 0;
+	size_t i;
+
+	memcpy(sorted, v, n * sizeof(*v));
+	qsort(sorted, n, sizeof(*sorted), cmp_addr);
+	for (i = 0; i < n; i++) {
+		uint64_t a, sz;
+
+		ck_assert_int_eq(hc_mm_address(mm, sorted[i].r, &a, &sz), HC_OK);
+		ck_assert_uint_eq(a, sorted[i].addr);
+		ck_assert_uint_eq(sz, sorted[i].size);
+		in_use += sz;
+		if (i && sorted[i].size && sorted[i - 1].size)
+			ck_assert_msg(sorted[i - 1].addr + sorted[i - 1].size <= sorted[i].addr,
+				      "live ranges overlap");
+	}
+	ck_assert_uint_eq(u.number_allocs, n);
+	ck_assert_uint_eq(u.bytes_in_use, in_use);
+	ck_assert_uint_le(u.bytes_in_use, u.bytes_reserved);
+	ck_assert_uint_eq(u.bytes_reserved, fk.live_bytes);
+	free(sorted);
+}
+
+START_TEST(random_sequences)
+{
+	hc_pool_spec s[5] = { exclusive(0, 0), sliced(64 * KIB, 16 * KIB, 128 * KIB),
+			      sliced(256 * KIB, 64 * KIB, 0), exclusive(1 * MIB, 50), direct(4 * MIB) };
+	struct live_ent *v = calloc(4000, sizeof(*v));
+	unsigned seed = 1234 + (unsigned)_i * 7919;
+	struct hc_layout *l;
+	struct hc_mm *mm;
+	size_t n = 0;
+	int op;
+
+	fake_reset();
+	mm = mm_custom(s, 5, 256);
+	ck_assert_int_eq(hc_layout_custom(s, 5, &l), HC_OK);
+	for (op = 0; op < 6000; op++) {
+		int r = rand_r(&seed) % 100;
+
+		if (r < 50 && n < 4000) {
+			uint64_t size;
+			int k = rand_r(&seed) % 10;
+
+			size = k < 6 ? (uint64_t)(rand_r(&seed) % (16 * KIB)) :
+			       k < 9 ? (uint64_t)(rand_r(&seed) % (300 * KIB)) :
+				       (uint64_t)(rand_r(&seed) % (3 * MIB));
+			if (rand_r(&seed) % 50 == 0)
+				hc_mm_mode_push_persistent(mm);
+			if (rand_r(&seed) % 200 == 0)
+				fk.fail_in = 1;
+			memset(&v[n], 0, sizeof(v[n]));
+			if (hc_mm_reserve(mm, size, &v[n].r, &v[n].addr) == HC_OK) {
+				v[n].size = size;
+				n++;
+			}
+			fk.fail_in = 0;
+			if (hc_mm_persistent(mm) && rand_r(&seed) % 3 == 0)
+				hc_mm_mode_pop(mm);
+		} else if (r < 85 && n) {
+			size_t k = (size_t)rand_r(&seed) % n;
+
+			if (!v[k].released && v[k].pins == 0 && rand_r(&seed) % 8 == 0) {
+				ck_assert_int_eq(hc_mm_pin(mm, v[k].r), HC_OK);
+				v[k].pins++;
+			} else if (!v[k].released) {
+				ck_assert_int_eq(hc_mm_release(mm, v[k].r), HC_OK);
+				ck_assert_int_eq(hc_mm_release(mm, v[k].r),
+						 v[k].pins ? HC_ERR_STALE : HC_ERR_STALE);
+				v[k].released = true;
+			} else {
+				ck_assert_int_eq(hc_mm_unpin(mm, v[k].r), HC_OK);
+				v[k].pins--;
+			}
+			if (v[k].released && v[k].pins == 0) {
+				struct hc_slice_ref gone = v[k].r;
+
+				v[k] = v[--n];
+				ck_assert_int_eq(hc_mm_address(mm, gone, NULL, NULL), HC_ERR_STALE);
+			}
+		} else if (r < 95) {
+			ck_assert_int_eq(hc_mm_cleanup(mm, r < 90), HC_OK);
+		} else if (r < 97) {
+			hc_status st = hc_mm_install(mm, l);
+
+			ck_assert(st == HC_OK || st == HC_ERR_IN_USE);
+		}
+		if (op % 50 == 0)
+			check_invariants(mm, v, n);
+	}
+	check_invariants(mm, v, n);
+	hc_layout_free(l);
+	hc_mm_destroy(mm);
+	free(v);
+	fake_done();
+}
+END_TEST
+
+static Suite *pools_suite(void)
+{
+	Suite *s = suite_create("pools");
+	TCase *tc = tcase_create("placement");
+
+	tcase_add_test(tc, scenario_32mib_page);
+	tcase_add_test(tc, two_chunks_on_one_page);
+	tcase_add_test(tc, alloc_allocs_new_storage);
+	tcase_add_test(tc, alloc_reuses_storage);
+	tcase_add_test(tc, alignment_padding);
+	tcase_add_test(tc, lone_free_slice_offers_requested_size);
+	tcase_add_test(tc, near_page_rule);
+	tcase_add_test(tc, fragmentation_resistance);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("caps");
+	tcase_add_test(tc, capped_pool_errors_instead_of_growing);
+	tcase_add_test(tc, capacity_spills_to_later_accepting_pool);
+	tcase_add_test(tc, capped_pool_never_takes_strays);
+	tcase_add_test(tc, cap_below_page_shrinks_page);
+	tcase_add_test(tc, cap_below_alignment_never_overshoots);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("direct_exclusive");
+	tcase_add_test(tc, direct_pads_only_to_alignment);
+	tcase_add_test(tc, direct_reuses_below_ceiling);
+	tcase_add_test(tc, direct_reclaims_at_ceiling);
+	tcase_add_test(tc, exclusive_running_average_sizing);
+	tcase_add_test(tc, exclusive_periodic_dealloc);
+	tcase_add_test(tc, exclusive_prefers_lowest_free_count);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("lifecycle");
+	tcase_add_test(tc, cleanup_releases_everything_free);
+	tcase_add_test(tc, held_binding_survives_explicit_cleanup_renumber);
+	tcase_add_test(tc, measured_plan_cycle);
+	tcase_add_test(tc, install_refuses_while_in_use);
+	tcase_add_test(tc, persistent_windows_nest);
+	tcase_add_test(tc, persistent_exact_size_reuse_and_no_limit);
+	tcase_add_test(tc, stale_lookups);
+	tcase_add_test(tc, pins_hold_released_slices);
+	tcase_add_test(tc, size_zero_and_too_big);
+	tcase_add_test(tc, storage_refusal_is_oom_and_retry_works);
+	tcase_add_test(tc, bad_arguments);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("layouts");
+	tcase_add_loop_test(tc, pool_config_errors, 0,
+			    (int)(sizeof(config_cases) / sizeof(config_cases[0])));
+	tcase_add_test(tc, pool_config_limits);
+	tcase_add_test(tc, resolve_rounds_and_defaults);
+	tcase_add_loop_test(tc, subslices_ladder, 0, (int)(sizeof(ladders) / sizeof(ladders[0])));
+	tcase_add_test(tc, subslices_routing_24gib);
+	tcase_add_test(tc, exclusive_pages_buckets);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("capture");
+	tcase_add_test(tc, capture_retains_touched_slices);
+	tcase_add_test(tc, capture_restores_windows_and_refuses_install);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("property");
+	tcase_set_timeout(tc, 120);
+	tcase_add_loop_test(tc, random_sequences, 0, 4);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(pools_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
