@@ -3,3 +3,4 @@ libhipcore_internal_la_SOURCES += \
 	core/internal.h \
 	core/status.c \
 	core/staging.c
+include core/queues.mk
