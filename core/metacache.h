@@ -138,7 +138,10 @@ bool hc_mc_get(struct hc_metacache *mc, const uint64_t *words, size_t nwords,
  * existing key gets the new value (the old one goes to the free callback).
  *
  * Context: stream lock.  Never blocks; allocates; may call the free callback.
- * Return: HC_OK, HC_ERR_INVALID (NULL arguments), HC_ERR_OOM.
+ * Return: HC_OK, HC_ERR_INVALID (NULL arguments), HC_ERR_OOM.  In Capture
+ * mode HC_ERR_OOM can come with *@stored true: the value is cached (the
+ * cache owns it) but its capture pin could not be recorded, so the capture
+ * must be discarded.
  */
 hc_status hc_mc_insert(struct hc_metacache *mc, const uint64_t *words, size_t nwords,
 		       struct hc_mc_value value, bool *stored);

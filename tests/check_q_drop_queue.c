@@ -348,6 +348,20 @@ START_TEST(failed_sync_still_releases_and_reports)
 }
 END_TEST
 
+START_TEST(drain_reports_a_failed_sync_and_releases_all)
+{
+	F.fail_sync_at = 1;
+	push(1, 1);
+	ck_assert_int_eq(hc_dq_flush(&dq), HC_OK);
+	push(2, 1);
+	ck_assert_int_eq(hc_dq_drain(&dq), HC_ERR_DEVICE);
+	ck_assert_int_eq(ents[1].released, 1);
+	ck_assert_int_eq(ents[2].released, 1);
+	ck_assert_uint_eq(stats().depth, 0);
+	ck_assert_uint_eq(stats().sync_failures, 1);
+}
+END_TEST
+
 START_TEST(failed_record_is_covered_by_the_safety_net)
 {
 	F.fail_record_at = 1;
@@ -464,6 +478,7 @@ Suite *make_drop_queue_suite(void)
 	tcase_add_test(life, drain_ignores_deferred_mode);
 	tcase_add_test(life, release_follows_push_order);
 	tcase_add_test(life, failed_sync_still_releases_and_reports);
+	tcase_add_test(life, drain_reports_a_failed_sync_and_releases_all);
 	tcase_add_test(life, failed_record_is_covered_by_the_safety_net);
 	tcase_add_test(life, no_fence_at_all_keeps_entries_until_fini);
 	tcase_add_test(life, bad_arguments_are_rejected);

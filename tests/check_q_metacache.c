@@ -318,6 +318,33 @@ START_TEST(discard_restores_recency_order)
 }
 END_TEST
 
+START_TEST(eviction_skips_pinned_entries_in_the_middle)
+{
+	make(3);
+	put(1);
+	put(2);
+	put(3);
+	hc_mc_set_mode(mc, HC_MC_CAPTURE);
+	ck_assert(hit(2)); /* 2 leaves the LRU list, pinned */
+	ck_assert_int_eq(hc_mc_capture_commit(mc, 9), HC_OK);
+	hc_mc_set_mode(mc, HC_MC_NORMAL);
+	put(4); /* evicts 1 */
+	put(5); /* evicts 3, skipping pinned 2 */
+	put(6); /* evicts 4 */
+	ck_assert(!has(1));
+	ck_assert(has(2));
+	ck_assert(!has(3));
+	ck_assert(!has(4));
+	ck_assert(has(5));
+	ck_assert(has(6));
+	ck_assert_int_eq(nfreed, 3);
+	ck_assert(hit(2)); /* a normal hit on a pinned entry keeps it pinned */
+	ck_assert_uint_eq(pins(2), 1);
+	ck_assert_uint_eq(hc_mc_graph_release(mc, 9), 1);
+	ck_assert_uint_eq(hc_mc_len(mc), 2);
+}
+END_TEST
+
 START_TEST(destroy_frees_every_value_once)
 {
 	int i;
@@ -461,6 +488,7 @@ Suite *make_metacache_suite(void)
 	tcase_add_test(more, keys_differ_by_length_and_content);
 	tcase_add_test(more, commit_rejects_a_graph_id_twice);
 	tcase_add_test(more, discard_restores_recency_order);
+	tcase_add_test(more, eviction_skips_pinned_entries_in_the_middle);
 	tcase_add_test(more, destroy_frees_every_value_once);
 	tcase_add_test(more, bad_arguments);
 	suite_add_tcase(s, more);
