@@ -14,3 +14,13 @@ tests_check_queues_SOURCES = \
 tests_check_queues_CFLAGS = $(TEST_CFLAGS)
 tests_check_queues_LDADD = $(TEST_LDADD)
 endif
+
+# Allocation failures: malloc/calloc/realloc wrapped by the test (countdown walk).
+if HAVE_CHECK
+check_PROGRAMS += tests/check_queues_oom
+TESTS += tests/check_queues_oom
+tests_check_queues_oom_SOURCES = tests/check_queues_oom.c
+tests_check_queues_oom_CFLAGS = $(TEST_CFLAGS)
+tests_check_queues_oom_LDADD = $(TEST_LDADD)
+tests_check_queues_oom_LDFLAGS = -Wl,--wrap=malloc -Wl,--wrap=calloc -Wl,--wrap=realloc
+endif
