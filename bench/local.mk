@@ -1,3 +1,4 @@
 EXTRA_DIST += bench/run-all
 include bench/trace.mk
 include bench/pools.mk
+include bench/cache.mk

@@ -4,3 +4,4 @@ libhipcore_internal_la_SOURCES += \
 	core/status.c \
 	core/staging.c
 include core/pools.mk
+include core/queues.mk

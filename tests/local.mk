@@ -14,3 +14,4 @@ endif
 include tests/sim.mk
 include tests/trace.mk
 include tests/pools.mk
+include tests/queues.mk
