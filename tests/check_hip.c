@@ -7,6 +7,7 @@
  */
 #include <check.h>
 #include <dlfcn.h>
+#include <hip/hip_runtime_api.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,7 +16,7 @@
 #include "hal/fault.h"
 #include "hal/hip/hip_rt.h"
 
-static char fake_path[1024], partial_path[1024];
+static char fake_path[1024], partial_path[1024], hip_path[1024];
 static void *fake; /* our own handle on the fake: keeps its state across reloads */
 
 static int (*fake_set_error)(const char *, int, int);
@@ -23,6 +24,7 @@ static unsigned long (*fake_calls)(const char *);
 static long (*fake_live)(void);
 static void (*fake_set_devices)(int);
 static void (*fake_reset)(void);
+static void (*fake_set_attr)(int, int);
 
 static void paths_init(void)
 {
@@ -31,6 +33,7 @@ static void paths_init(void)
 	snprintf(fake_path, sizeof(fake_path), "%s/tests/.libs/fake_cudart.so", b ? b : ".");
 	snprintf(partial_path, sizeof(partial_path), "%s/tests/.libs/fake_cudart_partial.so",
 		 b ? b : ".");
+	snprintf(hip_path, sizeof(hip_path), "%s/tests/.libs/fake_hip.so", b ? b : ".");
 }
 
 static const hc_error_info *last(void)
@@ -500,6 +503,111 @@ START_TEST(fault_shim_over_hip)
 }
 END_TEST
 
+
+/* ------------------------------------------- the AMD path, through fake_hip */
+
+/* fake_hip is a second library with its own state: its controls. */
+static void *fh;
+static int (*fh_set_error)(const char *, int, int);
+static unsigned long (*fh_calls)(const char *);
+static long (*fh_live)(void);
+static void (*fh_reset)(void);
+static void (*fh_set_attr)(int, int);
+
+static void amd_open(void)
+{
+	fh = dlopen(hip_path, RTLD_NOW | RTLD_LOCAL);
+	ck_assert_msg(fh != NULL, "%s", dlerror());
+	*(void **)&fh_set_error = dlsym(fh, "fake_set_error");
+	*(void **)&fh_calls = dlsym(fh, "fake_calls");
+	*(void **)&fh_live = dlsym(fh, "fake_live");
+	*(void **)&fh_reset = dlsym(fh, "fake_reset");
+	*(void **)&fh_set_attr = dlsym(fh, "fake_set_attr");
+	ck_assert(fh_set_error && fh_calls && fh_live && fh_reset && fh_set_attr);
+	fh_reset();
+	fh_set_attr(hipDeviceAttributeTextureAlignment, 256);
+	fh_set_attr(hipDeviceAttributeSurfaceAlignment, 64);
+	fh_set_attr(hipDeviceAttributeIntegrated, 0);
+	H = hc_hip_ops();
+	ck_assert_int_eq(open_with(hip_path, 0, &D), HC_OK);
+}
+
+static void amd_close(void)
+{
+	if (D)
+		H->device_close(D);
+	D = NULL;
+	ck_assert_int_eq(fh_live(), 0);
+	hc_hip_runtime_reset();
+	dlclose(fh);
+}
+
+START_TEST(amd_props_use_hip_attributes)
+{
+	struct hc_hal_props p;
+
+	ck_assert_int_eq(H->device_props(D, &p), HC_OK);
+	ck_assert_str_eq(p.name, "Fake GPU 0");
+	ck_assert_uint_eq(p.alignment, 256);
+	ck_assert(!p.integrated);
+	ck_assert_uint_eq(fh_calls("cuInit"), 1); /* hipInit */
+	ck_assert(!HIP_HAVE(GraphInstantiateWithFlags));
+	ck_assert(HIP_HAVE(GraphInstantiate));
+}
+END_TEST
+
+START_TEST(amd_errors_are_hip_codes)
+{
+	hc_hal_dptr d;
+	hc_hal_module *m;
+	hc_hal_function *f;
+	hc_hal_stream *s;
+	struct hc_hal_launch l = { .grid = { 1, 1, 1 }, .block = { 2048, 1, 1 } };
+
+	fh_set_error("cudaMalloc", hipErrorOutOfMemory, 1);
+	ck_assert_int_eq(H->mem_alloc(D, 64, &d), HC_ERR_OOM);
+	ck_assert_str_eq(last()->backend_name, "fakeMemoryAllocation"); /* hipGetErrorName */
+	ck_assert_ptr_nonnull(strstr(last()->message, "hipMalloc"));
+	fh_set_error("cudaMalloc", hipErrorRuntimeMemory, 1);
+	ck_assert_int_eq(H->mem_alloc(D, 64, &d), HC_ERR_DEVICE);
+	ck_assert_str_eq(last()->backend_name, "hipErrorRuntimeMemory"); /* static table */
+	ck_assert_int_eq(H->stream_create(D, &s), HC_OK);
+	ck_assert_int_eq(H->module_load(D, "bad", 3, &m), HC_ERR_DEVICE);
+	/* module calls answer in HIP's space too: 218 is hipErrorInvalidKernelFile */
+	ck_assert_str_eq(last()->backend_name, "hipErrorInvalidKernelFile");
+	ck_assert_int_eq(H->module_load(D, "FAKE", 4, &m), HC_OK);
+	ck_assert_int_eq(H->function_get(D, m, "add_one", &f), HC_OK);
+	ck_assert_int_eq(H->launch(D, s, f, &l), HC_ERR_DEVICE);
+	ck_assert_ptr_nonnull(strstr(last()->message, "hipModuleLaunchKernel"));
+	fh_set_error("cudaStreamBeginCapture", hipErrorStreamCaptureUnsupported, 1);
+	ck_assert_int_eq(H->capture_begin(D, s), HC_ERR_STATE);
+	ck_assert_int_eq(last()->backend_code, 900);
+}
+END_TEST
+
+START_TEST(amd_capture_instantiates_with_hip_signature)
+{
+	hc_hal_stream *s;
+	hc_hal_graph *g = NULL;
+	hc_hal_dptr a, b;
+	void *raw;
+
+	ck_assert_int_eq(H->stream_create(D, &s), HC_OK);
+	ck_assert_int_eq(H->mem_alloc(D, 8, &a), HC_OK);
+	ck_assert_int_eq(H->mem_alloc(D, 8, &b), HC_OK);
+	ck_assert_int_eq(H->capture_begin(D, s), HC_OK);
+	ck_assert_int_eq(HIP_CALL(MallocAsync)(&raw, 8, hc_hip_stream_raw(s)), 0);
+	ck_assert_int_eq(H->capture_end(D, s, &g), HC_ERR_STATE);
+	ck_assert_ptr_nonnull(strstr(last()->message, "(1 alloc, 0 free)"));
+	ck_assert_int_eq(H->capture_begin(D, s), HC_OK);
+	ck_assert_int_eq(H->copy_d2d(D, s, b, a, 8), HC_OK);
+	ck_assert_int_eq(H->capture_end(D, s, &g), HC_OK);
+	ck_assert_uint_eq(fh_calls("cudaGraphInstantiateWithFlags"), 1); /* hipGraphInstantiate */
+	ck_assert_int_eq(H->graph_launch(D, s, g), HC_OK);
+	/* g, a, b and s are left to device_close */
+}
+END_TEST
+
 static Suite *hip_suite(void)
 {
 	Suite *s = suite_create("hip");
@@ -534,6 +642,13 @@ static Suite *hip_suite(void)
 	tcase_add_test(tc, capture_rejects_memory_nodes_and_instantiates_the_rest);
 	tcase_add_test(tc, ctl_clock_and_unknown_ops);
 	suite_add_tcase(s, tc);
+
+	tc = tcase_create("amd");
+	tcase_add_checked_fixture(tc, amd_open, amd_close);
+	tcase_add_test(tc, amd_props_use_hip_attributes);
+	tcase_add_test(tc, amd_errors_are_hip_codes);
+	tcase_add_test(tc, amd_capture_instantiates_with_hip_signature);
+	suite_add_tcase(s, tc);
 	return s;
 }
 
@@ -553,7 +668,8 @@ int main(void)
 	*(void **)&fake_live = dlsym(fake, "fake_live");
 	*(void **)&fake_set_devices = dlsym(fake, "fake_set_devices");
 	*(void **)&fake_reset = dlsym(fake, "fake_reset");
-	if (!fake_set_error || !fake_calls || !fake_live || !fake_set_devices || !fake_reset) {
+	*(void **)&fake_set_attr = dlsym(fake, "fake_set_attr");
+	if (!fake_set_attr || !fake_set_error || !fake_calls || !fake_live || !fake_set_devices || !fake_reset) {
 		fprintf(stderr, "check_hip: the fake runtime lacks its controls\n");
 		dlclose(fake);
 		return EXIT_FAILURE;

@@ -11,6 +11,12 @@
  * rejection of memory nodes runs without a GPU.  Built with FAKE_PARTIAL it
  * lacks cudaGraphLaunch, to test "runtime missing a symbol".  cuGetErrorName
  * is deliberately absent (the backend falls back to its static table).
+ *
+ * Built with FAKE_HIP it exports the same entry points under their HIP
+ * names instead (hipMalloc, hipHostMalloc, hipModuleLaunchKernel, ...), with
+ * hipGraphInstantiate's signature, to drive the AMD path.  The controls keep
+ * the CUDA names.  Device attributes answer from a table the test may set
+ * (fake_set_attr), since HIP and CUDA number them differently.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -18,6 +24,44 @@
 #include <string.h>
 
 #define EXPORT __attribute__((visibility("default")))
+
+#ifdef FAKE_HIP
+#define cudaGetErrorName hipGetErrorName
+#define cudaGetDeviceCount hipGetDeviceCount
+#define cudaSetDevice hipSetDevice
+#define cudaMemGetInfo hipMemGetInfo
+#define cudaDeviceGetAttribute hipDeviceGetAttribute
+#define cudaMalloc hipMalloc
+#define cudaFree hipFree
+#define cudaHostAlloc hipHostMalloc
+#define cudaFreeHost hipHostFree
+#define cudaMemcpyAsync hipMemcpyAsync
+#define cudaStreamCreateWithFlags hipStreamCreateWithFlags
+#define cudaStreamDestroy hipStreamDestroy
+#define cudaStreamSynchronize hipStreamSynchronize
+#define cudaEventCreateWithFlags hipEventCreateWithFlags
+#define cudaEventRecord hipEventRecord
+#define cudaStreamWaitEvent hipStreamWaitEvent
+#define cudaEventSynchronize hipEventSynchronize
+#define cudaEventQuery hipEventQuery
+#define cudaEventDestroy hipEventDestroy
+#define cudaStreamBeginCapture hipStreamBeginCapture
+#define cudaStreamEndCapture hipStreamEndCapture
+#define cudaGraphGetNodes hipGraphGetNodes
+#define cudaGraphNodeGetType hipGraphNodeGetType
+#define cudaGraphLaunch hipGraphLaunch
+#define cudaGraphExecDestroy hipGraphExecDestroy
+#define cudaGraphDestroy hipGraphDestroy
+#define cudaMallocAsync hipMallocAsync
+#define cudaFreeAsync hipFreeAsync
+#define cuInit hipInit
+#define cuDeviceGet hipDeviceGet
+#define cuDeviceGetName hipDeviceGetName
+#define cuModuleLoadData hipModuleLoadData
+#define cuModuleUnload hipModuleUnload
+#define cuModuleGetFunction hipModuleGetFunction
+#define cuLaunchKernel hipModuleLaunchKernel
+#endif
 
 enum {
 	F_GetDeviceCount, F_SetDevice, F_MemGetInfo, F_DeviceGetAttribute, F_Malloc, F_Free,
@@ -92,12 +136,34 @@ EXPORT void fake_set_devices(int n)
 	device_count = n;
 }
 
+/* {attribute, value}; CUDA's numbers by default: texture alignment 14,
+ * surface alignment 30, integrated 18. */
+static int attrs[8][2] = { { 14, 512 }, { 30, 1024 }, { 18, 1 } };
+static int n_attrs = 3;
+
+EXPORT void fake_set_attr(int attr, int value)
+{
+	for (int i = 0; i < n_attrs; i++)
+		if (attrs[i][0] == attr) {
+			attrs[i][1] = value;
+			return;
+		}
+	if (n_attrs < 8) {
+		attrs[n_attrs][0] = attr;
+		attrs[n_attrs++][1] = value;
+	}
+}
+
 EXPORT void fake_reset(void)
 {
 	memset(errs, 0, sizeof(errs));
 	memset(calls, 0, sizeof(calls));
 	memset(err_once, 0, sizeof(err_once));
 	device_count = 1;
+	n_attrs = 3;
+	attrs[0][0] = 14, attrs[0][1] = 512;
+	attrs[1][0] = 30, attrs[1][1] = 1024;
+	attrs[2][0] = 18, attrs[2][1] = 1;
 }
 
 /* Counts the call; returns the error armed for it (0: go on). */
@@ -152,12 +218,10 @@ EXPORT int cudaDeviceGetAttribute(int *v, int attr, int dev)
 
 	if (e)
 		return e;
-	switch (attr) {
-	case 14: *v = 512; break; /* texture alignment */
-	case 30: *v = 1024; break; /* surface alignment */
-	case 18: *v = 1; break;   /* integrated */
-	default: *v = 0; break;
-	}
+	*v = 0;
+	for (int i = 0; i < n_attrs; i++)
+		if (attrs[i][0] == attr)
+			*v = attrs[i][1];
 	return 0;
 }
 
@@ -336,7 +400,11 @@ EXPORT int cudaGraphNodeGetType(void *node, int *type)
 	return e;
 }
 
+#ifdef FAKE_HIP
+EXPORT int hipGraphInstantiate(void **exec, void *graph, void **err_node, char *log, size_t n)
+#else
 EXPORT int cudaGraphInstantiateWithFlags(void **exec, void *graph, unsigned long long flags)
+#endif
 {
 	int e = enter(F_Instantiate);
 
