@@ -553,6 +553,16 @@ START_TEST(amd_props_use_hip_attributes)
 	ck_assert_uint_eq(fh_calls("cuInit"), 1); /* hipInit */
 	ck_assert(!HIP_HAVE(GraphInstantiateWithFlags));
 	ck_assert(HIP_HAVE(GraphInstantiate));
+	/* an alignment attribute the runtime does not know is skipped ... */
+	fh_set_error("cudaDeviceGetAttribute", hipErrorInvalidValue, 1);
+	ck_assert_int_eq(H->device_props(D, &p), HC_OK);
+	ck_assert_uint_eq(p.alignment, 64); /* texture unknown: max(32, 64) */
+	/* ... any other failure is reported */
+	fh_set_error("cudaDeviceGetAttribute", hipErrorInvalidDevice, 1);
+	ck_assert_int_eq(H->device_props(D, &p), HC_ERR_DEVICE);
+	ck_assert_str_eq(last()->backend_name, "hipErrorInvalidDevice");
+	fh_set_error("cudaMemGetInfo", hipErrorOutOfMemory, 1);
+	ck_assert_int_eq(H->device_props(D, &p), HC_ERR_OOM);
 }
 END_TEST
 

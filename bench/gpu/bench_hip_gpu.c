@@ -6,7 +6,11 @@
  *     threshold is the maximum (cudaMallocAsync; NVIDIA only),
  *   - pinned host alloc+free pairs,
  *   - host-to-device bandwidth, pinned and pageable, 64 KiB .. 1 GiB.
- * One JSON line per figure; peer_value is the H200 probe's figure
+ * Method: each figure is the mean over a loop.  Stream-ordered pairs are
+ * queued back to back with one synchronisation at the end (the host-side
+ * cost of a pair); copies likewise, so small copies overlap their launch
+ * latency - the probe synchronised each, so its small-size figures are
+ * lower.  One JSON line per figure; peer_value is the H200 probe's figure
  * (/work/shared/reference/h200-probe.md) where it has one.  Without a GPU it
  * prints one skip line on stderr and exits 0.
  */

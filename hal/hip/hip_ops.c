@@ -127,7 +127,12 @@ static hc_status rt_fail(const struct hc_hal_dev *dev, enum hip_sym_id id, int c
 	return hip_err_fail(sp, code, nm(dev, id));
 }
 
-/* The runtime's current device is per host thread: make it ours. */
+/*
+ * The runtime's current device is per host thread: make it ours.  The last
+ * device bound is cached per thread, so a thread using one device pays for
+ * cudaSetDevice once.  Limitation: code outside libhipcore that switches the
+ * thread's device behind our back is not noticed.
+ */
 static _Thread_local int tls_ordinal = -1;
 static _Thread_local const struct hc_hal_dev *tls_dev;
 
@@ -297,11 +302,23 @@ static void hip_device_close(hc_hal_dev *dev)
 	free(dev);
 }
 
-static hc_status attr(hc_hal_dev *dev, int hip_attr, int cuda_attr, int *value)
+/* hipErrorInvalidValue and cudaErrorInvalidValue. */
+#define HIP_INVALID_VALUE 1
+
+/*
+ * attr - one device attribute.  @optional: a runtime that does not know the
+ * attribute (HIP marks the surface alignment "CUDA only") answers invalid
+ * value; that leaves *value at 0 instead of failing.
+ */
+static hc_status attr(hc_hal_dev *dev, int hip_attr, int cuda_attr, int optional, int *value)
 {
 	int a = dev->rt->flavor == HIP_FLAVOR_NVIDIA ? cuda_attr : hip_attr;
 	int err = HIP_CALL(DeviceGetAttribute)(value, a, dev->ordinal);
 
+	if (err == HIP_INVALID_VALUE && optional) {
+		*value = 0;
+		return HC_OK;
+	}
 	return err ? rt_fail(dev, HS_DeviceGetAttribute, err) : HC_OK;
 }
 
@@ -319,11 +336,11 @@ static hc_status hip_device_props(hc_hal_dev *dev, struct hc_hal_props *out)
 	err = HIP_CALL(MemGetInfo)(&free_b, &total_b);
 	if (err)
 		return rt_fail(dev, HS_MemGetInfo, err);
-	if ((st = attr(dev, hipDeviceAttributeTextureAlignment, CUDA_ATTR_TEXTURE_ALIGNMENT,
+	if ((st = attr(dev, hipDeviceAttributeTextureAlignment, CUDA_ATTR_TEXTURE_ALIGNMENT, 1,
 		       &tex)) != HC_OK ||
-	    (st = attr(dev, hipDeviceAttributeSurfaceAlignment, CUDA_ATTR_SURFACE_ALIGNMENT,
+	    (st = attr(dev, hipDeviceAttributeSurfaceAlignment, CUDA_ATTR_SURFACE_ALIGNMENT, 1,
 		       &surf)) != HC_OK ||
-	    (st = attr(dev, hipDeviceAttributeIntegrated, CUDA_ATTR_INTEGRATED, &integ)) != HC_OK)
+	    (st = attr(dev, hipDeviceAttributeIntegrated, CUDA_ATTR_INTEGRATED, 0, &integ)) != HC_OK)
 		return st;
 	memset(out, 0, sizeof(*out));
 	err = HIP_CALL(DeviceGetName)(out->name, (int)sizeof(out->name) - 1, dev->cudev);
