@@ -2,3 +2,4 @@ EXTRA_DIST += bench/run-all
 include bench/trace.mk
 include bench/pools.mk
 include bench/cache.mk
+include bench/gpu.mk

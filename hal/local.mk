@@ -1,1 +1,12 @@
-# hal/: see Makefile.am
+# hal/: the HAL contract, the fault shim, and the HIP backend (runtime bound
+# with dlopen at run time; HIP headers only for types and enums).
+# The lead adds hal/hal.c (the backend registry) here.
+libhipcore_internal_la_SOURCES += \
+	hal/hal.h \
+	hal/fault.h \
+	hal/fault.c \
+	hal/hip/hip_rt.h \
+	hal/hip/hip_errors.c \
+	hal/hip/hip_loader.c \
+	hal/hip/hip_ops.c
+libhipcore_internal_la_CPPFLAGS += -D__HIP_PLATFORM_AMD__

@@ -15,3 +15,4 @@ include tests/sim.mk
 include tests/trace.mk
 include tests/pools.mk
 include tests/queues.mk
+include tests/hip.mk

@@ -1,0 +1,694 @@
+/*
+ * check_hip.c - the HIP backend without a GPU: its loader, its error tables,
+ * and every op driven through a fake CUDA runtime (tests/fake_cudart.c).
+ *
+ * HIPCORE_HIP_LIBRARY picks the library; hc_hip_runtime_reset() unloads it
+ * between cases so each case loads what it names (CK_FORK=no works too).
+ */
+#include <check.h>
+#include <dlfcn.h>
+#include <hip/hip_runtime_api.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/internal.h"
+#include "hal/fault.h"
+#include "hal/hip/hip_rt.h"
+
+static char fake_path[1024], partial_path[1024], hip_path[1024];
+static void *fake; /* our own handle on the fake: keeps its state across reloads */
+
+static int (*fake_set_error)(const char *, int, int);
+static unsigned long (*fake_calls)(const char *);
+static long (*fake_live)(void);
+static void (*fake_set_devices)(int);
+static void (*fake_reset)(void);
+static void (*fake_set_attr)(int, int);
+
+static void paths_init(void)
+{
+	const char *b = getenv("top_builddir");
+
+	snprintf(fake_path, sizeof(fake_path), "%s/tests/.libs/fake_cudart.so", b ? b : ".");
+	snprintf(partial_path, sizeof(partial_path), "%s/tests/.libs/fake_cudart_partial.so",
+		 b ? b : ".");
+	snprintf(hip_path, sizeof(hip_path), "%s/tests/.libs/fake_hip.so", b ? b : ".");
+}
+
+static const hc_error_info *last(void)
+{
+	static hc_error_info e;
+
+	hc_last_error(&e);
+	return &e;
+}
+
+static hc_status open_with(const char *lib, int ordinal, hc_hal_dev **dev)
+{
+	struct hc_hal_open_args a = { .ordinal = ordinal };
+
+	hc_hip_runtime_reset();
+	if (lib)
+		setenv("HIPCORE_HIP_LIBRARY", lib, 1);
+	else
+		unsetenv("HIPCORE_HIP_LIBRARY");
+	return hc_hip_ops()->device_open(&a, dev);
+}
+
+/* ------------------------------------------------------------------ loader */
+
+START_TEST(missing_file_is_no_runtime_naming_it)
+{
+	hc_hal_dev *dev = NULL;
+
+	ck_assert_int_eq(open_with("/nonexistent/libnothere.so", 0, &dev), HC_ERR_NO_RUNTIME);
+	ck_assert_ptr_null(dev);
+	ck_assert_int_eq(last()->status, HC_ERR_NO_RUNTIME);
+	ck_assert_ptr_nonnull(strstr(last()->message, "/nonexistent/libnothere.so"));
+	/* dlerror's own words travel too */
+	ck_assert_ptr_nonnull(strstr(last()->message, "No such file"));
+}
+END_TEST
+
+START_TEST(library_without_symbols_is_no_runtime_naming_one)
+{
+	hc_hal_dev *dev = NULL;
+
+	ck_assert_int_eq(open_with("libm.so.6", 0, &dev), HC_ERR_NO_RUNTIME);
+	ck_assert_ptr_nonnull(strstr(last()->message, "libm.so.6"));
+	ck_assert_ptr_nonnull(strstr(last()->message, "missing symbol hipGetDeviceCount"));
+}
+END_TEST
+
+START_TEST(runtime_missing_one_symbol_names_it)
+{
+	hc_hal_dev *dev = NULL;
+
+	ck_assert_int_eq(open_with(partial_path, 0, &dev), HC_ERR_NO_RUNTIME);
+	ck_assert_ptr_nonnull(strstr(last()->message, "missing symbol cudaGraphLaunch"));
+	ck_assert_ptr_nonnull(strstr(last()->message, "fake_cudart_partial.so"));
+	/* nothing stays bound after a failed load */
+	ck_assert(!HIP_HAVE(Malloc));
+}
+END_TEST
+
+START_TEST(default_search_is_clean_without_a_gpu)
+{
+	hc_hal_dev *dev = NULL;
+	hc_status st = open_with(NULL, 0, &dev);
+
+	if (st == HC_OK) { /* a machine with a GPU: fine, and close it */
+		hc_hip_ops()->device_close(dev);
+		return;
+	}
+	ck_assert_int_eq(st, HC_ERR_NO_RUNTIME);
+	ck_assert_ptr_nonnull(strstr(last()->message, "libamdhip64.so.6"));
+	ck_assert_ptr_nonnull(strstr(last()->message, "libamdhip64.so.5"));
+	ck_assert_ptr_nonnull(strstr(last()->message, "libcudart.so.13"));
+	ck_assert_ptr_nonnull(strstr(last()->message, "libcudart.so.12"));
+}
+END_TEST
+
+START_TEST(no_device_codes_are_no_runtime)
+{
+	static const int codes[] = { 35, 100 };
+	hc_hal_dev *dev = NULL;
+
+	for (size_t i = 0; i < 2; i++) {
+		fake_reset();
+		fake_set_error("cudaGetDeviceCount", codes[i], 0);
+		ck_assert_int_eq(open_with(fake_path, 0, &dev), HC_ERR_NO_RUNTIME);
+		ck_assert_ptr_nonnull(strstr(last()->message, "no device"));
+	}
+	fake_reset();
+	fake_set_devices(0);
+	ck_assert_int_eq(open_with(fake_path, 0, &dev), HC_ERR_NO_RUNTIME);
+	ck_assert_ptr_nonnull(strstr(last()->message, "no device (0 devices)"));
+	fake_reset();
+}
+END_TEST
+
+START_TEST(ordinal_out_of_range_names_the_count)
+{
+	hc_hal_dev *dev = NULL;
+
+	fake_set_devices(2);
+	ck_assert_int_eq(open_with(fake_path, 2, &dev), HC_ERR_INVALID);
+	ck_assert_ptr_nonnull(strstr(last()->message, "sees 2 device(s)"));
+	ck_assert_int_eq(open_with(fake_path, -1, &dev), HC_ERR_INVALID);
+	ck_assert_int_eq(open_with(fake_path, 1, &dev), HC_OK);
+	hc_hip_ops()->device_close(dev);
+}
+END_TEST
+
+START_TEST(symbol_table_override_replaces_one_entry)
+{
+	ck_assert_int_eq(hc_hip_sym_override("hipNoSuchCall", NULL), -1);
+	ck_assert_int_eq(hc_hip_sym_override("hipMalloc", NULL), 0);
+	ck_assert_int_eq(hc_hip_sym_override("cudaMalloc", NULL), 0);
+	/* every entry has a name on at least one platform */
+	for (int i = 0; i < HIP_SYM_COUNT; i++)
+		ck_assert(hip_syms[i].hip_name || hip_syms[i].cuda_name);
+}
+END_TEST
+
+/* ------------------------------------------------------------ error tables */
+
+static const struct hip_err_entry *const tables[] = {
+	hip_err_table_hip, hip_err_table_cudart, hip_err_table_cudrv,
+};
+
+/* The mapping rule, written independently of the tables. */
+static hc_status rule(int code, const char *name)
+{
+	if (code == 0)
+		return HC_OK;
+	if (strstr(name, "OutOfMemory") || strstr(name, "MemoryAllocation") ||
+	    strstr(name, "OUT_OF_MEMORY"))
+		return HC_ERR_OOM;
+	if (code >= 900 && code <= 908)
+		return HC_ERR_STATE;
+	if (code == 35 || code == 36 || code == 100 || code == 803 || code == 34)
+		return HC_ERR_NO_RUNTIME;
+	return HC_ERR_DEVICE;
+}
+
+START_TEST(every_table_entry_follows_the_rule)
+{
+	for (int t = 0; t < 3; t++) {
+		int n = 0;
+
+		for (const struct hip_err_entry *e = tables[t]; e->name; e++, n++) {
+			ck_assert_msg(e->status == rule(e->code, e->name), "%s", e->name);
+			ck_assert_int_eq(hip_err_status((enum hip_space)t, e->code), e->status);
+			ck_assert_ptr_eq(hip_err_lookup((enum hip_space)t, e->code), e);
+			for (const struct hip_err_entry *f = e + 1; f->name; f++)
+				ck_assert_msg(f->code != e->code, "duplicate %d", e->code);
+		}
+		ck_assert_int_ge(n, 40);
+	}
+}
+END_TEST
+
+START_TEST(tables_translate_explicitly_where_spaces_differ)
+{
+	ck_assert_str_eq(hip_err_lookup(HIP_SPACE_HIP, 201)->name, "hipErrorInvalidContext");
+	ck_assert_str_eq(hip_err_lookup(HIP_SPACE_CUDART, 201)->name,
+			 "cudaErrorDeviceUninitialized");
+	ck_assert_str_eq(hip_err_lookup(HIP_SPACE_CUDRV, 201)->name, "CUDA_ERROR_INVALID_CONTEXT");
+	ck_assert_str_eq(hip_err_lookup(HIP_SPACE_HIP, 500)->name, "hipErrorNotFound");
+	ck_assert_str_eq(hip_err_lookup(HIP_SPACE_CUDART, 500)->name, "cudaErrorSymbolNotFound");
+	ck_assert_ptr_nonnull(hip_err_lookup(HIP_SPACE_HIP, 1052));
+	ck_assert_ptr_null(hip_err_lookup(HIP_SPACE_CUDART, 1052));
+	ck_assert_int_eq(hip_err_status(HIP_SPACE_CUDART, 2), HC_ERR_OOM);
+	ck_assert_int_eq(hip_err_status(HIP_SPACE_HIP, 2), HC_ERR_OOM);
+	ck_assert_int_eq(hip_err_status(HIP_SPACE_CUDRV, 2), HC_ERR_OOM);
+	ck_assert_int_eq(hip_err_status(HIP_SPACE_CUDART, 900), HC_ERR_STATE);
+	ck_assert_int_eq(hip_err_status(HIP_SPACE_HIP, 901), HC_ERR_STATE);
+	ck_assert_int_eq(hip_err_status(HIP_SPACE_CUDART, 719), HC_ERR_DEVICE);
+}
+END_TEST
+
+START_TEST(unknown_code_is_device_error_with_its_number)
+{
+	hc_hip_runtime_reset(); /* static names only */
+	for (int t = 0; t < 3; t++) {
+		ck_assert_int_eq(hip_err_fail((enum hip_space)t, 123456, "someCall"), HC_ERR_DEVICE);
+		ck_assert_int_eq(last()->backend_code, 123456);
+		ck_assert_ptr_nonnull(strstr(last()->message, "123456"));
+		ck_assert_ptr_nonnull(strstr(last()->message, "someCall"));
+	}
+	ck_assert_int_eq(hip_err_fail(HIP_SPACE_CUDART, 719, "cudaStreamSynchronize"),
+			 HC_ERR_DEVICE);
+	ck_assert_str_eq(last()->backend_name, "cudaErrorLaunchFailure");
+	ck_assert_int_eq(last()->backend_code, 719);
+}
+END_TEST
+
+/* -------------------------------------------------- ops through the fake */
+
+static const struct hc_hal_ops *H;
+static hc_hal_dev *D;
+
+static void fake_open(void)
+{
+	fake_reset();
+	H = hc_hip_ops();
+	ck_assert_int_eq(open_with(fake_path, 0, &D), HC_OK);
+}
+
+static void fake_close(void)
+{
+	if (D)
+		H->device_close(D);
+	D = NULL;
+	ck_assert_int_eq(fake_live(), 0);
+	hc_hip_runtime_reset();
+}
+
+START_TEST(props_come_from_attributes_and_driver_name)
+{
+	struct hc_hal_props p;
+
+	ck_assert_int_eq(H->device_props(D, &p), HC_OK);
+	ck_assert_str_eq(p.name, "Fake GPU 0");
+	ck_assert_uint_eq(p.total_memory, (uint64_t)80 << 30);
+	ck_assert_uint_eq(p.alignment, 1024); /* max(32, 512, 1024) */
+	ck_assert(p.integrated);
+	ck_assert_str_eq(H->name, "hip");
+	ck_assert_uint_eq(H->version, HC_HAL_VERSION);
+}
+END_TEST
+
+START_TEST(round_trip_and_counters)
+{
+	hc_hal_stream *s;
+	hc_hal_dptr d, d2;
+	void *pin;
+	char out[64], in[64];
+	struct hc_hal_stats st;
+	hc_hal_event *ev;
+	bool done = false;
+
+	for (int i = 0; i < 64; i++)
+		in[i] = (char)(i * 7 + 1);
+	ck_assert_int_eq(H->stream_create(D, &s), HC_OK);
+	ck_assert_int_eq(H->mem_alloc(D, 64, &d), HC_OK);
+	ck_assert_int_eq(H->mem_alloc(D, 64, &d2), HC_OK);
+	ck_assert_int_eq(H->host_alloc(D, 64, &pin), HC_OK);
+	ck_assert_int_eq(H->copy_h2d(D, s, d, in, 64, false), HC_OK);
+	ck_assert_int_eq(H->copy_d2d(D, s, d2, d, 64), HC_OK);
+	ck_assert_int_eq(H->copy_d2h(D, s, pin, d2, 64, true), HC_OK);
+	ck_assert_int_eq(H->event_record(D, s, &ev), HC_OK);
+	ck_assert_int_eq(H->event_wait(D, s, ev), HC_OK);
+	fake_set_error("cudaEventQuery", 600, 1);
+	ck_assert_int_eq(H->event_query(D, ev, &done), HC_OK);
+	ck_assert(!done);
+	ck_assert_int_eq(H->event_query(D, ev, &done), HC_OK);
+	ck_assert(done);
+	ck_assert_int_eq(H->event_sync(D, ev), HC_OK);
+	ck_assert_int_eq(memcmp(pin, in, 64), 0);
+	ck_assert_int_eq(H->copy_d2h(D, s, out, d, 64, false), HC_OK);
+	ck_assert_int_eq(memcmp(out, in, 64), 0);
+	ck_assert_int_eq(H->copy_h2d(D, s, d, in, 0, false), HC_OK); /* empty: no call */
+	ck_assert_int_eq(H->ctl(D, HC_HAL_CTL_STATS, &st), HC_OK);
+	ck_assert_uint_eq(st.device_allocs, 2);
+	ck_assert_uint_eq(st.host_allocs, 1);
+	ck_assert_uint_eq(st.device_bytes_live, 128);
+	ck_assert_uint_eq(st.copies_h2d, 1);
+	ck_assert_uint_eq(st.copies_d2h, 2);
+	ck_assert_uint_eq(st.copies_d2d, 1);
+	ck_assert_uint_eq(st.bytes_h2d, 64);
+	ck_assert_uint_eq(st.bytes_d2h, 128);
+	ck_assert_uint_eq(st.stream_waits, 1);
+	ck_assert_uint_eq(st.host_waits, 1);
+	ck_assert_uint_eq(fake_calls("cudaMemcpyAsync"), 4);
+	/* the pageable read waited for its stream */
+	ck_assert_uint_eq(fake_calls("cudaStreamSynchronize"), 1);
+	ck_assert_int_eq(H->mem_free(D, d), HC_OK);
+	ck_assert_int_eq(H->mem_free(D, d), HC_ERR_INVALID); /* freed twice */
+	ck_assert_int_eq(H->host_free(D, pin), HC_OK);
+	ck_assert_int_eq(H->ctl(D, HC_HAL_CTL_STATS, &st), HC_OK);
+	ck_assert_uint_eq(st.device_bytes_live, 64);
+	ck_assert_uint_eq(st.device_bytes_peak, 128);
+	ck_assert_uint_eq(st.device_frees, 1);
+	H->event_destroy(D, ev);
+	ck_assert_int_eq(H->stream_destroy(D, s), HC_OK);
+	/* d2 is left for device_close; fake_close checks nothing lives */
+}
+END_TEST
+
+START_TEST(runtime_errors_carry_code_and_name)
+{
+	hc_hal_dptr d;
+	void *p;
+
+	fake_set_error("cudaMalloc", 2, 1);
+	ck_assert_int_eq(H->mem_alloc(D, 4096, &d), HC_ERR_OOM);
+	ck_assert_int_eq(last()->backend_code, 2);
+	/* the name comes from the runtime's cudaGetErrorName, through the table */
+	ck_assert_str_eq(last()->backend_name, "fakeMemoryAllocation");
+	ck_assert_ptr_nonnull(strstr(last()->message, "cudaMalloc"));
+	fake_set_error("cudaHostAlloc", 2, 1);
+	ck_assert_int_eq(H->host_alloc(D, 4096, &p), HC_ERR_OOM);
+	/* a code the runtime cannot name falls back to the static table */
+	fake_set_error("cudaMalloc", 719, 1);
+	ck_assert_int_eq(H->mem_alloc(D, 4096, &d), HC_ERR_DEVICE);
+	ck_assert_str_eq(last()->backend_name, "cudaErrorLaunchFailure");
+	ck_assert_int_eq(H->mem_alloc(D, 0, &d), HC_ERR_INVALID);
+	ck_assert_int_eq(H->mem_free(D, 0xdead), HC_ERR_INVALID);
+	/* the free failing keeps the allocation known */
+	ck_assert_int_eq(H->mem_alloc(D, 16, &d), HC_OK);
+	fake_set_error("cudaFree", 1, 1);
+	ck_assert_int_eq(H->mem_free(D, d), HC_ERR_DEVICE);
+	ck_assert_int_eq(H->mem_free(D, d), HC_OK);
+}
+END_TEST
+
+static int fail_malloc(void **p, size_t n)
+{
+	(void)p;
+	(void)n;
+	return 2;
+}
+
+START_TEST(overridden_entry_makes_malloc_fail_without_a_gpu)
+{
+	hc_hal_dptr d;
+
+	ck_assert_int_eq(hc_hip_sym_override("hipMalloc", (void *)fail_malloc), 0);
+	ck_assert_int_eq(H->mem_alloc(D, 4096, &d), HC_ERR_OOM);
+	ck_assert_uint_eq(fake_calls("cudaMalloc"), 0);
+	ck_assert_int_eq(hc_hip_sym_override("hipMalloc", NULL), 0);
+	ck_assert_int_eq(H->mem_alloc(D, 4096, &d), HC_OK);
+	ck_assert_uint_eq(fake_calls("cudaMalloc"), 1);
+	ck_assert_int_eq(H->mem_free(D, d), HC_OK);
+}
+END_TEST
+
+START_TEST(driver_errors_use_the_driver_table)
+{
+	hc_hal_module *m;
+	hc_hal_function *f;
+	hc_hal_stream *s;
+	struct hc_hal_launch l = { .grid = { 1, 1, 1 }, .block = { 2048, 1, 1 } };
+
+	ck_assert_int_eq(H->module_load(D, NULL, 0, &m), HC_ERR_UNSUPPORTED);
+	ck_assert_int_eq(H->module_load(D, "nonsense", 8, &m), HC_ERR_DEVICE);
+	ck_assert_str_eq(last()->backend_name, "CUDA_ERROR_INVALID_PTX");
+	ck_assert_int_eq(H->module_load(D, "FAKE module", 11, &m), HC_OK);
+	ck_assert_int_eq(H->function_get(D, m, "nope", &f), HC_ERR_DEVICE);
+	ck_assert_str_eq(last()->backend_name, "CUDA_ERROR_NOT_FOUND");
+	ck_assert_int_eq(H->function_get(D, m, "add_one", &f), HC_OK);
+	ck_assert_int_eq(H->stream_create(D, &s), HC_OK);
+	ck_assert_int_eq(H->launch(D, s, f, &l), HC_ERR_DEVICE);
+	ck_assert_int_eq(last()->backend_code, 1);
+	ck_assert_str_eq(last()->backend_name, "CUDA_ERROR_INVALID_VALUE");
+	l.block[0] = 256;
+	ck_assert_int_eq(H->launch(D, s, f, &l), HC_OK);
+	H->module_unload(D, m);
+	/* the stream is left for device_close */
+}
+END_TEST
+
+START_TEST(capture_rejects_memory_nodes_and_instantiates_the_rest)
+{
+	hc_hal_stream *s;
+	hc_hal_graph *g = NULL;
+	hc_hal_dptr d, d2;
+	void *raw = NULL, *pin;
+	struct hc_hal_launch l = { .grid = { 1, 1, 1 }, .block = { 32, 1, 1 } };
+	hc_hal_module *m;
+	hc_hal_function *f;
+
+	ck_assert_int_eq(H->stream_create(D, &s), HC_OK);
+	ck_assert_int_eq(H->mem_alloc(D, 64, &d), HC_OK);
+	ck_assert_int_eq(H->mem_alloc(D, 64, &d2), HC_OK);
+	ck_assert_int_eq(H->module_load(D, "FAKE", 4, &m), HC_OK);
+	ck_assert_int_eq(H->function_get(D, m, "add_one", &f), HC_OK);
+
+	ck_assert_int_eq(H->capture_begin(D, s), HC_OK);
+	ck_assert_int_eq(H->capture_begin(D, s), HC_ERR_STATE);
+	/* refused before the runtime sees it, so the capture survives */
+	ck_assert_int_eq(H->mem_alloc(D, 64, &d), HC_ERR_STATE);
+	ck_assert_int_eq(H->host_alloc(D, 64, &pin), HC_ERR_STATE);
+	ck_assert_int_eq(H->mem_free(D, d), HC_ERR_STATE);
+	ck_assert_int_eq(H->stream_sync(D, s), HC_ERR_STATE);
+	ck_assert_int_eq(H->stream_destroy(D, s), HC_ERR_STATE);
+	ck_assert_uint_eq(fake_calls("cudaMalloc"), 2);
+	/* a memory node recorded behind the backend's back */
+	ck_assert_int_eq(HIP_CALL(MallocAsync)(&raw, 64, NULL), 0);
+	ck_assert_int_eq(HIP_CALL(FreeAsync)(raw, NULL), 0);
+	ck_assert_int_eq(H->copy_d2d(D, s, d2, d, 64), HC_OK);
+	ck_assert_int_eq(H->capture_end(D, s, &g), HC_ERR_STATE);
+	ck_assert_ptr_null(g);
+	ck_assert_ptr_nonnull(strstr(last()->message, "2 memory node(s) (1 alloc, 1 free)"));
+	ck_assert_uint_eq(fake_calls("cudaGraphInstantiateWithFlags"), 0);
+	ck_assert_int_eq(H->capture_end(D, s, &g), HC_ERR_STATE); /* not capturing */
+
+	ck_assert_int_eq(H->capture_begin(D, s), HC_OK);
+	ck_assert_int_eq(H->copy_d2d(D, s, d2, d, 64), HC_OK);
+	ck_assert_int_eq(H->launch(D, s, f, &l), HC_OK);
+	ck_assert_int_eq(H->capture_end(D, s, &g), HC_OK);
+	ck_assert_uint_eq(fake_calls("cudaGraphNodeGetType"), 3 + 2);
+	ck_assert_int_eq(H->graph_launch(D, s, g), HC_OK);
+	ck_assert_int_eq(H->graph_launch(D, s, g), HC_OK);
+	ck_assert_uint_eq(fake_calls("cudaGraphLaunch"), 2);
+	ck_assert_int_eq(H->stream_sync(D, s), HC_OK);
+	H->graph_destroy(D, g);
+
+	/* a capture left open is ended by device_close */
+	ck_assert_int_eq(H->capture_begin(D, s), HC_OK);
+	ck_assert_int_eq(H->mem_free(D, d), HC_ERR_STATE);
+}
+END_TEST
+
+START_TEST(ctl_clock_and_unknown_ops)
+{
+	uint64_t a = 0, b = 0;
+
+	ck_assert_int_eq(H->ctl(D, HC_HAL_CTL_NOW_NS, &a), HC_OK);
+	ck_assert_int_eq(H->ctl(D, HC_HAL_CTL_NOW_NS, &b), HC_OK);
+	ck_assert_uint_gt(a, 0);
+	ck_assert_uint_ge(b, a);
+	ck_assert_int_eq(H->ctl(D, HC_HAL_CTL_SET_HOST_NS, &a), HC_ERR_UNSUPPORTED);
+	ck_assert_int_eq(H->ctl(D, HC_HAL_CTL_FAULT, &a), HC_ERR_UNSUPPORTED);
+	ck_assert_int_eq(H->ctl(D, 999, &a), HC_ERR_UNSUPPORTED);
+}
+END_TEST
+
+START_TEST(failed_open_steps_leave_nothing)
+{
+	hc_hal_dev *dev = NULL;
+
+	fake_reset();
+	fake_set_error("cuInit", 3, 0);
+	ck_assert_int_eq(open_with(fake_path, 0, &dev), HC_ERR_DEVICE);
+	ck_assert_str_eq(last()->backend_name, "CUDA_ERROR_NOT_INITIALIZED");
+	ck_assert_ptr_null(dev);
+	fake_reset();
+	fake_set_error("cudaSetDevice", 101, 0);
+	ck_assert_int_eq(open_with(fake_path, 0, &dev), HC_ERR_DEVICE);
+	fake_reset();
+	ck_assert_int_eq(fake_live(), 0);
+	hc_hip_runtime_reset();
+}
+END_TEST
+
+/* Faults injected over the HIP backend through the shim. */
+START_TEST(fault_shim_over_hip)
+{
+	const struct hc_hal_ops *F = hc_fault_wrap(hc_hip_ops());
+	struct hc_hal_open_args a = { .ordinal = 0 };
+	struct hc_hal_fault_arg arm = { HC_FAULT_DEVICE_ALLOC, 2, HC_FAULT_ONCE };
+	hc_hal_dev *dev;
+	hc_hal_dptr d1, d2, d3;
+
+	fake_reset();
+	hc_hip_runtime_reset();
+	setenv("HIPCORE_HIP_LIBRARY", fake_path, 1);
+	ck_assert_int_eq(F->device_open(&a, &dev), HC_OK);
+	ck_assert_str_eq(F->name, "hip");
+	ck_assert_int_eq(F->ctl(dev, HC_HAL_CTL_FAULT, &arm), HC_OK);
+	ck_assert_int_eq(F->mem_alloc(dev, 32, &d1), HC_OK);
+	ck_assert_int_eq(F->mem_alloc(dev, 32, &d2), HC_ERR_OOM);
+	ck_assert_str_eq(last()->backend_name, "injected");
+	ck_assert_int_eq(F->mem_alloc(dev, 32, &d3), HC_OK);
+	ck_assert_uint_eq(fake_calls("cudaMalloc"), 2);
+	ck_assert_int_eq(F->mem_free(dev, d1), HC_OK);
+	F->device_close(dev); /* d3 freed by the real close */
+	ck_assert_int_eq(fake_live(), 0);
+	hc_hip_runtime_reset();
+}
+END_TEST
+
+
+/* ------------------------------------------- the AMD path, through fake_hip */
+
+/* fake_hip is a second library with its own state: its controls. */
+static void *fh;
+static int (*fh_set_error)(const char *, int, int);
+static unsigned long (*fh_calls)(const char *);
+static long (*fh_live)(void);
+static void (*fh_reset)(void);
+static void (*fh_set_attr)(int, int);
+
+static void amd_open(void)
+{
+	fh = dlopen(hip_path, RTLD_NOW | RTLD_LOCAL);
+	ck_assert_msg(fh != NULL, "%s", dlerror());
+	*(void **)&fh_set_error = dlsym(fh, "fake_set_error");
+	*(void **)&fh_calls = dlsym(fh, "fake_calls");
+	*(void **)&fh_live = dlsym(fh, "fake_live");
+	*(void **)&fh_reset = dlsym(fh, "fake_reset");
+	*(void **)&fh_set_attr = dlsym(fh, "fake_set_attr");
+	ck_assert(fh_set_error && fh_calls && fh_live && fh_reset && fh_set_attr);
+	fh_reset();
+	fh_set_attr(hipDeviceAttributeTextureAlignment, 256);
+	fh_set_attr(hipDeviceAttributeSurfaceAlignment, 64);
+	fh_set_attr(hipDeviceAttributeIntegrated, 0);
+	H = hc_hip_ops();
+	ck_assert_int_eq(open_with(hip_path, 0, &D), HC_OK);
+}
+
+static void amd_close(void)
+{
+	if (D)
+		H->device_close(D);
+	D = NULL;
+	ck_assert_int_eq(fh_live(), 0);
+	hc_hip_runtime_reset();
+	dlclose(fh);
+}
+
+START_TEST(amd_props_use_hip_attributes)
+{
+	struct hc_hal_props p;
+
+	ck_assert_int_eq(H->device_props(D, &p), HC_OK);
+	ck_assert_str_eq(p.name, "Fake GPU 0");
+	ck_assert_uint_eq(p.alignment, 256);
+	ck_assert(!p.integrated);
+	ck_assert_uint_eq(fh_calls("cuInit"), 1); /* hipInit */
+	ck_assert(!HIP_HAVE(GraphInstantiateWithFlags));
+	ck_assert(HIP_HAVE(GraphInstantiate));
+	/* an alignment attribute the runtime does not know is skipped ... */
+	fh_set_error("cudaDeviceGetAttribute", hipErrorInvalidValue, 1);
+	ck_assert_int_eq(H->device_props(D, &p), HC_OK);
+	ck_assert_uint_eq(p.alignment, 64); /* texture unknown: max(32, 64) */
+	/* ... any other failure is reported */
+	fh_set_error("cudaDeviceGetAttribute", hipErrorInvalidDevice, 1);
+	ck_assert_int_eq(H->device_props(D, &p), HC_ERR_DEVICE);
+	ck_assert_str_eq(last()->backend_name, "hipErrorInvalidDevice");
+	fh_set_error("cudaMemGetInfo", hipErrorOutOfMemory, 1);
+	ck_assert_int_eq(H->device_props(D, &p), HC_ERR_OOM);
+}
+END_TEST
+
+START_TEST(amd_errors_are_hip_codes)
+{
+	hc_hal_dptr d;
+	hc_hal_module *m;
+	hc_hal_function *f;
+	hc_hal_stream *s;
+	struct hc_hal_launch l = { .grid = { 1, 1, 1 }, .block = { 2048, 1, 1 } };
+
+	fh_set_error("cudaMalloc", hipErrorOutOfMemory, 1);
+	ck_assert_int_eq(H->mem_alloc(D, 64, &d), HC_ERR_OOM);
+	ck_assert_str_eq(last()->backend_name, "fakeMemoryAllocation"); /* hipGetErrorName */
+	ck_assert_ptr_nonnull(strstr(last()->message, "hipMalloc"));
+	fh_set_error("cudaMalloc", hipErrorRuntimeMemory, 1);
+	ck_assert_int_eq(H->mem_alloc(D, 64, &d), HC_ERR_DEVICE);
+	ck_assert_str_eq(last()->backend_name, "hipErrorRuntimeMemory"); /* static table */
+	ck_assert_int_eq(H->stream_create(D, &s), HC_OK);
+	ck_assert_int_eq(H->module_load(D, "bad", 3, &m), HC_ERR_DEVICE);
+	/* module calls answer in HIP's space too: 218 is hipErrorInvalidKernelFile */
+	ck_assert_str_eq(last()->backend_name, "hipErrorInvalidKernelFile");
+	ck_assert_int_eq(H->module_load(D, "FAKE", 4, &m), HC_OK);
+	ck_assert_int_eq(H->function_get(D, m, "add_one", &f), HC_OK);
+	ck_assert_int_eq(H->launch(D, s, f, &l), HC_ERR_DEVICE);
+	ck_assert_ptr_nonnull(strstr(last()->message, "hipModuleLaunchKernel"));
+	fh_set_error("cudaStreamBeginCapture", hipErrorStreamCaptureUnsupported, 1);
+	ck_assert_int_eq(H->capture_begin(D, s), HC_ERR_STATE);
+	ck_assert_int_eq(last()->backend_code, 900);
+}
+END_TEST
+
+START_TEST(amd_capture_instantiates_with_hip_signature)
+{
+	hc_hal_stream *s;
+	hc_hal_graph *g = NULL;
+	hc_hal_dptr a, b;
+	void *raw;
+
+	ck_assert_int_eq(H->stream_create(D, &s), HC_OK);
+	ck_assert_int_eq(H->mem_alloc(D, 8, &a), HC_OK);
+	ck_assert_int_eq(H->mem_alloc(D, 8, &b), HC_OK);
+	ck_assert_int_eq(H->capture_begin(D, s), HC_OK);
+	ck_assert_int_eq(HIP_CALL(MallocAsync)(&raw, 8, hc_hip_stream_raw(s)), 0);
+	ck_assert_int_eq(H->capture_end(D, s, &g), HC_ERR_STATE);
+	ck_assert_ptr_nonnull(strstr(last()->message, "(1 alloc, 0 free)"));
+	ck_assert_int_eq(H->capture_begin(D, s), HC_OK);
+	ck_assert_int_eq(H->copy_d2d(D, s, b, a, 8), HC_OK);
+	ck_assert_int_eq(H->capture_end(D, s, &g), HC_OK);
+	ck_assert_uint_eq(fh_calls("cudaGraphInstantiateWithFlags"), 1); /* hipGraphInstantiate */
+	ck_assert_int_eq(H->graph_launch(D, s, g), HC_OK);
+	/* g, a, b and s are left to device_close */
+}
+END_TEST
+
+static Suite *hip_suite(void)
+{
+	Suite *s = suite_create("hip");
+	TCase *tc;
+
+	tc = tcase_create("loader");
+	tcase_add_test(tc, missing_file_is_no_runtime_naming_it);
+	tcase_add_test(tc, library_without_symbols_is_no_runtime_naming_one);
+	tcase_add_test(tc, runtime_missing_one_symbol_names_it);
+	tcase_add_test(tc, default_search_is_clean_without_a_gpu);
+	tcase_add_test(tc, no_device_codes_are_no_runtime);
+	tcase_add_test(tc, ordinal_out_of_range_names_the_count);
+	tcase_add_test(tc, symbol_table_override_replaces_one_entry);
+	tcase_add_test(tc, failed_open_steps_leave_nothing);
+	tcase_add_test(tc, fault_shim_over_hip);
+	tcase_set_timeout(tc, 60);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("errors");
+	tcase_add_test(tc, every_table_entry_follows_the_rule);
+	tcase_add_test(tc, tables_translate_explicitly_where_spaces_differ);
+	tcase_add_test(tc, unknown_code_is_device_error_with_its_number);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("ops");
+	tcase_add_checked_fixture(tc, fake_open, fake_close);
+	tcase_add_test(tc, props_come_from_attributes_and_driver_name);
+	tcase_add_test(tc, round_trip_and_counters);
+	tcase_add_test(tc, runtime_errors_carry_code_and_name);
+	tcase_add_test(tc, overridden_entry_makes_malloc_fail_without_a_gpu);
+	tcase_add_test(tc, driver_errors_use_the_driver_table);
+	tcase_add_test(tc, capture_rejects_memory_nodes_and_instantiates_the_rest);
+	tcase_add_test(tc, ctl_clock_and_unknown_ops);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("amd");
+	tcase_add_checked_fixture(tc, amd_open, amd_close);
+	tcase_add_test(tc, amd_props_use_hip_attributes);
+	tcase_add_test(tc, amd_errors_are_hip_codes);
+	tcase_add_test(tc, amd_capture_instantiates_with_hip_signature);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr;
+	int failed;
+
+	paths_init();
+	fake = dlopen(fake_path, RTLD_NOW | RTLD_LOCAL);
+	if (!fake) {
+		fprintf(stderr, "check_hip: cannot open the fake runtime: %s\n", dlerror());
+		return EXIT_FAILURE;
+	}
+	*(void **)&fake_set_error = dlsym(fake, "fake_set_error");
+	*(void **)&fake_calls = dlsym(fake, "fake_calls");
+	*(void **)&fake_live = dlsym(fake, "fake_live");
+	*(void **)&fake_set_devices = dlsym(fake, "fake_set_devices");
+	*(void **)&fake_reset = dlsym(fake, "fake_reset");
+	*(void **)&fake_set_attr = dlsym(fake, "fake_set_attr");
+	if (!fake_set_attr || !fake_set_error || !fake_calls || !fake_live || !fake_set_devices || !fake_reset) {
+		fprintf(stderr, "check_hip: the fake runtime lacks its controls\n");
+		dlclose(fake);
+		return EXIT_FAILURE;
+	}
+	sr = srunner_create(hip_suite());
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	hc_hip_runtime_reset();
+	dlclose(fake);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -1,0 +1,533 @@
+/*
+ * fake_cudart.c - a stand-in for libcudart + libcuda, for check_hip.
+ *
+ * It exports the cuda* and cu* entry points the HIP backend binds on NVIDIA,
+ * backed by host memory: cudaMalloc is malloc, cudaMemcpyAsync is memcpy,
+ * events are always complete.  A test makes any entry fail with
+ * fake_set_error(name, code) (0 clears), reads how often an entry ran with
+ * fake_calls(name), and counts live objects with fake_live().  A capture
+ * records which calls it saw as graph nodes, with the CUDA node types
+ * (memcpy 1, kernel 0, memory allocation 10, free 11), so capture_end's
+ * rejection of memory nodes runs without a GPU.  Built with FAKE_PARTIAL it
+ * lacks cudaGraphLaunch, to test "runtime missing a symbol".  cuGetErrorName
+ * is deliberately absent (the backend falls back to its static table).
+ *
+ * Built with FAKE_HIP it exports the same entry points under their HIP
+ * names instead (hipMalloc, hipHostMalloc, hipModuleLaunchKernel, ...), with
+ * hipGraphInstantiate's signature, to drive the AMD path.  The controls keep
+ * the CUDA names.  Device attributes answer from a table the test may set
+ * (fake_set_attr), since HIP and CUDA number them differently.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define EXPORT __attribute__((visibility("default")))
+
+#ifdef FAKE_HIP
+#define cudaGetErrorName hipGetErrorName
+#define cudaGetDeviceCount hipGetDeviceCount
+#define cudaSetDevice hipSetDevice
+#define cudaMemGetInfo hipMemGetInfo
+#define cudaDeviceGetAttribute hipDeviceGetAttribute
+#define cudaMalloc hipMalloc
+#define cudaFree hipFree
+#define cudaHostAlloc hipHostMalloc
+#define cudaFreeHost hipHostFree
+#define cudaMemcpyAsync hipMemcpyAsync
+#define cudaStreamCreateWithFlags hipStreamCreateWithFlags
+#define cudaStreamDestroy hipStreamDestroy
+#define cudaStreamSynchronize hipStreamSynchronize
+#define cudaEventCreateWithFlags hipEventCreateWithFlags
+#define cudaEventRecord hipEventRecord
+#define cudaStreamWaitEvent hipStreamWaitEvent
+#define cudaEventSynchronize hipEventSynchronize
+#define cudaEventQuery hipEventQuery
+#define cudaEventDestroy hipEventDestroy
+#define cudaStreamBeginCapture hipStreamBeginCapture
+#define cudaStreamEndCapture hipStreamEndCapture
+#define cudaGraphGetNodes hipGraphGetNodes
+#define cudaGraphNodeGetType hipGraphNodeGetType
+#define cudaGraphLaunch hipGraphLaunch
+#define cudaGraphExecDestroy hipGraphExecDestroy
+#define cudaGraphDestroy hipGraphDestroy
+#define cudaMallocAsync hipMallocAsync
+#define cudaFreeAsync hipFreeAsync
+#define cuInit hipInit
+#define cuDeviceGet hipDeviceGet
+#define cuDeviceGetName hipDeviceGetName
+#define cuModuleLoadData hipModuleLoadData
+#define cuModuleUnload hipModuleUnload
+#define cuModuleGetFunction hipModuleGetFunction
+#define cuLaunchKernel hipModuleLaunchKernel
+#endif
+
+enum {
+	F_GetDeviceCount, F_SetDevice, F_MemGetInfo, F_DeviceGetAttribute, F_Malloc, F_Free,
+	F_HostAlloc, F_FreeHost, F_MemcpyAsync, F_StreamCreate, F_StreamDestroy, F_StreamSync,
+	F_EventCreate, F_EventRecord, F_StreamWaitEvent, F_EventSync, F_EventQuery,
+	F_EventDestroy, F_BeginCapture, F_EndCapture, F_GraphGetNodes, F_NodeGetType,
+	F_Instantiate, F_GraphLaunch, F_GraphExecDestroy, F_GraphDestroy, F_MallocAsync,
+	F_FreeAsync, F_cuInit, F_cuDeviceGet, F_cuDeviceGetName, F_cuModuleLoadData,
+	F_cuModuleUnload, F_cuModuleGetFunction, F_cuLaunchKernel, F_COUNT
+};
+
+static const char *const names[F_COUNT] = {
+	"cudaGetDeviceCount", "cudaSetDevice", "cudaMemGetInfo", "cudaDeviceGetAttribute",
+	"cudaMalloc", "cudaFree", "cudaHostAlloc", "cudaFreeHost", "cudaMemcpyAsync",
+	"cudaStreamCreateWithFlags", "cudaStreamDestroy", "cudaStreamSynchronize",
+	"cudaEventCreateWithFlags", "cudaEventRecord", "cudaStreamWaitEvent",
+	"cudaEventSynchronize", "cudaEventQuery", "cudaEventDestroy", "cudaStreamBeginCapture",
+	"cudaStreamEndCapture", "cudaGraphGetNodes", "cudaGraphNodeGetType",
+	"cudaGraphInstantiateWithFlags", "cudaGraphLaunch", "cudaGraphExecDestroy",
+	"cudaGraphDestroy", "cudaMallocAsync", "cudaFreeAsync", "cuInit", "cuDeviceGet",
+	"cuDeviceGetName", "cuModuleLoadData", "cuModuleUnload", "cuModuleGetFunction",
+	"cuLaunchKernel",
+};
+
+static int errs[F_COUNT];
+static unsigned long calls[F_COUNT];
+static int err_once[F_COUNT];
+static long live; /* streams, events, graphs, execs, modules, allocations */
+static int device_count = 1;
+
+/* What a capture records: node types in order. */
+#define MAX_NODES 64
+struct fake_graph {
+	int n;
+	int types[MAX_NODES];
+};
+static struct fake_graph *capturing; /* one capture at a time is enough here */
+
+static int find(const char *name)
+{
+	for (int i = 0; i < F_COUNT; i++)
+		if (!strcmp(names[i], name))
+			return i;
+	return -1;
+}
+
+EXPORT int fake_set_error(const char *name, int code, int once)
+{
+	int i = find(name);
+
+	if (i < 0)
+		return -1;
+	errs[i] = code;
+	err_once[i] = once;
+	return 0;
+}
+
+EXPORT unsigned long fake_calls(const char *name)
+{
+	int i = find(name);
+
+	return i < 0 ? 0 : calls[i];
+}
+
+EXPORT long fake_live(void)
+{
+	return live;
+}
+
+EXPORT void fake_set_devices(int n)
+{
+	device_count = n;
+}
+
+/* {attribute, value}; CUDA's numbers by default: texture alignment 14,
+ * surface alignment 30, integrated 18. */
+static int attrs[8][2] = { { 14, 512 }, { 30, 1024 }, { 18, 1 } };
+static int n_attrs = 3;
+
+EXPORT void fake_set_attr(int attr, int value)
+{
+	for (int i = 0; i < n_attrs; i++)
+		if (attrs[i][0] == attr) {
+			attrs[i][1] = value;
+			return;
+		}
+	if (n_attrs < 8) {
+		attrs[n_attrs][0] = attr;
+		attrs[n_attrs++][1] = value;
+	}
+}
+
+EXPORT void fake_reset(void)
+{
+	memset(errs, 0, sizeof(errs));
+	memset(calls, 0, sizeof(calls));
+	memset(err_once, 0, sizeof(err_once));
+	device_count = 1;
+	n_attrs = 3;
+	attrs[0][0] = 14, attrs[0][1] = 512;
+	attrs[1][0] = 30, attrs[1][1] = 1024;
+	attrs[2][0] = 18, attrs[2][1] = 1;
+}
+
+/* Counts the call; returns the error armed for it (0: go on). */
+static int enter(int f)
+{
+	int e = errs[f];
+
+	calls[f]++;
+	if (e && err_once[f])
+		errs[f] = 0;
+	return e;
+}
+
+static void record(int type)
+{
+	if (capturing && capturing->n < MAX_NODES)
+		capturing->types[capturing->n++] = type;
+}
+
+EXPORT const char *cudaGetErrorName(int code)
+{
+	static const char *const fake_names[] = { "fakeSuccess", "fakeInvalidValue",
+						  "fakeMemoryAllocation" };
+
+	return code >= 0 && code < 3 ? fake_names[code] : NULL;
+}
+
+EXPORT int cudaGetDeviceCount(int *n)
+{
+	int e = enter(F_GetDeviceCount);
+
+	*n = e ? 0 : device_count;
+	return e;
+}
+
+EXPORT int cudaSetDevice(int d) { return enter(F_SetDevice); }
+
+EXPORT int cudaMemGetInfo(size_t *f, size_t *t)
+{
+	int e = enter(F_MemGetInfo);
+
+	if (!e) {
+		*f = (size_t)70 << 30;
+		*t = (size_t)80 << 30;
+	}
+	return e;
+}
+
+EXPORT int cudaDeviceGetAttribute(int *v, int attr, int dev)
+{
+	int e = enter(F_DeviceGetAttribute);
+
+	if (e)
+		return e;
+	*v = 0;
+	for (int i = 0; i < n_attrs; i++)
+		if (attrs[i][0] == attr)
+			*v = attrs[i][1];
+	return 0;
+}
+
+EXPORT int cudaMalloc(void **p, size_t n)
+{
+	int e = enter(F_Malloc);
+
+	if (e)
+		return e;
+	*p = malloc(n ? n : 1);
+	if (!*p)
+		return 2;
+	live++;
+	return 0;
+}
+
+EXPORT int cudaFree(void *p)
+{
+	int e = enter(F_Free);
+
+	if (e)
+		return e;
+	if (p) {
+		free(p);
+		live--;
+	}
+	return 0;
+}
+
+EXPORT int cudaHostAlloc(void **p, size_t n, unsigned flags)
+{
+	int e = enter(F_HostAlloc);
+
+	if (e)
+		return e;
+	if (flags != 2) /* cudaHostAllocMapped, and only it */
+		return 1;
+	*p = malloc(n);
+	live++;
+	return 0;
+}
+
+EXPORT int cudaFreeHost(void *p)
+{
+	int e = enter(F_FreeHost);
+
+	if (!e) {
+		free(p);
+		live--;
+	}
+	return e;
+}
+
+EXPORT int cudaMemcpyAsync(void *d, const void *s, size_t n, int kind, void *stream)
+{
+	int e = enter(F_MemcpyAsync);
+
+	if (e)
+		return e;
+	if (kind < 1 || kind > 3)
+		return 21;
+	if (capturing)
+		record(1);
+	else
+		memcpy(d, s, n);
+	return 0;
+}
+
+static void *token(void)
+{
+	live++;
+	return malloc(16);
+}
+
+static void untoken(void *p)
+{
+	live--;
+	free(p);
+}
+
+EXPORT int cudaStreamCreateWithFlags(void **s, unsigned flags)
+{
+	int e = enter(F_StreamCreate);
+
+	if (e)
+		return e;
+	if (flags != 1) /* cudaStreamNonBlocking */
+		return 1;
+	*s = token();
+	return 0;
+}
+
+EXPORT int cudaStreamDestroy(void *s)
+{
+	int e = enter(F_StreamDestroy);
+
+	if (!e)
+		untoken(s);
+	return e;
+}
+
+EXPORT int cudaStreamSynchronize(void *s) { return enter(F_StreamSync); }
+
+EXPORT int cudaEventCreateWithFlags(void **ev, unsigned flags)
+{
+	int e = enter(F_EventCreate);
+
+	if (e)
+		return e;
+	if (flags != 2) /* cudaEventDisableTiming */
+		return 1;
+	*ev = token();
+	return 0;
+}
+
+EXPORT int cudaEventRecord(void *ev, void *s) { return enter(F_EventRecord); }
+EXPORT int cudaStreamWaitEvent(void *s, void *ev, unsigned f) { return enter(F_StreamWaitEvent); }
+EXPORT int cudaEventSynchronize(void *ev) { return enter(F_EventSync); }
+EXPORT int cudaEventQuery(void *ev) { return enter(F_EventQuery); }
+
+EXPORT int cudaEventDestroy(void *ev)
+{
+	int e = enter(F_EventDestroy);
+
+	if (!e)
+		untoken(ev);
+	return e;
+}
+
+EXPORT int cudaStreamBeginCapture(void *s, int mode)
+{
+	int e = enter(F_BeginCapture);
+
+	if (e)
+		return e;
+	if (mode != 0 || capturing)
+		return 1;
+	capturing = calloc(1, sizeof(*capturing));
+	live++;
+	return 0;
+}
+
+EXPORT int cudaStreamEndCapture(void *s, void **graph)
+{
+	int e = enter(F_EndCapture);
+
+	if (e)
+		return e;
+	if (!capturing)
+		return 903;
+	*graph = capturing;
+	capturing = NULL;
+	return 0;
+}
+
+EXPORT int cudaGraphGetNodes(void *graph, void **nodes, size_t *n)
+{
+	struct fake_graph *g = graph;
+	int e = enter(F_GraphGetNodes);
+
+	if (e)
+		return e;
+	if (nodes)
+		for (int i = 0; i < g->n && (size_t)i < *n; i++)
+			nodes[i] = (void *)(uintptr_t)(g->types[i] + 1);
+	*n = (size_t)g->n;
+	return 0;
+}
+
+EXPORT int cudaGraphNodeGetType(void *node, int *type)
+{
+	int e = enter(F_NodeGetType);
+
+	if (!e)
+		*type = (int)(uintptr_t)node - 1;
+	return e;
+}
+
+#ifdef FAKE_HIP
+EXPORT int hipGraphInstantiate(void **exec, void *graph, void **err_node, char *log, size_t n)
+#else
+EXPORT int cudaGraphInstantiateWithFlags(void **exec, void *graph, unsigned long long flags)
+#endif
+{
+	int e = enter(F_Instantiate);
+
+	if (!e)
+		*exec = token();
+	return e;
+}
+
+#ifndef FAKE_PARTIAL
+EXPORT int cudaGraphLaunch(void *exec, void *s) { return enter(F_GraphLaunch); }
+#endif
+
+EXPORT int cudaGraphExecDestroy(void *exec)
+{
+	int e = enter(F_GraphExecDestroy);
+
+	if (!e)
+		untoken(exec);
+	return e;
+}
+
+EXPORT int cudaGraphDestroy(void *graph)
+{
+	int e = enter(F_GraphDestroy);
+
+	if (!e) {
+		free(graph);
+		live--;
+	}
+	return e;
+}
+
+EXPORT int cudaMallocAsync(void **p, size_t n, void *s)
+{
+	int e = enter(F_MallocAsync);
+
+	if (e)
+		return e;
+	if (capturing) {
+		record(10);
+		*p = (void *)(uintptr_t)0x1000;
+		return 0;
+	}
+	return cudaMalloc(p, n);
+}
+
+EXPORT int cudaFreeAsync(void *p, void *s)
+{
+	int e = enter(F_FreeAsync);
+
+	if (e)
+		return e;
+	if (capturing) {
+		record(11);
+		return 0;
+	}
+	return cudaFree(p);
+}
+
+EXPORT int cuInit(unsigned flags) { return enter(F_cuInit); }
+
+EXPORT int cuDeviceGet(int *d, int ordinal)
+{
+	int e = enter(F_cuDeviceGet);
+
+	if (!e)
+		*d = ordinal;
+	return e;
+}
+
+EXPORT int cuDeviceGetName(char *name, int len, int dev)
+{
+	int e = enter(F_cuDeviceGetName);
+
+	if (!e)
+		snprintf(name, (size_t)len, "Fake GPU %d", dev);
+	return e;
+}
+
+EXPORT int cuModuleLoadData(void **m, const void *image)
+{
+	int e = enter(F_cuModuleLoadData);
+
+	if (e)
+		return e;
+	if (strncmp(image, "FAKE", 4))
+		return 218; /* CUDA_ERROR_INVALID_PTX */
+	*m = token();
+	return 0;
+}
+
+EXPORT int cuModuleUnload(void *m)
+{
+	int e = enter(F_cuModuleUnload);
+
+	if (!e)
+		untoken(m);
+	return e;
+}
+
+EXPORT int cuModuleGetFunction(void **f, void *m, const char *name)
+{
+	int e = enter(F_cuModuleGetFunction);
+
+	if (e)
+		return e;
+	if (strcmp(name, "add_one"))
+		return 500; /* CUDA_ERROR_NOT_FOUND */
+	*f = (void *)(uintptr_t)0x2000;
+	return 0;
+}
+
+EXPORT int cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
+			  unsigned by, unsigned bz, unsigned shared, void *s, void **params,
+			  void **extra)
+{
+	int e = enter(F_cuLaunchKernel);
+
+	if (e)
+		return e;
+	if (!gx || !gy || !gz || !bx || !by || !bz || bx * by * bz > 1024)
+		return 1; /* CUDA_ERROR_INVALID_VALUE */
+	if (capturing)
+		record(0);
+	return 0;
+}

@@ -1,0 +1,363 @@
+/*
+ * check_hip_gpu.c - the HIP backend against a real device, through
+ * hc_hip_ops() directly (make check-gpu).
+ *
+ * Every case checks bytes, statuses or counts.  Without a runtime or a
+ * device it prints "SKIP: no GPU runtime/device: <reason>" and exits 77.
+ * The kernel comes from tests/gpu/kernels.cu as PTX (HC_GPU_PTX names the
+ * file).  Plain C with its own CHECK macro, so it needs no Check library on
+ * the GPU machine.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/internal.h"
+#include "hal/hip/hip_rt.h"
+
+static int failures, checks;
+
+#define CHECK(cond, ...)                                                        \
+	do {                                                                    \
+		checks++;                                                       \
+		if (!(cond)) {                                                  \
+			failures++;                                             \
+			printf("FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);   \
+			printf(__VA_ARGS__);                                    \
+			printf(" [last error: %s]\n", last_msg());              \
+		}                                                               \
+	} while (0)
+
+static const struct hc_hal_ops *H;
+static hc_hal_dev *D;
+
+static const char *last_msg(void)
+{
+	static hc_error_info e;
+
+	hc_last_error(&e);
+	return e.message;
+}
+
+static const hc_error_info *last(void)
+{
+	static hc_error_info e;
+
+	hc_last_error(&e);
+	return &e;
+}
+
+static void fill(unsigned char *p, uint64_t n, unsigned seed)
+{
+	uint32_t x = seed * 2654435761u + 1;
+
+	for (uint64_t i = 0; i < n; i++) {
+		x = x * 1664525u + 1013904223u;
+		p[i] = (unsigned char)(x >> 24);
+	}
+}
+
+/* H2D, D2D, D2H of @n bytes, host side pinned or pageable; bytes checked. */
+static void round_trip(hc_hal_stream *s, uint64_t n, int pinned)
+{
+	unsigned char *src = NULL, *dst = NULL;
+	hc_hal_dptr a = 0, b = 0;
+	hc_hal_event *e = NULL;
+	hc_status st;
+
+	if (pinned) {
+		CHECK(H->host_alloc(D, n, (void **)&src) == HC_OK, "pinned %llu", (unsigned long long)n);
+		CHECK(H->host_alloc(D, n, (void **)&dst) == HC_OK, "pinned %llu", (unsigned long long)n);
+	} else {
+		src = malloc(n);
+		dst = malloc(n);
+	}
+	if (!src || !dst)
+		goto out;
+	fill(src, n, (unsigned)n);
+	memset(dst, 0, n);
+	CHECK(H->mem_alloc(D, n, &a) == HC_OK, "alloc");
+	CHECK(H->mem_alloc(D, n, &b) == HC_OK, "alloc");
+	CHECK(H->copy_h2d(D, s, a, src, n, pinned) == HC_OK, "h2d");
+	CHECK(H->copy_d2d(D, s, b, a, n) == HC_OK, "d2d");
+	CHECK(H->copy_d2h(D, s, dst, b, n, pinned) == HC_OK, "d2h");
+	CHECK(H->event_record(D, s, &e) == HC_OK, "record");
+	CHECK(H->event_sync(D, e) == HC_OK, "sync");
+	st = memcmp(src, dst, n) == 0 ? HC_OK : HC_ERR_DEVICE;
+	CHECK(st == HC_OK, "%s round trip of %llu bytes differs", pinned ? "pinned" : "pageable",
+	      (unsigned long long)n);
+	H->event_destroy(D, e);
+out:
+	if (a)
+		H->mem_free(D, a);
+	if (b)
+		H->mem_free(D, b);
+	if (pinned) {
+		if (src)
+			H->host_free(D, src);
+		if (dst)
+			H->host_free(D, dst);
+	} else {
+		free(src);
+		free(dst);
+	}
+}
+
+static void cross_stream(void)
+{
+	enum { N = 8 << 20 };
+	hc_hal_stream *s1, *s2;
+	hc_hal_dptr a, b;
+	unsigned char *src, *dst;
+	hc_hal_event *e1, *e2;
+	bool done = false;
+
+	CHECK(H->stream_create(D, &s1) == HC_OK, "stream");
+	CHECK(H->stream_create(D, &s2) == HC_OK, "stream");
+	CHECK(H->host_alloc(D, N, (void **)&src) == HC_OK, "pinned");
+	CHECK(H->host_alloc(D, N, (void **)&dst) == HC_OK, "pinned");
+	CHECK(H->mem_alloc(D, N, &a) == HC_OK && H->mem_alloc(D, N, &b) == HC_OK, "alloc");
+	fill(src, N, 7);
+	memset(dst, 0, N);
+	/* s1 writes a; s2 waits on s1's event, copies a -> b -> host */
+	CHECK(H->copy_h2d(D, s1, a, src, N, true) == HC_OK, "h2d");
+	CHECK(H->event_record(D, s1, &e1) == HC_OK, "record");
+	CHECK(H->event_wait(D, s2, e1) == HC_OK, "wait");
+	CHECK(H->copy_d2d(D, s2, b, a, N) == HC_OK, "d2d");
+	CHECK(H->copy_d2h(D, s2, dst, b, N, true) == HC_OK, "d2h");
+	CHECK(H->event_record(D, s2, &e2) == HC_OK, "record");
+	CHECK(H->event_sync(D, e2) == HC_OK, "sync");
+	CHECK(H->event_query(D, e2, &done) == HC_OK && done, "query after sync");
+	CHECK(memcmp(src, dst, N) == 0, "cross-stream bytes differ");
+	H->event_destroy(D, e1);
+	H->event_destroy(D, e2);
+	H->mem_free(D, a);
+	H->mem_free(D, b);
+	H->host_free(D, src);
+	H->host_free(D, dst);
+	CHECK(H->stream_destroy(D, s1) == HC_OK, "destroy");
+	CHECK(H->stream_destroy(D, s2) == HC_OK, "destroy");
+}
+
+static char *read_file(const char *path, size_t *size)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf;
+	long n;
+
+	if (!f)
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	buf = malloc((size_t)n + 1);
+	if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
+		free(buf);
+		buf = NULL;
+	}
+	fclose(f);
+	if (buf)
+		buf[n] = '\0';
+	*size = (size_t)n;
+	return buf;
+}
+
+static void kernels_and_graphs(const char *ptx_path)
+{
+	enum { N = 1 << 20 };
+	size_t ptx_size;
+	char *ptx = read_file(ptx_path, &ptx_size);
+	hc_hal_module *m;
+	hc_hal_function *f, *nf;
+	hc_hal_stream *s;
+	hc_hal_dptr d, d2, bad = 0;
+	uint32_t *host;
+	unsigned n = N;
+	void *args[2] = { &d, &n };
+	void *args2[2] = { &d2, &n };
+	struct hc_hal_launch l = { .grid = { N / 256, 1, 1 }, .block = { 256, 1, 1 }, .args = args,
+				   .n_args = 2 };
+	struct hc_hal_launch l2 = l;
+	hc_hal_graph *g = NULL;
+	void *raw = NULL;
+	int ok = 1;
+
+	CHECK(ptx != NULL, "cannot read PTX from %s", ptx_path);
+	if (!ptx)
+		return;
+	l2.args = args2;
+	CHECK(H->stream_create(D, &s) == HC_OK, "stream");
+	CHECK(H->module_load(D, ptx, ptx_size, &m) == HC_OK, "module_load");
+	CHECK(H->function_get(D, m, "add_one", &f) == HC_OK, "function_get");
+	CHECK(H->function_get(D, m, "no_such_kernel", &nf) == HC_ERR_DEVICE, "missing kernel");
+	printf("# missing kernel: %s (%d) %s\n", last()->backend_name, last()->backend_code,
+	       last()->message);
+	{
+		hc_hal_module *gm = NULL;
+		hc_status gs = H->module_load(D, "not ptx at all", 14, &gm);
+
+		CHECK(gs == HC_ERR_DEVICE, "garbage image: %s", hc_status_str(gs));
+		printf("# garbage image: %s (%d)\n", last()->backend_name, last()->backend_code);
+		if (gs == HC_OK)
+			H->module_unload(D, gm);
+	}
+	CHECK(H->host_alloc(D, N * 4, (void **)&host) == HC_OK, "pinned");
+	CHECK(H->mem_alloc(D, N * 4, &d) == HC_OK && H->mem_alloc(D, N * 4, &d2) == HC_OK, "alloc");
+	for (unsigned i = 0; i < N; i++)
+		host[i] = i * 3u;
+	CHECK(H->copy_h2d(D, s, d, host, N * 4, true) == HC_OK, "h2d");
+	CHECK(H->launch(D, s, f, &l) == HC_OK, "launch");
+	CHECK(H->copy_d2h(D, s, host, d, N * 4, true) == HC_OK, "d2h");
+	CHECK(H->stream_sync(D, s) == HC_OK, "sync");
+	for (unsigned i = 0; i < N && ok; i++)
+		ok = host[i] == i * 3u + 1u;
+	CHECK(ok, "add_one result wrong");
+
+	/* a real launch error: 4096 threads per block */
+	l.block[0] = 4096;
+	CHECK(H->launch(D, s, f, &l) == HC_ERR_DEVICE, "invalid launch config");
+	printf("# invalid launch: %s (%d): %s\n", last()->backend_name, last()->backend_code,
+	       last()->message);
+	CHECK(last()->backend_code != 0 && last()->backend_name[0], "code and name kept");
+	l.block[0] = 256;
+	CHECK(H->stream_sync(D, s) == HC_OK, "stream fine after refused launch");
+
+	/* capture d -> d2, add_one(d2), d2 -> d: each replay adds one to d */
+	CHECK(H->capture_begin(D, s) == HC_OK, "capture_begin");
+	CHECK(H->mem_alloc(D, 4096, &bad) == HC_ERR_STATE, "alloc inside capture refused");
+	CHECK(H->stream_sync(D, s) == HC_ERR_STATE, "sync inside capture refused");
+	CHECK(H->copy_d2d(D, s, d2, d, N * 4) == HC_OK, "captured d2d");
+	CHECK(H->launch(D, s, f, &l2) == HC_OK, "captured launch");
+	CHECK(H->copy_d2d(D, s, d, d2, N * 4) == HC_OK, "captured d2d");
+	CHECK(H->capture_end(D, s, &g) == HC_OK, "capture_end");
+	for (int r = 0; r < 3 && g; r++)
+		CHECK(H->graph_launch(D, s, g) == HC_OK, "replay");
+	CHECK(H->copy_d2h(D, s, host, d, N * 4, true) == HC_OK, "d2h");
+	CHECK(H->stream_sync(D, s) == HC_OK, "sync");
+	ok = 1;
+	for (unsigned i = 0; i < N && ok; i++)
+		ok = host[i] == i * 3u + 4u;
+	CHECK(ok, "graph replays: got %u at 0, want 4", host[0]);
+	if (g)
+		H->graph_destroy(D, g);
+
+	/* a memory node recorded behind the backend's back: rejected at end */
+	if (HIP_HAVE(MallocAsync) && HIP_HAVE(FreeAsync)) {
+		g = NULL;
+		CHECK(H->capture_begin(D, s) == HC_OK, "capture_begin");
+		CHECK(HIP_CALL(MallocAsync)(&raw, 4096, hc_hip_stream_raw(s)) == 0, "raw MallocAsync");
+		CHECK(HIP_CALL(FreeAsync)(raw, hc_hip_stream_raw(s)) == 0, "raw FreeAsync");
+		CHECK(H->capture_end(D, s, &g) == HC_ERR_STATE && g == NULL, "memory nodes rejected");
+		printf("# %s\n", last()->message);
+		CHECK(strstr(last()->message, "(1 alloc, 1 free)") != NULL, "node counts");
+		CHECK(H->stream_sync(D, s) == HC_OK, "stream usable after rejection");
+	}
+	/* the runtime's own refusal maps to HC_ERR_STATE */
+	CHECK(H->capture_begin(D, s) == HC_OK, "capture_begin");
+	{
+		int err = HIP_CALL(Malloc)(&raw, 4096);
+		CHECK(hip_err_status(HIP_SPACE_CUDART, err) == HC_ERR_STATE,
+		      "cudaMalloc inside capture returned %d", err);
+		printf("# raw cudaMalloc inside capture: %d\n", err);
+	}
+	g = NULL;
+	{
+		hc_status st = H->capture_end(D, s, &g);
+		CHECK(st == HC_ERR_STATE || st == HC_OK, "capture_end after invalidation: %d", st);
+		printf("# capture_end after a refused cudaMalloc: %s\n", hc_status_str(st));
+		if (g)
+			H->graph_destroy(D, g);
+	}
+
+	H->mem_free(D, d);
+	H->mem_free(D, d2);
+	H->host_free(D, host);
+	H->module_unload(D, m);
+	CHECK(H->stream_destroy(D, s) == HC_OK, "destroy");
+	free(ptx);
+}
+
+static void oom_and_recover(void)
+{
+	enum { MAXA = 4096 };
+	static hc_hal_dptr a[MAXA];
+	int n = 0;
+	uint64_t chunk = (uint64_t)4 << 30;
+	hc_status st = HC_OK;
+	struct hc_hal_stats stats;
+
+	while (n < MAXA) {
+		st = H->mem_alloc(D, chunk, &a[n]);
+		if (st == HC_OK) {
+			n++;
+			continue;
+		}
+		if (chunk > (256u << 20)) {
+			chunk /= 4;
+			continue;
+		}
+		break;
+	}
+	CHECK(st == HC_ERR_OOM, "allocation until refusal: %s", hc_status_str(st));
+	printf("# refused after %d allocations: %s (%d) %s\n", n, last()->backend_name,
+	       last()->backend_code, last()->message);
+	CHECK(H->ctl(D, HC_HAL_CTL_STATS, &stats) == HC_OK, "stats");
+	printf("# device bytes live at refusal: %llu\n", (unsigned long long)stats.device_bytes_live);
+	for (int i = 0; i < n; i++)
+		CHECK(H->mem_free(D, a[i]) == HC_OK, "free %d", i);
+	CHECK(H->ctl(D, HC_HAL_CTL_STATS, &stats) == HC_OK && stats.device_bytes_live == 0,
+	      "all freed");
+	CHECK(H->mem_alloc(D, (uint64_t)4 << 30, &a[0]) == HC_OK, "allocate again after OOM");
+	CHECK(H->mem_free(D, a[0]) == HC_OK, "free");
+}
+
+int main(void)
+{
+	struct hc_hal_open_args args = { .ordinal = 0 };
+	struct hc_hal_props p;
+	struct hc_hal_stats stats;
+	hc_hal_stream *s;
+	const char *ptx = getenv("HC_GPU_PTX");
+	static const uint64_t sizes[] = { 1, 3, 4096, 65537, 1 << 20, (16 << 20) + 1, 256 << 20 };
+	hc_status st;
+
+	H = hc_hip_ops();
+	st = H->device_open(&args, &D);
+	if (st == HC_ERR_NO_RUNTIME) {
+		printf("SKIP: no GPU runtime/device: %s\n", last_msg());
+		return 77;
+	}
+	if (st != HC_OK) {
+		printf("FAIL: device_open: %s: %s\n", hc_status_str(st), last_msg());
+		return 1;
+	}
+	CHECK(H->device_props(D, &p) == HC_OK, "props");
+	printf("# device: %s, %llu bytes, alignment %llu, integrated %d\n", p.name,
+	       (unsigned long long)p.total_memory, (unsigned long long)p.alignment, p.integrated);
+	CHECK(p.total_memory > (1ull << 30) && p.alignment >= 32, "props plausible");
+
+	CHECK(H->stream_create(D, &s) == HC_OK, "stream");
+	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		round_trip(s, sizes[i], 1);
+		round_trip(s, sizes[i], 0);
+	}
+	CHECK(H->stream_destroy(D, s) == HC_OK, "destroy");
+	printf("# round trips done\n");
+	cross_stream();
+	printf("# cross-stream done\n");
+	if (ptx)
+		kernels_and_graphs(ptx);
+	else
+		printf("# no HC_GPU_PTX: kernel and graph cases not run\n");
+	printf("# kernels and graphs done\n");
+	oom_and_recover();
+	CHECK(H->ctl(D, HC_HAL_CTL_STATS, &stats) == HC_OK, "stats");
+	printf("# stats: allocs %llu frees %llu h2d %llu d2h %llu d2d %llu launches %llu waits %llu\n",
+	       (unsigned long long)stats.device_allocs, (unsigned long long)stats.device_frees,
+	       (unsigned long long)stats.copies_h2d, (unsigned long long)stats.copies_d2h,
+	       (unsigned long long)stats.copies_d2d, (unsigned long long)stats.launches,
+	       (unsigned long long)stats.host_waits);
+	H->device_close(D);
+	printf("%s: %d checks, %d failures\n", failures ? "FAIL" : "PASS", checks, failures);
+	return failures ? 1 : 0;
+}

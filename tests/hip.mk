@@ -1,0 +1,46 @@
+# tests/hip.mk: the HIP backend and the fault shim without a GPU (check), and
+# against a real device (check-gpu, GPU machine only).
+
+if HAVE_CHECK
+check_PROGRAMS += tests/check_hip tests/check_fault
+TESTS += tests/check_hip tests/check_fault
+tests_check_hip_SOURCES = tests/check_hip.c
+tests_check_hip_CFLAGS = $(TEST_CFLAGS)
+tests_check_hip_CPPFLAGS = $(AM_CPPFLAGS) $(HIP_CPPFLAGS) -D__HIP_PLATFORM_AMD__
+tests_check_hip_LDADD = $(TEST_LDADD)
+tests_check_fault_SOURCES = tests/check_fault.c
+tests_check_fault_CFLAGS = $(TEST_CFLAGS)
+tests_check_fault_LDADD = $(TEST_LDADD)
+endif
+
+# A fake CUDA runtime (cuda* and cu*), and one missing cudaGraphLaunch.
+# fake_hip exports the same under HIP names, for the AMD path.
+check_LTLIBRARIES = tests/fake_cudart.la tests/fake_cudart_partial.la tests/fake_hip.la
+tests_fake_cudart_la_SOURCES = tests/fake_cudart.c
+tests_fake_cudart_la_CFLAGS = $(AM_CFLAGS)
+tests_fake_cudart_la_LDFLAGS = -module -avoid-version -shared -rpath /nowhere
+tests_fake_cudart_partial_la_SOURCES = tests/fake_cudart.c
+tests_fake_cudart_partial_la_CFLAGS = $(AM_CFLAGS) -DFAKE_PARTIAL
+tests_fake_cudart_partial_la_LDFLAGS = -module -avoid-version -shared -rpath /nowhere
+tests_fake_hip_la_SOURCES = tests/fake_cudart.c
+tests_fake_hip_la_CFLAGS = $(AM_CFLAGS) -DFAKE_HIP
+tests_fake_hip_la_LDFLAGS = -module -avoid-version -shared -rpath /nowhere
+
+EXTRA_DIST += tests/gpu/kernels.cu
+
+# check-gpu: the HIP backend against the real device through hc_hip_ops().
+# Skips (77) without a runtime or device.  NVCC compiles the test kernel to
+# PTX when present; else the test uses tests/gpu/kernels.ptx if shipped.
+NVCC ?= nvcc
+noinst_PROGRAMS += tests/gpu/check_hip_gpu
+tests_gpu_check_hip_gpu_SOURCES = tests/gpu/check_hip_gpu.c
+tests_gpu_check_hip_gpu_LDADD = libhipcore-internal.la
+tests/gpu/kernels.ptx: $(srcdir)/tests/gpu/kernels.cu
+	@$(MKDIR_P) tests/gpu
+	$(AM_V_GEN)$(NVCC) -ptx -arch=compute_80 -o $@ $(srcdir)/tests/gpu/kernels.cu
+CLEANFILES += tests/gpu/kernels.ptx
+check-gpu: tests/gpu/check_hip_gpu
+	@if command -v $(NVCC) >/dev/null 2>&1; then $(MAKE) $(AM_MAKEFLAGS) tests/gpu/kernels.ptx; fi
+	@rc=0; HC_GPU_PTX=tests/gpu/kernels.ptx $(LIBTOOL) --mode=execute tests/gpu/check_hip_gpu \
+		|| rc=$$?; if test $$rc -eq 77; then echo "check-gpu: skipped"; rc=0; fi; exit $$rc
+.PHONY: check-gpu
