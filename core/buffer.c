@@ -182,7 +182,7 @@ hc_status hc_free(hc_buffer buffer)
 		HC_TRACE(free, buffer.id, (int)rc);
 		return rc;
 	}
-	if (hc_capture_state(&st->capture) == HC_CAPTURE_RECORDING) {
+	if (hc_capture_is_recording(&st->capture)) {
 		/* The slice stays retained by the graph; freeing the handle is fine,
 		 * the pool only recycles it within the capture's own pool. */
 	}

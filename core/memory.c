@@ -95,7 +95,7 @@ hc_status hc_memory_report(hc_stream s, hc_memory_kind kind, hc_pool_report_fn f
 
 void hc_strm_cleanup_locked(struct hc_strm *st)
 {
-	if (hc_capture_state(&st->capture) == HC_CAPTURE_RECORDING)
+	if (hc_capture_is_recording(&st->capture))
 		return;
 	hc_strm_dq_flush(st);
 	hc_strm_dq_flush(st);
@@ -190,7 +190,7 @@ hc_status hc_install_memory_pools(hc_stream s, const hc_pool_layout *layout)
 	rc = hc_strm_lock(s, &st);
 	if (rc != HC_OK)
 		goto out_free;
-	if (hc_capture_state(&st->capture) != HC_CAPTURE_NONE) {
+	if (hc_capture_is_active(&st->capture)) {
 		rc = hc_fail(HC_ERR_STATE, "hc_install_memory_pools: a graph capture is active");
 	} else {
 		hc_strm_cleanup_locked(st);

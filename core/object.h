@@ -76,10 +76,6 @@ struct hc_strm {
 	struct hc_metacache *cache;
 	struct hc_inbox inbox;
 
-	/* In-flight work since the last completed fence: what a late failure
-	 * (reported at a fence) taints retroactively. */
-	struct hc_inflight *inflight;
-	size_t ninflight, capinflight;
 };
 
 struct hc_kern {
@@ -132,6 +128,7 @@ struct hc_dev {
 
 	struct hc_errgraph *errors;
 	struct hc_core_stats stats;
+	hc_policy policy; /* drop-queue and staging policy for new streams; 0 = default */
 };
 
 /* device.c */
@@ -149,6 +146,8 @@ void hc_strm_inbox_drain(struct hc_strm *st);
 /* Waits for @fence on the host; a late failure taints in-flight work. */
 hc_status hc_strm_fence_wait(struct hc_strm *st, void *fence);
 hc_status hc_strm_queues_init(struct hc_strm *st);
+hc_status hc_strm_dq_flush(struct hc_strm *st);
+void hc_strm_cache_clear_unpinned(struct hc_strm *st);
 void hc_strm_queues_fini(struct hc_strm *st);
 
 /* buffer.c */

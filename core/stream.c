@@ -238,7 +238,7 @@ hc_status hc_stream_close(hc_stream s)
 	rc = hc_strm_lock(s, &st);
 	if (rc != HC_OK)
 		return rc;
-	if (hc_capture_state(&st->capture) != HC_CAPTURE_NONE) {
+	if (hc_capture_is_active(&st->capture)) {
 		hc_strm_unlock(st);
 		return hc_fail(HC_ERR_STATE, "hc_stream_close: a graph capture is active on this stream");
 	}
@@ -267,4 +267,71 @@ void hc_strm_inbox_drain(struct hc_strm *st)
 	for (size_t i = 0; i < n; i++)
 		hc_buf_remote_unpin(st, idx[i]);
 	free(idx);
+}
+
+/* --- the stream's queues: drop queue, cursor, capture state, cache ----- */
+
+/* A cached info buffer leaves the cache: its slice goes back to the pool. */
+static void cache_value_free(void *ctx, struct hc_mc_value v)
+{
+	struct hc_strm *st = ctx;
+	struct hc_slice_ref ref = { (struct hc_slice *)(uintptr_t)v.a, v.b };
+
+	hc_mm_release(st->dmm, ref);
+}
+
+hc_status hc_strm_queues_init(struct hc_strm *st)
+{
+	struct hc_fence_ops fops = { fence_record, fence_sync, fence_destroy, st };
+	struct hc_dq_policy policy = hc_dq_policy_default(st->dev->props.integrated);
+	hc_status rc;
+
+	if (st->dev->policy.dq_max_count)
+		policy.max_count = st->dev->policy.dq_max_count;
+	if (st->dev->policy.dq_max_bytes)
+		policy.max_bytes = st->dev->policy.dq_max_bytes;
+	rc = hc_dq_init(&st->dq, &policy, &fops);
+	if (rc != HC_OK)
+		return rc;
+	hc_cursor_init(&st->cursor);
+	hc_capture_init(&st->capture);
+	rc = hc_mc_create(NULL, cache_value_free, st, &st->cache);
+	if (rc != HC_OK)
+		hc_dq_fini(&st->dq);
+	return rc;
+}
+
+void hc_strm_queues_fini(struct hc_strm *st)
+{
+	hc_dq_drain(&st->dq);
+	hc_dq_fini(&st->dq);
+	hc_mc_destroy(st->cache);
+	st->cache = NULL;
+}
+
+hc_status hc_strm_dq_flush(struct hc_strm *st)
+{
+	uint64_t t0 = hc_trace_now_ns();
+	struct hc_dq_stats before, after;
+	hc_status rc;
+
+	hc_dq_stats(&st->dq, &before);
+	rc = hc_dq_flush(&st->dq);
+	hc_dq_stats(&st->dq, &after);
+	if (after.flushes != before.flushes) {
+		atomic_fetch_add(&st->dev->stats.dq_flushes, 1);
+		HC_TRACE(dq_flush, st->handle.id, (uint32_t)before.staged_count, before.staged_bytes,
+			 hc_trace_now_ns() - t0);
+	}
+	return rc;
+}
+
+void hc_strm_cache_clear_unpinned(struct hc_strm *st)
+{
+	hc_mc_clear_unpinned(st->cache);
+}
+
+hc_status hc_strm_fence_wait(struct hc_strm *st, void *fence)
+{
+	return st->dev->ops->event_sync(st->dev->hal, fence);
 }
