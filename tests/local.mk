@@ -11,3 +11,4 @@ tests_check_staging_SOURCES = tests/check_staging.c
 tests_check_staging_CFLAGS = $(TEST_CFLAGS)
 tests_check_staging_LDADD = $(TEST_LDADD)
 endif
+include tests/replay.mk
