@@ -1,1 +1,2 @@
 EXTRA_DIST += bench/run-all
+include bench/replay.mk

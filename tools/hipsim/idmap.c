@@ -97,6 +97,25 @@ int hs_idmap_put(struct hs_idmap *m, uint64_t key, uint64_t value)
 	return 0;
 }
 
+int hs_idmap_insert(struct hs_idmap *m, uint64_t key, uint64_t value, uint64_t *old)
+{
+	size_t i;
+
+	if ((!m->slots || (m->count + 1) * 2 > m->mask + 1) && grow(m) != 0)
+		return -1;
+	for (i = hash64(key) & m->mask; m->slots[i].used; i = (i + 1) & m->mask)
+		if (m->slots[i].key == key) {
+			if (old)
+				*old = m->slots[i].value;
+			return 0;
+		}
+	m->slots[i].key = key;
+	m->slots[i].value = value;
+	m->slots[i].used = 1;
+	m->count++;
+	return 1;
+}
+
 bool hs_idmap_take(struct hs_idmap *m, uint64_t key, uint64_t *value)
 {
 	struct hs_idmap_slot *s = find(m, key);

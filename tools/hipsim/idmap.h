@@ -31,6 +31,12 @@ void hs_idmap_free(struct hs_idmap *m);
 bool hs_idmap_get(const struct hs_idmap *m, uint64_t key, uint64_t *value);
 /* Inserts or replaces.  Return: 0, or -1 when out of memory (map unchanged). */
 int hs_idmap_put(struct hs_idmap *m, uint64_t key, uint64_t value);
+/*
+ * Inserts @key -> @value unless @key is present, in one probe.
+ * Return: 1 inserted, 0 present (*old gets its value; may be NULL), -1 out
+ * of memory.
+ */
+int hs_idmap_insert(struct hs_idmap *m, uint64_t key, uint64_t value, uint64_t *old);
 /* Return: true and *value (may be NULL) when @key was present and is removed. */
 bool hs_idmap_take(struct hs_idmap *m, uint64_t key, uint64_t *value);
 /* Bytes the table holds. */

@@ -211,6 +211,30 @@ static int parse_time(const char *s, size_t n, uint64_t *out, int *tod)
 	return mul_add(whole, NS_PER_S, frac, out);
 }
 
+/*
+ * The first ',' at or after @i, or @n: eight bytes at a time.  In the word
+ * x = w ^ ",,,,,,,,", the lowest byte flagged by (x - 0x01..) & ~x & 0x80..
+ * is exactly the first zero byte (borrows only flag bytes above a zero).
+ */
+static inline size_t find_comma(const char *s, size_t i, size_t n)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	while (i + 8 <= n) {
+		uint64_t w, x, t;
+
+		memcpy(&w, s + i, 8);
+		x = w ^ 0x2c2c2c2c2c2c2c2cull;
+		t = (x - 0x0101010101010101ull) & ~x & 0x8080808080808080ull;
+		if (t)
+			return i + ((size_t)__builtin_ctzll(t) >> 3);
+		i += 8;
+	}
+#endif
+	while (i < n && s[i] != ',')
+		i++;
+	return i;
+}
+
 static uint64_t fnv1a(const char *s, size_t n)
 {
 	uint64_t h = 0xcbf29ce484222325ull;
@@ -413,15 +437,13 @@ again:
 			continue;
 		/* Split up to the last needed column. */
 		for (;;) {
-			const char *c = memchr(line + i, ',', len - i);
-			size_t j = c ? (size_t)(c - line) : len;
-
+			size_t j = find_comma(line, i, len);
 			if (r->role[col]) {
 				f[r->role[col]].p = line + i;
 				f[r->role[col]].n = j - i;
 			}
 			col++;
-			if (!c || col == r->ncols)
+			if (j == len || col == r->ncols)
 				break;
 			i = j + 1;
 		}
@@ -478,12 +500,13 @@ again:
 	if (kind == HS_REV_ALLOC) {
 		if (ptr == 0)
 			goto again; /* allocating nothing: not an event */
-		if (hs_idmap_get(&r->ptrs, ptr, &id))
+		rc = hs_idmap_insert(&r->ptrs, ptr, r->next_buffer + 1, &id);
+		if (rc == 0)
 			return fail(r, "allocate of pointer 0x%" PRIx64 ", which is live (buffer %" PRIu64 ")",
 				    ptr, id);
-		id = ++r->next_buffer;
-		if (hs_idmap_put(&r->ptrs, ptr, id) != 0)
+		if (rc < 0)
 			return fail(r, "out of memory");
+		id = ++r->next_buffer;
 	} else if (kind == HS_REV_FREE) {
 		if (ptr == 0)
 			goto again; /* free(nullptr) */

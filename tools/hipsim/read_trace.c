@@ -77,9 +77,3 @@ int hs_trace_open(const char *path, const char *format, struct hs_trace **out, c
 	snprintf(err, errlen, "unknown trace format '%s' (auto, rmm or ctf)", format);
 	return -1;
 }
-
-void hs_trace_close(struct hs_trace *t)
-{
-	if (t)
-		t->close(t);
-}

@@ -117,6 +117,11 @@ static inline const char *hs_trace_error(const struct hs_trace *t)
 	return t->error;
 }
 
-void hs_trace_close(struct hs_trace *t);
+/* Closes @t (NULL is allowed). */
+static inline void hs_trace_close(struct hs_trace *t)
+{
+	if (t)
+		t->close(t);
+}
 
 #endif /* HIPSIM_REPLAY_EVENT_H */
