@@ -3,3 +3,4 @@ include bench/trace.mk
 include bench/pools.mk
 include bench/cache.mk
 include bench/gpu.mk
+include bench/replay.mk

@@ -1,1 +1,2 @@
 # doc/: see Makefile.am
+dist_man_MANS = doc/hipsim.1

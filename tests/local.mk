@@ -16,3 +16,4 @@ include tests/trace.mk
 include tests/pools.mk
 include tests/queues.mk
 include tests/hip.mk
+include tests/replay.mk

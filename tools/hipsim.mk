@@ -8,6 +8,16 @@ tools_hipsim_hipsim_SOURCES = \
 	tools/hipsim/report.c \
 	tools/hipsim/run.c \
 	tools/hipsim/workloads.h \
-	tools/hipsim/workloads.c
-tools_hipsim_hipsim_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS)
-tools_hipsim_hipsim_LDADD = libhipcore.la $(JANSSON_LIBS)
+	tools/hipsim/workloads.c \
+	tools/hipsim/replay_event.h \
+	tools/hipsim/idmap.h \
+	tools/hipsim/idmap.c \
+	tools/hipsim/read_rmm.h \
+	tools/hipsim/read_rmm.c \
+	tools/hipsim/read_ctf.h \
+	tools/hipsim/read_ctf.c \
+	tools/hipsim/read_trace.c \
+	tools/hipsim/replay.c \
+	tools/hipsim/compare.c
+tools_hipsim_hipsim_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS) $(BABELTRACE2_CFLAGS)
+tools_hipsim_hipsim_LDADD = libhipcore.la $(JANSSON_LIBS) $(BABELTRACE2_LIBS)

@@ -189,6 +189,20 @@ typedef struct hc_device_stats {
 
 HC_API hc_status hc_device_stats_get(hc_device dev, hc_device_stats *out);
 
+/*
+ * Policies of a device's streams (proposed by hipsim replay; implemented in
+ * core by the lead).  0 in a field keeps the library's default.
+ * @dq_max_count: drop-queue entries that trigger a flush.
+ * @dq_max_bytes: drop-queue bytes that trigger a flush.
+ * @stage_max_bytes: largest write that is staged through pinned memory.
+ */
+typedef struct hc_policy {
+	uint64_t dq_max_count, dq_max_bytes, stage_max_bytes;
+} hc_policy;
+
+/* Sets @policy for @dev's streams, those open and those to come. */
+HC_API hc_status hc_device_set_policy(hc_device dev, const hc_policy *policy);
+
 /* Deterministic fault injection.  The simulator implements every kind. */
 typedef enum hc_fault_kind {
 	HC_FAULT_DEVICE_ALLOC = 0, /* the n-th device memory allocation fails */

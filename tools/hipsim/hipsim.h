@@ -13,5 +13,7 @@
 
 int hipsim_run_main(int argc, char **argv);
 int hipsim_record_main(int argc, char **argv);
+int hipsim_replay_main(int argc, char **argv);
+int hipsim_compare_main(int argc, char **argv);
 
 #endif /* HIPSIM_HIPSIM_H */

@@ -16,6 +16,8 @@ static const struct subcommand {
 } subcommands[] = {
 	{ "run", hipsim_run_main, "run a built-in workload through libhipcore and report" },
 	{ "record", hipsim_record_main, "record a command's libhipcore calls with LTTng" },
+	{ "replay", hipsim_replay_main, "replay a CTF or RMM CSV trace through libhipcore" },
+	{ "compare", hipsim_compare_main, "compare two JSON reports key by key" },
 };
 
 static void usage(FILE *out)

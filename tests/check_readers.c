@@ -1,0 +1,492 @@
+/*
+ * check_readers.c - hipsim's trace readers: the id map, the RMM CSV reader
+ * (good input, every kind of malformed input, streaming in bounded memory),
+ * format detection, and the CTF reader's errors.
+ *
+ * Inputs are written by the tests into a fresh temporary directory.
+ */
+#include <check.h>
+#include <dirent.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "tools/hipsim/idmap.h"
+#include "tools/hipsim/read_ctf.h"
+#include "tools/hipsim/read_rmm.h"
+#include "tools/hipsim/replay_event.h"
+
+static char tmpdir[256];
+
+static void rm_tree(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	char p[512];
+
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		struct stat st;
+
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		snprintf(p, sizeof(p), "%s/%s", dir, e->d_name);
+		if (lstat(p, &st) == 0 && S_ISDIR(st.st_mode))
+			rm_tree(p);
+		else
+			unlink(p);
+	}
+	closedir(d);
+	rmdir(dir);
+}
+
+static void setup(void)
+{
+	const char *base = getenv("TMPDIR");
+
+	snprintf(tmpdir, sizeof(tmpdir), "%s/check_readers.XXXXXX", base && *base ? base : "/tmp");
+	ck_assert_ptr_nonnull(mkdtemp(tmpdir));
+}
+
+static void teardown(void)
+{
+	rm_tree(tmpdir);
+}
+
+/* Writes @text to a file of the temp dir; returns its path (static). */
+static const char *write_file(const char *name, const char *text)
+{
+	static char path[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", tmpdir, name);
+	f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(fputs(text, f) >= 0 || !*text, 1);
+	ck_assert_int_eq(fclose(f), 0);
+	return path;
+}
+
+/* --- idmap -------------------------------------------------------------- */
+
+START_TEST(idmap_put_get_take)
+{
+	struct hs_idmap m;
+	uint64_t v;
+	enum { N = 20000 };
+
+	hs_idmap_init(&m);
+	ck_assert(!hs_idmap_get(&m, 0, &v));
+	ck_assert(!hs_idmap_take(&m, 5, NULL));
+	for (uint64_t i = 0; i < N; i++)
+		ck_assert_int_eq(hs_idmap_put(&m, i * 4096 + 0x7f0000000000ull, i + 1), 0);
+	ck_assert_int_eq(hs_idmap_put(&m, 0, 111), 0);
+	ck_assert_int_eq(hs_idmap_put(&m, UINT64_MAX, 222), 0);
+	ck_assert_uint_eq(m.count, N + 2);
+	/* replace keeps the count */
+	ck_assert_int_eq(hs_idmap_put(&m, 0, 112), 0);
+	ck_assert_uint_eq(m.count, N + 2);
+	/* take every odd key, in a scattered order */
+	for (uint64_t j = 0; j < N; j++) {
+		uint64_t i = (j * 7919) % N;
+
+		if (i % 2 == 1) {
+			ck_assert(hs_idmap_take(&m, i * 4096 + 0x7f0000000000ull, &v));
+			ck_assert_uint_eq(v, i + 1);
+		}
+	}
+	ck_assert_uint_eq(m.count, N / 2 + 2);
+	for (uint64_t i = 0; i < N; i++) {
+		bool found = hs_idmap_get(&m, i * 4096 + 0x7f0000000000ull, &v);
+
+		ck_assert_int_eq(found, i % 2 == 0);
+		if (found)
+			ck_assert_uint_eq(v, i + 1);
+	}
+	ck_assert(hs_idmap_get(&m, 0, &v));
+	ck_assert_uint_eq(v, 112);
+	ck_assert(hs_idmap_take(&m, UINT64_MAX, &v));
+	ck_assert_uint_eq(v, 222);
+	ck_assert(!hs_idmap_get(&m, UINT64_MAX, &v));
+	hs_idmap_free(&m);
+	ck_assert_uint_eq(hs_idmap_bytes(&m), 0);
+}
+END_TEST
+
+/* --- RMM: good input ---------------------------------------------------- */
+
+static struct hs_trace *open_rmm(const char *path)
+{
+	struct hs_trace *t = NULL;
+	char err[512];
+
+	if (hs_rmm_open(path, &t, err, sizeof(err)) != 0)
+		ck_abort_msg("hs_rmm_open: %s", err);
+	return t;
+}
+
+static void expect(struct hs_trace *t, enum hs_rev_kind kind, uint32_t stream, uint64_t buffer,
+		   uint64_t size, uint64_t time_ns, uint64_t line)
+{
+	struct hs_rev ev;
+	uint64_t index = t->events;
+	int rc = hs_trace_next(t, &ev);
+
+	ck_assert_msg(rc == 1, "next: %d %s", rc, hs_trace_error(t));
+	ck_assert_msg(ev.kind == kind, "event %" PRIu64 ": kind %s, want %s", index,
+		      hs_rev_kind_name(ev.kind), hs_rev_kind_name(kind));
+	ck_assert_uint_eq(ev.stream, stream);
+	ck_assert_uint_eq(ev.buffer, buffer);
+	ck_assert_uint_eq(ev.size, size);
+	ck_assert_uint_eq(ev.time_ns, time_ns);
+	ck_assert_uint_eq(ev.line, line);
+	ck_assert_uint_eq(ev.index, index);
+}
+
+START_TEST(rmm_good_file)
+{
+	/* Columns reordered, an extra column, CRLF on one line, a blank line,
+	 * hex and decimal pointers, both free spellings, a failure, the last
+	 * line without a newline. */
+	const char *path = write_file("good.csv",
+		"Time,Thread,Extra,Action,Pointer,Size,Stream\n"	     /* 1 */
+		"10:00:00.000001,140,x,allocate,0x7f0000001000,1024,0x0\n" /* 2 */
+		"10:00:00.000002,140,x,allocate,4096,2048,0x0\r\n"	     /* 3 */
+		"\n"							     /* 4 */
+		"10:00:00.000003,141,x,allocate,0x7F0000002000,512,0x5a00\n" /* 5 */
+		"10:00:00.000004,141,x,free,0x7f0000001000,1024,0x5a00\n"    /* 6 */
+		"10:00:00.000005,140,x,allocate failure,(nil),99999999999,0x0\n" /* 7 */
+		"10:00:00.000006,140,x,deallocate,0x1000,,0x0\n"	      /* 8 */
+		"10:00:01.5,140,x,free,0x7f0000002000,512,0x5a00");	      /* 9 */
+	struct hs_trace *t = open_rmm(path);
+	const uint64_t t0 = 36000ull * 1000000000ull;
+	struct hs_rev ev;
+
+	ck_assert_str_eq(t->format, "rmm");
+	expect(t, HS_REV_STREAM_CREATE, 0, 0, 0, t0 + 1000, 2);
+	expect(t, HS_REV_ALLOC, 0, 1, 1024, t0 + 1000, 2);
+	expect(t, HS_REV_ALLOC, 0, 2, 2048, t0 + 2000, 3);
+	expect(t, HS_REV_STREAM_CREATE, 1, 0, 0, t0 + 3000, 5);
+	expect(t, HS_REV_ALLOC, 1, 3, 512, t0 + 3000, 5);
+	expect(t, HS_REV_FREE, 1, 1, 1024, t0 + 4000, 6);
+	expect(t, HS_REV_ALLOC_FAILURE, 0, 0, 99999999999ull, t0 + 5000, 7);
+	expect(t, HS_REV_FREE, 0, 2, 0, t0 + 6000, 8);
+	expect(t, HS_REV_FREE, 1, 3, 512, t0 + 1500000000ull, 9);
+	ck_assert_int_eq(hs_trace_next(t, &ev), 0);
+	ck_assert_int_eq(hs_trace_next(t, &ev), 0);
+	ck_assert_uint_eq(t->events, 9);
+	hs_trace_close(t);
+}
+END_TEST
+
+START_TEST(rmm_stream_ids)
+{
+	const char *path = write_file("streams.csv",
+		"Thread,Time,Action,Pointer,Size,Stream\n"
+		"1,0,allocate,0x10,16,0x7f00aa\n"
+		"1,0,allocate,0x20,16,default\n"
+		"1,0,allocate,0x30,16,0x7f00aa\n"
+		"1,0,allocate,0x40,16,17\n");
+	struct hs_trace *t = open_rmm(path);
+	struct hs_rev ev;
+	uint64_t hash_id;
+
+	ck_assert_int_eq(hs_trace_next(t, &ev), 1);
+	ck_assert_int_eq(ev.kind, HS_REV_STREAM_CREATE);
+	ck_assert_uint_eq(ev.stream_id, 0x7f00aa);
+	ck_assert_int_eq(hs_trace_next(t, &ev), 1);
+	ck_assert_uint_eq(ev.stream_id, 0x7f00aa);
+	ck_assert_int_eq(hs_trace_next(t, &ev), 1);
+	ck_assert_int_eq(ev.kind, HS_REV_STREAM_CREATE);
+	ck_assert_uint_eq(ev.stream, 1);
+	hash_id = ev.stream_id; /* "default" is not a number: a hash */
+	ck_assert_uint_ne(hash_id, 0);
+	ck_assert_int_eq(hs_trace_next(t, &ev), 1);
+	ck_assert_uint_eq(ev.stream, 1);
+	ck_assert_uint_eq(ev.stream_id, hash_id);
+	ck_assert_int_eq(hs_trace_next(t, &ev), 1);
+	ck_assert_int_eq(ev.kind, HS_REV_ALLOC);
+	ck_assert_uint_eq(ev.stream, 0);
+	ck_assert_uint_eq(ev.buffer, 3);
+	ck_assert_int_eq(hs_trace_next(t, &ev), 1);
+	ck_assert_int_eq(ev.kind, HS_REV_STREAM_CREATE);
+	ck_assert_uint_eq(ev.stream, 2);
+	ck_assert_uint_eq(ev.stream_id, 17);
+	ck_assert_int_eq(hs_trace_next(t, &ev), 1);
+	ck_assert_uint_eq(ev.buffer, 4);
+	ck_assert_int_eq(hs_trace_next(t, &ev), 0);
+	hs_trace_close(t);
+}
+END_TEST
+
+START_TEST(rmm_time_formats)
+{
+	const char *path = write_file("times.csv",
+		"Thread,Time,Action,Pointer,Size,Stream\n"
+		"1,1634567890.123456,allocate,0x10,16,s\n"    /* seconds, 6 digits */
+		"1,12.0000000019,allocate,0x20,16,s\n"	      /* 9 digits kept */
+		"1,123456789,allocate,0x30,16,s\n"	      /* integer: ns */
+		"1,23:59:59.999999,allocate,0x40,16,s\n"      /* time of day */
+		"1,00:00:00.000001,allocate,0x50,16,s\n"      /* past midnight */
+		"1,,allocate,0x60,16,s\n");		      /* empty: 0 */
+	struct hs_trace *t = open_rmm(path);
+	const uint64_t day = 86400ull * 1000000000ull;
+	struct hs_rev ev;
+
+	ck_assert_int_eq(hs_trace_next(t, &ev), 1); /* stream */
+	ck_assert_int_eq(hs_trace_next(t, &ev), 1);
+	ck_assert_uint_eq(ev.time_ns, 1634567890123456000ull);
+	ck_assert_int_eq(hs_trace_next(t, &ev), 1);
+	ck_assert_uint_eq(ev.time_ns, 12000000001ull);
+	ck_assert_int_eq(hs_trace_next(t, &ev), 1);
+	ck_assert_uint_eq(ev.time_ns, 123456789ull);
+	ck_assert_int_eq(hs_trace_next(t, &ev), 1);
+	ck_assert_uint_eq(ev.time_ns, day - 1000);
+	ck_assert_int_eq(hs_trace_next(t, &ev), 1);
+	ck_assert_uint_eq(ev.time_ns, day + 1000);
+	ck_assert_int_eq(hs_trace_next(t, &ev), 1);
+	ck_assert_uint_eq(ev.time_ns, 0);
+	ck_assert_int_eq(hs_trace_next(t, &ev), 0);
+	hs_trace_close(t);
+}
+END_TEST
+
+START_TEST(rmm_null_pointers_skipped)
+{
+	const char *path = write_file("null.csv",
+		"Thread,Time,Action,Pointer,Size,Stream\n"
+		"1,0,allocate,(nil),0,s\n"
+		"1,0,free,0x0,0,s\n"
+		"1,0,allocate,0x10,16,s\n");
+	struct hs_trace *t = open_rmm(path);
+	struct hs_rev ev;
+
+	ck_assert_int_eq(hs_trace_next(t, &ev), 1);
+	ck_assert_int_eq(ev.kind, HS_REV_STREAM_CREATE);
+	ck_assert_int_eq(hs_trace_next(t, &ev), 1);
+	ck_assert_int_eq(ev.kind, HS_REV_ALLOC);
+	ck_assert_uint_eq(ev.line, 4);
+	ck_assert_uint_eq(ev.buffer, 1);
+	ck_assert_int_eq(hs_trace_next(t, &ev), 0);
+	hs_trace_close(t);
+}
+END_TEST
+
+/* --- RMM: malformed input ----------------------------------------------- */
+
+#define HDR "Thread,Time,Action,Pointer,Size,Stream\n"
+
+static const struct bad_case {
+	const char *name, *text;
+	int at_open;	 /* the error comes from hs_rmm_open */
+	unsigned line;	 /* expected in "path:line:" */
+	const char *what; /* expected in the message */
+} bad_cases[] = {
+	{ "truncated", HDR "1,0,allocate,0x10,16,s\n1,0,allocate,0x20\n", 0, 3, "truncated line (4 of 6" },
+	{ "truncated_last", HDR "1,0,allocate,0x10,16,s\n1,0,free", 0, 3, "truncated line" },
+	{ "unknown_action", HDR "1,0,allocate,0x10,16,s\n\n1,0,reallocate,0x10,16,s\n", 0, 4,
+	  "unknown action 'reallocate'" },
+	{ "unknown_free", HDR "1,0,allocate,0x10,16,s\n1,0,free,0x20,16,s\n", 0, 3,
+	  "free of unknown pointer 0x20" },
+	{ "double_free", HDR "1,0,allocate,0x10,16,s\n1,0,free,0x10,16,s\n1,0,free,0x10,16,s\n", 0, 4,
+	  "free of unknown pointer 0x10" },
+	{ "live_again", HDR "1,0,allocate,0x10,16,s\n1,0,allocate,0x10,16,s\n", 0, 3, "which is live" },
+	{ "negative_size", HDR "1,0,allocate,0x10,-5,s\n", 0, 2, "size '-5' is negative" },
+	{ "overflow_size", HDR "1,0,allocate,0x10,18446744073709551616,s\n", 0, 2, "overflows 64 bits" },
+	{ "text_size", HDR "1,0,allocate,0x10,12a,s\n", 0, 2, "size '12a' is not a number" },
+	{ "empty_size", HDR "1,0,allocate,0x10,,s\n", 0, 2, "size '' is not a number" },
+	{ "bad_pointer", HDR "1,0,allocate,0xzz,16,s\n", 0, 2, "pointer '0xzz' is not a number" },
+	{ "long_pointer", HDR "1,0,allocate,0x10000000000000000,16,s\n", 0, 2, "overflows" },
+	{ "bad_time", HDR "1,10:xx:00.1,allocate,0x10,16,s\n", 0, 2, "time '10:xx:00.1'" },
+	{ "overflow_time", HDR "1,99999999999.5,allocate,0x10,16,s\n", 0, 2, "time '99999999999.5' overflows" },
+	{ "empty_file", "", 1, 1, "empty file" },
+	{ "missing_column", "Thread,Time,Action,Pointer,Size\n1,0,allocate,0x10,16\n", 1, 1,
+	  "header lacks column(s) Stream" },
+	{ "no_header", "1,0,allocate,0x10,16,s\n", 1, 1,
+	  "header lacks column(s) Thread, Time, Action, Pointer, Size, Stream" },
+};
+
+START_TEST(rmm_malformed)
+{
+	const struct bad_case *c = &bad_cases[_i];
+	const char *p = write_file(c->name, c->text);
+	char path[512], want[600], err[700] = "";
+	struct hs_trace *t = NULL;
+	struct hs_rev ev;
+	int rc;
+
+	snprintf(path, sizeof(path), "%s", p);
+	snprintf(want, sizeof(want), "%s:%u: ", path, c->line);
+	rc = hs_rmm_open(path, &t, err, sizeof(err));
+	if (c->at_open) {
+		ck_assert_int_eq(rc, -1);
+		ck_assert_ptr_null(t);
+	} else {
+		ck_assert_msg(rc == 0, "%s: open: %s", c->name, err);
+		while ((rc = hs_trace_next(t, &ev)) == 1)
+			;
+		ck_assert_int_eq(rc, -1);
+		snprintf(err, sizeof(err), "%s", hs_trace_error(t));
+		hs_trace_close(t);
+	}
+	ck_assert_msg(strstr(err, want) == err, "%s: '%s' does not start with '%s'", c->name, err, want);
+	ck_assert_msg(strstr(err, c->what), "%s: '%s' lacks '%s'", c->name, err, c->what);
+}
+END_TEST
+
+START_TEST(rmm_missing_file)
+{
+	char path[512], err[512];
+	struct hs_trace *t = NULL;
+
+	snprintf(path, sizeof(path), "%s/absent.csv", tmpdir);
+	ck_assert_int_eq(hs_rmm_open(path, &t, err, sizeof(err)), -1);
+	ck_assert_ptr_nonnull(strstr(err, "No such file"));
+	ck_assert_int_eq(hs_trace_open(path, "auto", &t, err, sizeof(err)), -1);
+	ck_assert_ptr_nonnull(strstr(err, "No such file"));
+}
+END_TEST
+
+/* --- RMM: streaming ----------------------------------------------------- */
+
+START_TEST(rmm_streaming_bounded)
+{
+	enum { LINES = 1000000, LIVE = 1000, STREAMS = 4 };
+	char path[512];
+	struct hs_trace *t;
+	struct hs_rev ev;
+	uint64_t allocs = 0, frees = 0, creates = 0, bytes = 0;
+	size_t peak = 0;
+	FILE *f;
+	int rc;
+
+	snprintf(path, sizeof(path), "%s/big.csv", tmpdir);
+	f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs("Thread,Time,Action,Pointer,Size,Stream\n", f);
+	/* Allocation i lives until line i + LIVE frees it: LIVE pointers live. */
+	for (uint64_t i = 0; i < LINES / 2; i++) {
+		fprintf(f, "7,%" PRIu64 ",allocate,0x%" PRIx64 ",%" PRIu64 ",0x%x\n", 2 * i,
+			(uint64_t)(0x7f0000000000ull + i * 256), 256 + i % 4096, (unsigned)(i % STREAMS));
+		if (i >= LIVE)
+			fprintf(f, "7,%" PRIu64 ",free,0x%" PRIx64 ",%" PRIu64 ",0x%x\n", 2 * i + 1,
+				(uint64_t)(0x7f0000000000ull + (i - LIVE) * 256), 256 + (i - LIVE) % 4096,
+				(unsigned)((i - LIVE) % STREAMS));
+	}
+	ck_assert_int_eq(fclose(f), 0);
+
+	t = open_rmm(path);
+	while ((rc = hs_trace_next(t, &ev)) == 1) {
+		if (ev.kind == HS_REV_ALLOC)
+			allocs++, bytes += ev.size;
+		else if (ev.kind == HS_REV_FREE)
+			frees++;
+		else if (ev.kind == HS_REV_STREAM_CREATE)
+			creates++;
+		if ((t->events & 0xffff) == 0 && hs_rmm_memory_bytes(t) > peak)
+			peak = hs_rmm_memory_bytes(t);
+	}
+	ck_assert_msg(rc == 0, "%s", hs_trace_error(t));
+	ck_assert_uint_eq(allocs, LINES / 2);
+	ck_assert_uint_eq(frees, LINES / 2 - LIVE);
+	ck_assert_uint_eq(creates, STREAMS);
+	ck_assert_uint_eq(t->events, LINES - LIVE + STREAMS);
+	/* sum of 256 + i % 4096 over i < 500000 */
+	{
+		uint64_t want = 0;
+
+		for (uint64_t i = 0; i < LINES / 2; i++)
+			want += 256 + i % 4096;
+		ck_assert_uint_eq(bytes, want);
+	}
+	/* The file is ~45 MB; the reader holds its 1 MiB buffer and a map of
+	 * ~1000 live pointers, nothing proportional to the file. */
+	ck_assert_msg(peak < (1u << 20) + (256u << 10), "reader held %zu bytes", peak);
+	hs_trace_close(t);
+}
+END_TEST
+
+/* --- detection, CTF ----------------------------------------------------- */
+
+START_TEST(detect_formats)
+{
+	char err[512], dir[512];
+	struct hs_trace *t = NULL;
+	const char *p;
+
+	p = write_file("a.csv", HDR "1,0,allocate,0x10,16,s\n");
+	ck_assert_int_eq(hs_trace_open(p, "auto", &t, err, sizeof(err)), 0);
+	ck_assert_str_eq(t->format, "rmm");
+	hs_trace_close(t);
+	ck_assert_int_eq(hs_trace_open(p, NULL, &t, err, sizeof(err)), 0);
+	hs_trace_close(t);
+	ck_assert_int_eq(hs_trace_open(p, "rmm", &t, err, sizeof(err)), 0);
+	hs_trace_close(t);
+
+	ck_assert_int_eq(hs_trace_open(p, "json", &t, err, sizeof(err)), -1);
+	ck_assert_ptr_nonnull(strstr(err, "unknown trace format 'json'"));
+
+	p = write_file("b.txt", "hello,world\n");
+	ck_assert_int_eq(hs_trace_open(p, "auto", &t, err, sizeof(err)), -1);
+	ck_assert_ptr_nonnull(strstr(err, "unknown trace format"));
+
+	p = write_file("c.txt", "");
+	ck_assert_int_eq(hs_trace_open(p, "auto", &t, err, sizeof(err)), -1);
+	ck_assert_ptr_nonnull(strstr(err, ":1: empty file"));
+
+	/* A directory is CTF; this one holds no trace. */
+	snprintf(dir, sizeof(dir), "%s/empty-session", tmpdir);
+	ck_assert_int_eq(mkdir(dir, 0700), 0);
+	ck_assert_int_eq(hs_trace_open(dir, "auto", &t, err, sizeof(err)), -1);
+#ifdef HIPCORE_WITH_BABELTRACE2
+	ck_assert_msg(strstr(err, "no CTF trace"), "%s", err);
+#else
+	ck_assert_msg(strstr(err, "not built in"), "%s", err);
+#endif
+	/* A file is not a CTF directory. */
+	ck_assert_int_eq(hs_trace_open(p, "ctf", &t, err, sizeof(err)), -1);
+}
+END_TEST
+
+static Suite *readers_suite(void)
+{
+	Suite *s = suite_create("readers");
+	TCase *tc = tcase_create("idmap");
+
+	tcase_add_test(tc, idmap_put_get_take);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("rmm");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, rmm_good_file);
+	tcase_add_test(tc, rmm_stream_ids);
+	tcase_add_test(tc, rmm_time_formats);
+	tcase_add_test(tc, rmm_null_pointers_skipped);
+	tcase_add_loop_test(tc, rmm_malformed, 0, (int)(sizeof(bad_cases) / sizeof(bad_cases[0])));
+	tcase_add_test(tc, rmm_missing_file);
+	tcase_add_test(tc, detect_formats);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("streaming");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, rmm_streaming_bounded);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(readers_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

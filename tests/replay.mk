@@ -1,0 +1,11 @@
+# tests/replay.mk: hipsim's trace readers, linked from their objects (not hipsim).
+if HAVE_CHECK
+check_PROGRAMS += tests/check_readers
+TESTS += tests/check_readers
+tests_check_readers_SOURCES = tests/check_readers.c \
+	tools/hipsim/replay_event.h tools/hipsim/idmap.h tools/hipsim/idmap.c \
+	tools/hipsim/read_rmm.h tools/hipsim/read_rmm.c \
+	tools/hipsim/read_ctf.h tools/hipsim/read_ctf.c tools/hipsim/read_trace.c
+tests_check_readers_CFLAGS = $(TEST_CFLAGS) $(BABELTRACE2_CFLAGS)
+tests_check_readers_LDADD = $(CHECK_LIBS) $(BABELTRACE2_LIBS)
+endif

@@ -1,0 +1,137 @@
+/*
+ * compare.c - `hipsim compare A.json B.json`: two reports side by side.
+ *
+ * Both files are hipsim JSON reports (or any JSON objects).  Nested objects
+ * are flattened to dotted keys.  Every key present in both is printed in A's
+ * order with both values; numbers also get B - A and B / A ("-" when A is 0).
+ * Keys present in only one file are listed after the table.
+ */
+#include <inttypes.h>
+#include <jansson.h>
+#include <stdlib.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "tools/hipsim/hipsim.h"
+
+/* Flattens @v under @prefix into @flat (key -> value, borrowed references). */
+static void flatten(json_t *flat, const char *prefix, json_t *v)
+{
+	const char *k;
+	json_t *x;
+	char key[512];
+
+	if (!json_is_object(v)) {
+		json_object_set(flat, prefix, v);
+		return;
+	}
+	json_object_foreach(v, k, x) {
+		snprintf(key, sizeof(key), "%s%s%s", prefix, *prefix ? "." : "", k);
+		flatten(flat, key, x);
+	}
+}
+
+static json_t *load(const char *path)
+{
+	json_error_t e;
+	json_t *root = json_load_file(path, 0, &e), *flat;
+
+	if (!root) {
+		fprintf(stderr, "hipsim compare: %s:%d: %s\n", path, e.line, e.text);
+		return NULL;
+	}
+	if (!json_is_object(root)) {
+		fprintf(stderr, "hipsim compare: %s: not a JSON object\n", path);
+		json_decref(root);
+		return NULL;
+	}
+	flat = json_object();
+	if (flat)
+		flatten(flat, "", root);
+	json_decref(root);
+	return flat;
+}
+
+static void print_value(char *buf, size_t len, json_t *v)
+{
+	if (json_is_integer(v))
+		snprintf(buf, len, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
+	else if (json_is_real(v))
+		snprintf(buf, len, "%.6g", json_real_value(v));
+	else if (json_is_string(v))
+		snprintf(buf, len, "%s", json_string_value(v));
+	else if (json_is_null(v))
+		snprintf(buf, len, "null");
+	else if (json_is_boolean(v))
+		snprintf(buf, len, "%s", json_is_true(v) ? "true" : "false");
+	else {
+		char *s = json_dumps(v, JSON_COMPACT);
+
+		snprintf(buf, len, "%s", s ? s : "?");
+		free(s);
+	}
+}
+
+int hipsim_compare_main(int argc, char **argv)
+{
+	json_t *a, *b, *x, *y;
+	const char *k;
+	char va[64], vb[64];
+	int only = 0;
+
+	if (argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
+		printf("usage: hipsim compare A.json B.json\nPrints every key of two JSON reports side by side, "
+		       "with B - A and B / A.\n");
+		return HIPSIM_EXIT_OK;
+	}
+	if (argc != 3) {
+		fprintf(stderr, "usage: hipsim compare A.json B.json\n");
+		return HIPSIM_EXIT_USAGE;
+	}
+	a = load(argv[1]);
+	if (!a)
+		return HIPSIM_EXIT_USAGE;
+	b = load(argv[2]);
+	if (!b) {
+		json_decref(a);
+		return HIPSIM_EXIT_USAGE;
+	}
+	printf("%-28s %20s %20s %16s %10s\n", "key", "A", "B", "B-A", "B/A");
+	json_object_foreach(a, k, x) {
+		y = json_object_get(b, k);
+		if (!y)
+			continue;
+		print_value(va, sizeof(va), x);
+		print_value(vb, sizeof(vb), y);
+		if (json_is_number(x) && json_is_number(y)) {
+			double da = json_number_value(x), db = json_number_value(y);
+			char diff[32], ratio[32];
+
+			if (json_is_integer(x) && json_is_integer(y))
+				snprintf(diff, sizeof(diff), "%" JSON_INTEGER_FORMAT,
+					 json_integer_value(y) - json_integer_value(x));
+			else
+				snprintf(diff, sizeof(diff), "%.6g", db - da);
+			if (da != 0)
+				snprintf(ratio, sizeof(ratio), "%.4f", db / da);
+			else
+				snprintf(ratio, sizeof(ratio), "-");
+			printf("%-28s %20s %20s %16s %10s\n", k, va, vb, diff, ratio);
+		} else {
+			printf("%-28s %20s %20s %16s %10s\n", k, va, vb, strcmp(va, vb) ? "differs" : "=", "-");
+		}
+	}
+	json_object_foreach(a, k, x) if (!json_object_get(b, k)) {
+		if (!only++)
+			printf("\n");
+		printf("only in A: %s\n", k);
+	}
+	json_object_foreach(b, k, y) if (!json_object_get(a, k)) {
+		if (!only++)
+			printf("\n");
+		printf("only in B: %s\n", k);
+	}
+	json_decref(a);
+	json_decref(b);
+	return HIPSIM_EXIT_OK;
+}

@@ -1,0 +1,149 @@
+/*
+ * idmap.c - open-addressing uint64 -> uint64 map (see idmap.h).
+ *
+ * The hash is the splitmix64 finalizer: pointers and sequential ids both
+ * have structure in their low bits that a plain mask would keep.
+ */
+#include <stdlib.h>
+
+#include "tools/hipsim/idmap.h"
+
+static inline size_t hash64(uint64_t k)
+{
+	k ^= k >> 30;
+	k *= 0xbf58476d1ce4e5b9ull;
+	k ^= k >> 27;
+	k *= 0x94d049bb133111ebull;
+	k ^= k >> 31;
+	return (size_t)k;
+}
+
+void hs_idmap_init(struct hs_idmap *m)
+{
+	m->slots = NULL;
+	m->mask = 0;
+	m->count = 0;
+}
+
+void hs_idmap_free(struct hs_idmap *m)
+{
+	free(m->slots);
+	hs_idmap_init(m);
+}
+
+static struct hs_idmap_slot *find(const struct hs_idmap *m, uint64_t key)
+{
+	size_t i;
+
+	if (!m->slots)
+		return NULL;
+	for (i = hash64(key) & m->mask; m->slots[i].used; i = (i + 1) & m->mask)
+		if (m->slots[i].key == key)
+			return &m->slots[i];
+	return NULL;
+}
+
+bool hs_idmap_get(const struct hs_idmap *m, uint64_t key, uint64_t *value)
+{
+	const struct hs_idmap_slot *s = find(m, key);
+
+	if (!s)
+		return false;
+	*value = s->value;
+	return true;
+}
+
+static void place(struct hs_idmap_slot *slots, size_t mask, uint64_t key, uint64_t value)
+{
+	size_t i = hash64(key) & mask;
+
+	while (slots[i].used)
+		i = (i + 1) & mask;
+	slots[i].key = key;
+	slots[i].value = value;
+	slots[i].used = 1;
+}
+
+static int grow(struct hs_idmap *m)
+{
+	size_t cap = m->slots ? (m->mask + 1) * 2 : 64;
+	struct hs_idmap_slot *n = calloc(cap, sizeof(*n));
+
+	if (!n)
+		return -1;
+	if (m->slots) {
+		for (size_t i = 0; i <= m->mask; i++)
+			if (m->slots[i].used)
+				place(n, cap - 1, m->slots[i].key, m->slots[i].value);
+		free(m->slots);
+	}
+	m->slots = n;
+	m->mask = cap - 1;
+	return 0;
+}
+
+int hs_idmap_put(struct hs_idmap *m, uint64_t key, uint64_t value)
+{
+	struct hs_idmap_slot *s = find(m, key);
+
+	if (s) {
+		s->value = value;
+		return 0;
+	}
+	if ((!m->slots || (m->count + 1) * 2 > m->mask + 1) && grow(m) != 0)
+		return -1;
+	place(m->slots, m->mask, key, value);
+	m->count++;
+	return 0;
+}
+
+int hs_idmap_insert(struct hs_idmap *m, uint64_t key, uint64_t value, uint64_t *old)
+{
+	size_t i;
+
+	if ((!m->slots || (m->count + 1) * 2 > m->mask + 1) && grow(m) != 0)
+		return -1;
+	for (i = hash64(key) & m->mask; m->slots[i].used; i = (i + 1) & m->mask)
+		if (m->slots[i].key == key) {
+			if (old)
+				*old = m->slots[i].value;
+			return 0;
+		}
+	m->slots[i].key = key;
+	m->slots[i].value = value;
+	m->slots[i].used = 1;
+	m->count++;
+	return 1;
+}
+
+bool hs_idmap_take(struct hs_idmap *m, uint64_t key, uint64_t *value)
+{
+	struct hs_idmap_slot *s = find(m, key);
+	size_t hole, i;
+
+	if (!s)
+		return false;
+	if (value)
+		*value = s->value;
+	/* Backward-shift deletion: move later members of the run into the hole
+	 * when the hole lies on their probe path. */
+	hole = (size_t)(s - m->slots);
+	m->slots[hole].used = 0;
+	for (i = (hole + 1) & m->mask; m->slots[i].used; i = (i + 1) & m->mask) {
+		size_t home = hash64(m->slots[i].key) & m->mask;
+
+		/* Does home lie cyclically in (hole, i]? Then it stays. */
+		if (hole <= i ? (home > hole && home <= i) : (home > hole || home <= i))
+			continue;
+		m->slots[hole] = m->slots[i];
+		m->slots[i].used = 0;
+		hole = i;
+	}
+	m->count--;
+	return true;
+}
+
+size_t hs_idmap_bytes(const struct hs_idmap *m)
+{
+	return m->slots ? (m->mask + 1) * sizeof(*m->slots) : 0;
+}

@@ -1,0 +1,606 @@
+/*
+ * read_ctf.c - libhipcore LTTng traces (CTF) through libbabeltrace2.
+ *
+ * Graph: one source.ctf.fs per directory that holds a `metadata` file (found
+ * with nftw: the component does not recurse, and one component takes only
+ * traces of one UUID), every output port into one filter.utils.muxer (which
+ * grows a new input port each time its last one is connected), the muxer
+ * into a simple sink.  The reader pulls: when its queue is empty it runs the
+ * graph one step (bt_graph_run_once), in which the sink takes one batch of
+ * messages from its iterator and turns the hipcore events into replay
+ * events.  So memory is the batch plus the stream map, whatever the trace's
+ * length.
+ *
+ * Event names and payload field names are in the tables just below: the
+ * tracing side defines them, so they are adjusted here and nowhere else.
+ * Fields are looked up by name, numbers may be signed or unsigned, extra
+ * fields are ignored.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "tools/hipsim/read_ctf.h"
+
+/* --- the mapping from trace events to replay events --------------------- */
+
+static const struct ctf_event_map {
+	const char *name;
+	enum hs_rev_kind kind;
+} ctf_events[] = {
+	{ "hipcore:stream_open", HS_REV_STREAM_CREATE },
+	{ "hipcore:alloc", HS_REV_ALLOC },
+	{ "hipcore:free", HS_REV_FREE },
+	{ "hipcore:write", HS_REV_WRITE },
+	{ "hipcore:read", HS_REV_READ },
+	{ "hipcore:launch", HS_REV_LAUNCH },
+	{ "hipcore:sync", HS_REV_SYNC },
+	{ "hipcore:graph_prepare", HS_REV_GRAPH_PREPARE },
+	{ "hipcore:graph_begin", HS_REV_GRAPH_BEGIN },
+	{ "hipcore:graph_end", HS_REV_GRAPH_END },
+	{ "hipcore:graph_replay", HS_REV_GRAPH_REPLAY },
+	{ "hipcore:graph_destroy", HS_REV_GRAPH_DESTROY },
+	{ "hipcore:alloc_failure", HS_REV_ALLOC_FAILURE },
+};
+
+/* Payload field names; the first present wins.  NULL ends each list. */
+static const char *const f_stream[] = { "stream_id", "stream", NULL };
+static const char *const f_buffer[] = { "buffer_id", "buffer", NULL };
+static const char *const f_size[] = { "size", "bytes", NULL };
+static const char *const f_offset[] = { "offset", NULL };
+static const char *const f_property[] = { "property", NULL };
+static const char *const f_duration[] = { "duration_ns", "duration", NULL };
+static const char *const f_info[] = { "info_words", "info_size", NULL };
+static const char *const f_graph[] = { "graph_id", "graph", NULL };
+static const char *const f_status[] = { "status", NULL };
+/* Launch bindings: an array named "bindings" of structures with these members,
+ * or parallel arrays "binding_buffer", "binding_offset", ... */
+static const char *const f_bindings = "bindings";
+static const char *const f_bind_parallel_prefix = "binding_";
+/* An alloc whose status is not 0 (HC_OK) failed when recorded. */
+
+#ifndef HIPCORE_WITH_BABELTRACE2
+
+int hs_ctf_open(const char *path, struct hs_trace **out, char *err, size_t errlen)
+{
+	(void)out;
+	(void)ctf_events, (void)f_stream, (void)f_buffer, (void)f_size, (void)f_offset;
+	(void)f_property, (void)f_duration, (void)f_info, (void)f_graph, (void)f_status;
+	(void)f_bindings, (void)f_bind_parallel_prefix;
+	snprintf(err, errlen, "%s: CTF reading is not built in (configure found no babeltrace2)", path);
+	return -1;
+}
+
+#else /* HIPCORE_WITH_BABELTRACE2 */
+
+#include <babeltrace2/babeltrace.h>
+#include <errno.h>
+#include <ftw.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "tools/hipsim/idmap.h"
+
+struct ctf_reader {
+	struct hs_trace base;
+	char *path;
+	bt_graph *graph;
+	int ended, failed;
+
+	struct hs_rev *queue; /* ring */
+	size_t qhead, qlen, qcap;
+
+	struct hs_idmap streams; /* trace stream id -> dense index */
+	uint32_t nstreams;
+	struct hs_idmap classes; /* event class address -> kind + 1, or 0 if ignored */
+	uint64_t messages, discarded, ignored;
+};
+
+static void set_error(struct ctf_reader *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void set_error(struct ctf_reader *r, const char *fmt, ...)
+{
+	char msg[400];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	snprintf(r->base.error, sizeof(r->base.error), "%s: event %" PRIu64 ": %s", r->path, r->base.events,
+		 msg);
+	r->failed = 1;
+}
+
+/* The first cause of babeltrace2's current error, then the error is released. */
+static void bt_message_of_error(char *buf, size_t len)
+{
+	const bt_error *e = bt_current_thread_take_error();
+
+	if (!e) {
+		snprintf(buf, len, "babeltrace2 failed");
+		return;
+	}
+	if (bt_error_get_cause_count(e) > 0)
+		snprintf(buf, len, "%s", bt_error_cause_get_message(bt_error_borrow_cause_by_index(e, 0)));
+	else
+		snprintf(buf, len, "babeltrace2 failed");
+	bt_error_release(e);
+}
+
+/* --- payload fields ----------------------------------------------------- */
+
+static int field_u64(const bt_field *f, uint64_t *out)
+{
+	bt_field_class_type t;
+
+	if (!f)
+		return 0;
+	t = bt_field_get_class_type(f);
+	if (bt_field_class_type_is(t, BT_FIELD_CLASS_TYPE_UNSIGNED_INTEGER)) {
+		*out = bt_field_integer_unsigned_get_value(f);
+		return 1;
+	}
+	if (bt_field_class_type_is(t, BT_FIELD_CLASS_TYPE_SIGNED_INTEGER)) {
+		*out = (uint64_t)bt_field_integer_signed_get_value(f);
+		return 1;
+	}
+	if (t == BT_FIELD_CLASS_TYPE_BOOL) {
+		*out = bt_field_bool_get_value(f);
+		return 1;
+	}
+	return 0;
+}
+
+static const bt_field *member(const bt_field *s, const char *name)
+{
+	if (!s || bt_field_get_class_type(s) != BT_FIELD_CLASS_TYPE_STRUCTURE)
+		return NULL;
+	return bt_field_structure_borrow_member_field_by_name_const(s, name);
+}
+
+static int get_u64(const bt_field *payload, const char *const *names, uint64_t *out)
+{
+	for (; *names; names++)
+		if (field_u64(member(payload, *names), out))
+			return 1;
+	return 0;
+}
+
+static int is_array(const bt_field *f)
+{
+	return f && bt_field_class_type_is(bt_field_get_class_type(f), BT_FIELD_CLASS_TYPE_ARRAY);
+}
+
+static int decode_bindings(struct ctf_reader *r, const bt_field *payload, struct hs_rev *ev)
+{
+	static const char *const parts[4] = { "buffer", "offset", "size", "access" };
+	const bt_field *arr = member(payload, f_bindings), *par[4];
+	char name[64];
+	uint64_t n = 0;
+
+	ev->n_bindings = 0;
+	if (is_array(arr)) {
+		n = bt_field_array_get_length(arr);
+		if (n > HS_REV_MAX_BINDINGS)
+			goto too_many;
+		for (uint64_t i = 0; i < n; i++) {
+			const bt_field *e = bt_field_array_borrow_element_field_by_index_const(arr, i);
+			struct hs_rev_binding *b = &ev->bindings[i];
+			uint64_t access = 3;
+
+			b->buffer = b->offset = b->size = 0;
+			if (!get_u64(e, f_buffer, &b->buffer))
+				field_u64(e, &b->buffer); /* an array of plain ids */
+			get_u64(e, f_offset, &b->offset);
+			get_u64(e, f_size, &b->size);
+			field_u64(member(e, "access"), &access);
+			b->access = (uint32_t)access;
+		}
+		ev->n_bindings = (uint32_t)n;
+		return 0;
+	}
+	for (int k = 0; k < 4; k++) {
+		snprintf(name, sizeof(name), "%s%s", f_bind_parallel_prefix, parts[k]);
+		par[k] = member(payload, name);
+		if (par[k] && !is_array(par[k]))
+			par[k] = NULL;
+	}
+	if (!par[0])
+		return 0;
+	n = bt_field_array_get_length(par[0]);
+	if (n > HS_REV_MAX_BINDINGS)
+		goto too_many;
+	for (uint64_t i = 0; i < n; i++) {
+		uint64_t v[4] = { 0, 0, 0, 3 };
+
+		for (int k = 0; k < 4; k++)
+			if (par[k] && i < bt_field_array_get_length(par[k]))
+				field_u64(bt_field_array_borrow_element_field_by_index_const(par[k], i), &v[k]);
+		ev->bindings[i] = (struct hs_rev_binding){ v[0], v[1], v[2], (uint32_t)v[3] };
+	}
+	ev->n_bindings = (uint32_t)n;
+	return 0;
+
+too_many:
+	set_error(r, "launch with %" PRIu64 " bindings (at most %d)", n, HS_REV_MAX_BINDINGS);
+	return -1;
+}
+
+/* --- the queue ---------------------------------------------------------- */
+
+static struct hs_rev *push(struct ctf_reader *r)
+{
+	if (r->qlen == r->qcap) {
+		size_t cap = r->qcap ? r->qcap * 2 : 64;
+		struct hs_rev *q = malloc(cap * sizeof(*q));
+
+		if (!q)
+			return NULL;
+		for (size_t i = 0; i < r->qlen; i++)
+			q[i] = r->queue[(r->qhead + i) % r->qcap];
+		free(r->queue);
+		r->queue = q;
+		r->qcap = cap;
+		r->qhead = 0;
+	}
+	return &r->queue[(r->qhead + r->qlen++) % r->qcap];
+}
+
+static int kind_of(struct ctf_reader *r, const bt_event_class *ec, enum hs_rev_kind *kind)
+{
+	uint64_t v;
+	const char *name;
+
+	if (!hs_idmap_get(&r->classes, (uint64_t)(uintptr_t)ec, &v)) {
+		v = 0;
+		name = bt_event_class_get_name(ec);
+		for (size_t i = 0; name && i < sizeof(ctf_events) / sizeof(ctf_events[0]); i++)
+			if (strcmp(name, ctf_events[i].name) == 0)
+				v = (uint64_t)ctf_events[i].kind + 1;
+		hs_idmap_put(&r->classes, (uint64_t)(uintptr_t)ec, v);
+	}
+	if (!v)
+		return 0;
+	*kind = (enum hs_rev_kind)(v - 1);
+	return 1;
+}
+
+static int convert_event(struct ctf_reader *r, const bt_message *m)
+{
+	const bt_event *e = bt_message_event_borrow_event_const(m);
+	const bt_field *payload = bt_event_borrow_payload_field_const(e);
+	enum hs_rev_kind kind;
+	struct hs_rev ev;
+	uint64_t sid = 0, v, status = 0;
+	int has_stream;
+
+	if (!kind_of(r, bt_event_borrow_class_const(e), &kind)) {
+		r->ignored++;
+		return 0;
+	}
+	memset(&ev, 0, offsetof(struct hs_rev, bindings));
+	ev.line = 0;
+	ev.kind = kind;
+	if (bt_message_event_borrow_stream_class_default_clock_class_const(m)) {
+		int64_t ns;
+
+		if (bt_clock_snapshot_get_ns_from_origin(bt_message_event_borrow_default_clock_snapshot_const(m),
+							 &ns) == BT_CLOCK_SNAPSHOT_GET_NS_FROM_ORIGIN_STATUS_OK &&
+		    ns > 0)
+			ev.time_ns = (uint64_t)ns;
+	}
+	has_stream = get_u64(payload, f_stream, &sid);
+	get_u64(payload, f_buffer, &ev.buffer);
+	get_u64(payload, f_size, &ev.size);
+	get_u64(payload, f_offset, &ev.offset);
+	if (get_u64(payload, f_property, &v))
+		ev.property = (uint32_t)v;
+	get_u64(payload, f_duration, &ev.duration_ns);
+	if (get_u64(payload, f_info, &v))
+		ev.info_words = (uint32_t)v;
+	get_u64(payload, f_graph, &ev.graph);
+	if (kind == HS_REV_ALLOC && get_u64(payload, f_status, &status) && status != 0)
+		ev.kind = HS_REV_ALLOC_FAILURE;
+	if (kind == HS_REV_LAUNCH && decode_bindings(r, payload, &ev) != 0)
+		return -1;
+	ev.stream_id = sid;
+	if (has_stream) {
+		if (!hs_idmap_get(&r->streams, sid, &v)) {
+			v = r->nstreams++;
+			if (hs_idmap_put(&r->streams, sid, v) != 0)
+				goto oom;
+			if (kind != HS_REV_STREAM_CREATE) { /* announce it first */
+				struct hs_rev *c = push(r);
+
+				if (!c)
+					goto oom;
+				memset(c, 0, offsetof(struct hs_rev, bindings));
+				c->kind = HS_REV_STREAM_CREATE;
+				c->stream = (uint32_t)v;
+				c->stream_id = sid;
+				c->time_ns = ev.time_ns;
+			}
+		} else if (kind == HS_REV_STREAM_CREATE) {
+			return 0; /* already announced */
+		}
+		ev.stream = (uint32_t)v;
+	}
+	{
+		struct hs_rev *q = push(r);
+
+		if (!q)
+			goto oom;
+		memcpy(q, &ev, offsetof(struct hs_rev, bindings) + ev.n_bindings * sizeof(ev.bindings[0]));
+	}
+	return 0;
+
+oom:
+	set_error(r, "out of memory");
+	return -1;
+}
+
+static bt_graph_simple_sink_component_consume_func_status consume(bt_message_iterator *it, void *data)
+{
+	struct ctf_reader *r = data;
+	bt_message_array_const msgs;
+	uint64_t count = 0;
+	int rc = 0;
+
+	switch (bt_message_iterator_next(it, &msgs, &count)) {
+	case BT_MESSAGE_ITERATOR_NEXT_STATUS_OK:
+		break;
+	case BT_MESSAGE_ITERATOR_NEXT_STATUS_END:
+		return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_END;
+	case BT_MESSAGE_ITERATOR_NEXT_STATUS_AGAIN:
+		return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_AGAIN;
+	case BT_MESSAGE_ITERATOR_NEXT_STATUS_MEMORY_ERROR:
+		return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_MEMORY_ERROR;
+	default:
+		return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_ERROR;
+	}
+	for (uint64_t i = 0; i < count; i++) {
+		const bt_message *m = msgs[i];
+
+		r->messages++;
+		switch (bt_message_get_type(m)) {
+		case BT_MESSAGE_TYPE_EVENT:
+			if (rc == 0)
+				rc = convert_event(r, m);
+			break;
+		case BT_MESSAGE_TYPE_DISCARDED_EVENTS: {
+			uint64_t n = 1;
+
+			bt_message_discarded_events_get_count(m, &n);
+			r->discarded += n;
+			break;
+		}
+		case BT_MESSAGE_TYPE_DISCARDED_PACKETS: {
+			uint64_t n = 1;
+
+			bt_message_discarded_packets_get_count(m, &n);
+			r->discarded += n; /* packets: at least that many events */
+			break;
+		}
+		default:
+			break;
+		}
+		bt_message_put_ref(m);
+	}
+	return rc == 0 ? BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_OK
+		       : BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_ERROR;
+}
+
+static int ctf_next(struct hs_trace *t, struct hs_rev *ev)
+{
+	struct ctf_reader *r = (struct ctf_reader *)t;
+
+	while (r->qlen == 0) {
+		bt_graph_run_once_status st;
+
+		if (r->failed)
+			return -1;
+		if (r->ended)
+			goto end;
+		st = bt_graph_run_once(r->graph);
+		if (st == BT_GRAPH_RUN_ONCE_STATUS_END) {
+			r->ended = 1;
+		} else if (st == BT_GRAPH_RUN_ONCE_STATUS_AGAIN) {
+			struct timespec ts = { 0, 1000000 };
+
+			nanosleep(&ts, NULL);
+		} else if (st != BT_GRAPH_RUN_ONCE_STATUS_OK) {
+			char msg[300];
+
+			if (r->failed) { /* ours, from consume() */
+				bt_current_thread_clear_error();
+				return -1;
+			}
+			bt_message_of_error(msg, sizeof(msg));
+			set_error(r, "reading the trace: %s", msg);
+			return -1;
+		}
+	}
+	{
+		const struct hs_rev *q = &r->queue[r->qhead];
+
+		memcpy(ev, q, offsetof(struct hs_rev, bindings) + q->n_bindings * sizeof(q->bindings[0]));
+	}
+	r->qhead = (r->qhead + 1) % r->qcap;
+	r->qlen--;
+	ev->index = t->events++;
+	return 1;
+
+end:
+	if (r->discarded && !t->warning[0])
+		snprintf(t->warning, sizeof(t->warning),
+			 "%s: the tracer discarded %" PRIu64 " event(s): the replay is partial", r->path,
+			 r->discarded);
+	return 0;
+}
+
+static void ctf_close(struct hs_trace *t)
+{
+	struct ctf_reader *r = (struct ctf_reader *)t;
+
+	bt_graph_put_ref(r->graph);
+	free(r->queue);
+	hs_idmap_free(&r->streams);
+	hs_idmap_free(&r->classes);
+	free(r->path);
+	free(r);
+}
+
+/* --- finding traces ----------------------------------------------------- */
+
+/* nftw has no user pointer: the walk's results go through these (one walk at a time). */
+static char **walk_dirs;
+static size_t walk_n, walk_cap;
+static int walk_oom;
+
+static int walk_cb(const char *fpath, const struct stat *sb, int type, struct FTW *ftw)
+{
+	(void)sb;
+	if (type == FTW_F && strcmp(fpath + ftw->base, "metadata") == 0) {
+		char *d = strndup(fpath, ftw->base ? (size_t)ftw->base - 1 : 0);
+
+		if (walk_n == walk_cap) {
+			size_t cap = walk_cap ? walk_cap * 2 : 8;
+			char **n = realloc(walk_dirs, cap * sizeof(*n));
+
+			if (!n) {
+				free(d);
+				walk_oom = 1;
+				return 1;
+			}
+			walk_dirs = n;
+			walk_cap = cap;
+		}
+		if (!d) {
+			walk_oom = 1;
+			return 1;
+		}
+		walk_dirs[walk_n++] = d;
+	}
+	return 0;
+}
+
+static void walk_free(void)
+{
+	for (size_t i = 0; i < walk_n; i++)
+		free(walk_dirs[i]);
+	free(walk_dirs);
+	walk_dirs = NULL;
+	walk_n = walk_cap = 0;
+	walk_oom = 0;
+}
+
+static int build_graph(struct ctf_reader *r, char *err, size_t errlen)
+{
+	const bt_plugin *ctf = NULL, *utils = NULL;
+	const bt_component_filter *mux = NULL;
+	const bt_component_sink *sink = NULL;
+	char msg[300];
+	int rc = -1;
+
+	if (bt_plugin_find("ctf", BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE, BT_FALSE, &ctf) != BT_PLUGIN_FIND_STATUS_OK ||
+	    bt_plugin_find("utils", BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE, BT_FALSE, &utils) !=
+		    BT_PLUGIN_FIND_STATUS_OK) {
+		snprintf(err, errlen, "%s: babeltrace2 plugins 'ctf' and 'utils' not found", r->path);
+		goto out;
+	}
+	r->graph = bt_graph_create(0);
+	if (!r->graph)
+		goto bt_fail;
+	if (bt_graph_add_filter_component(r->graph, bt_plugin_borrow_filter_component_class_by_name_const(utils, "muxer"),
+					  "mux", NULL, BT_LOGGING_LEVEL_WARNING, &mux) != BT_GRAPH_ADD_COMPONENT_STATUS_OK)
+		goto bt_fail;
+	for (size_t i = 0; i < walk_n; i++) {
+		const bt_component_source *src = NULL;
+		bt_value *params = bt_value_map_create(), *arr = NULL;
+		char name[32];
+		int ok;
+
+		snprintf(name, sizeof(name), "src%zu", i);
+		ok = params && bt_value_map_insert_empty_array_entry(params, "inputs", &arr) == BT_VALUE_MAP_INSERT_ENTRY_STATUS_OK &&
+		     bt_value_array_append_string_element(arr, walk_dirs[i]) == BT_VALUE_ARRAY_APPEND_ELEMENT_STATUS_OK &&
+		     bt_graph_add_source_component(r->graph, bt_plugin_borrow_source_component_class_by_name_const(ctf, "fs"),
+						   name, params, BT_LOGGING_LEVEL_WARNING, &src) == BT_GRAPH_ADD_COMPONENT_STATUS_OK;
+		bt_value_put_ref(params);
+		if (!ok)
+			goto bt_fail;
+		for (uint64_t p = 0; p < bt_component_source_get_output_port_count(src); p++)
+			if (bt_graph_connect_ports(r->graph, bt_component_source_borrow_output_port_by_index_const(src, p),
+						   bt_component_filter_borrow_input_port_by_index_const(
+							   mux, bt_component_filter_get_input_port_count(mux) - 1),
+						   NULL) != BT_GRAPH_CONNECT_PORTS_STATUS_OK)
+				goto bt_fail;
+	}
+	if (bt_graph_add_simple_sink_component(r->graph, "sink", NULL, consume, NULL, r, &sink) !=
+		    BT_GRAPH_ADD_COMPONENT_STATUS_OK ||
+	    bt_graph_connect_ports(r->graph, bt_component_filter_borrow_output_port_by_name_const(mux, "out"),
+				   bt_component_sink_borrow_input_port_by_name_const(sink, "in"),
+				   NULL) != BT_GRAPH_CONNECT_PORTS_STATUS_OK)
+		goto bt_fail;
+	rc = 0;
+	goto out;
+
+bt_fail:
+	bt_message_of_error(msg, sizeof(msg));
+	snprintf(err, errlen, "%s: %s", r->path, msg);
+out:
+	bt_plugin_put_ref(ctf);
+	bt_plugin_put_ref(utils);
+	return rc;
+}
+
+int hs_ctf_open(const char *path, struct hs_trace **out, char *err, size_t errlen)
+{
+	struct ctf_reader *r;
+	struct stat st;
+
+	if (stat(path, &st) != 0) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		snprintf(err, errlen, "%s: not a directory (a CTF trace is a directory)", path);
+		return -1;
+	}
+	r = calloc(1, sizeof(*r));
+	if (!r || !(r->path = strdup(path))) {
+		free(r);
+		snprintf(err, errlen, "%s: out of memory", path);
+		return -1;
+	}
+	r->base.next = ctf_next;
+	r->base.close = ctf_close;
+	r->base.path = r->path;
+	r->base.format = "ctf";
+	hs_idmap_init(&r->streams);
+	hs_idmap_init(&r->classes);
+	if (nftw(path, walk_cb, 32, FTW_PHYS) != 0 || walk_oom) {
+		snprintf(err, errlen, "%s: cannot walk the directory: %s", path, walk_oom ? "out of memory" : strerror(errno));
+		goto fail;
+	}
+	if (walk_n == 0) {
+		snprintf(err, errlen, "%s: no CTF trace here (no 'metadata' file below it; a session that recorded "
+			 "no event writes none)", path);
+		goto fail;
+	}
+	if (build_graph(r, err, errlen) != 0)
+		goto fail;
+	walk_free();
+	*out = &r->base;
+	return 0;
+
+fail:
+	walk_free();
+	ctf_close(&r->base);
+	return -1;
+}
+
+#endif /* HIPCORE_WITH_BABELTRACE2 */

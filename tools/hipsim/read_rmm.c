@@ -1,0 +1,630 @@
+/*
+ * read_rmm.c - RMM memory-event CSV reader (format in read_rmm.h).
+ *
+ * Built for speed, since replay's target is millions of events a second:
+ * one 1 MiB read buffer refilled with read(2); lines found with memchr and
+ * split in place by a hand-written loop that stops at the last column the
+ * header needs; numbers parsed by hand; no allocation per line.  The map of
+ * live pointers is an open-addressing hash (idmap.c); streams are few and
+ * are looked up through a one-entry cache before their hash.
+ *
+ * Memory: the read buffer, the live pointers and the distinct streams.
+ * Nothing else grows with the trace.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include "tools/hipsim/idmap.h"
+#include "tools/hipsim/read_rmm.h"
+
+#define RMM_BUF_SIZE (1u << 20)
+#define RMM_MAX_COLS 64
+#define NS_PER_S 1000000000ull
+#define NS_PER_DAY (86400ull * NS_PER_S)
+
+enum rmm_col { COL_IGNORE = 0, COL_THREAD, COL_TIME, COL_ACTION, COL_POINTER, COL_SIZE, COL_STREAM, COL_COUNT };
+
+static const char *const col_names[COL_COUNT] = {
+	[COL_THREAD] = "Thread", [COL_TIME] = "Time",	  [COL_ACTION] = "Action",
+	[COL_POINTER] = "Pointer", [COL_SIZE] = "Size", [COL_STREAM] = "Stream",
+};
+
+struct rmm_stream {
+	char *text;
+	size_t len;
+	uint64_t id;
+};
+
+struct rmm_reader {
+	struct hs_trace base; /* first: the generic reader */
+	char *path;
+	int fd;
+	char *buf;
+	size_t start, end;
+	int eof;
+	uint64_t lineno;
+
+	uint8_t role[RMM_MAX_COLS];
+	unsigned ncols; /* columns to split: the last needed one + 1 */
+
+	struct hs_idmap ptrs; /* live pointer -> buffer id */
+	uint64_t next_buffer;
+
+	struct hs_idmap stream_by_hash; /* FNV-1a of the text -> index */
+	struct rmm_stream *streams;
+	uint32_t nstreams, capstreams;
+	uint32_t last_stream; /* cache: index of the last stream seen */
+
+	uint64_t day_offset, last_time;
+
+	int have_pending;
+	struct hs_rev pending;
+};
+
+struct field {
+	const char *p;
+	size_t n;
+};
+
+static int fail(struct rmm_reader *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static int fail(struct rmm_reader *r, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	snprintf(r->base.error, sizeof(r->base.error), "%s:%" PRIu64 ": %s", r->path, r->lineno, msg);
+	return -1;
+}
+
+/* --- numbers ------------------------------------------------------------ */
+
+enum { NUM_OK = 0, NUM_BAD = -1, NUM_OVERFLOW = -2, NUM_NEGATIVE = -3 };
+
+static int parse_dec(const char *s, size_t n, uint64_t *out)
+{
+	uint64_t v = 0;
+
+	if (n == 0)
+		return NUM_BAD;
+	if (s[0] == '-')
+		return n > 1 ? NUM_NEGATIVE : NUM_BAD;
+	if (s[0] == '+' && n > 1)
+		s++, n--;
+	for (size_t i = 0; i < n; i++) {
+		unsigned d = (unsigned)(unsigned char)s[i] - '0';
+
+		if (d > 9)
+			return NUM_BAD;
+		if (v > (UINT64_MAX - d) / 10)
+			return NUM_OVERFLOW;
+		v = v * 10 + d;
+	}
+	*out = v;
+	return NUM_OK;
+}
+
+static int parse_hex(const char *s, size_t n, uint64_t *out)
+{
+	uint64_t v = 0;
+
+	if (n == 0 || n > 16)
+		return n ? NUM_OVERFLOW : NUM_BAD;
+	for (size_t i = 0; i < n; i++) {
+		unsigned c = (unsigned char)s[i], d;
+
+		if (c - '0' <= 9)
+			d = c - '0';
+		else if ((c | 0x20) - 'a' <= 5)
+			d = (c | 0x20) - 'a' + 10;
+		else
+			return NUM_BAD;
+		v = v << 4 | d;
+	}
+	*out = v;
+	return NUM_OK;
+}
+
+static int parse_ptr(const char *s, size_t n, uint64_t *out)
+{
+	if (n == 0 || (n == 5 && memcmp(s, "(nil)", 5) == 0) || (n == 7 && memcmp(s, "nullptr", 7) == 0)) {
+		*out = 0;
+		return NUM_OK;
+	}
+	if (n > 2 && s[0] == '0' && (s[1] | 0x20) == 'x') {
+		/* leading zeros do not overflow */
+		s += 2, n -= 2;
+		while (n > 1 && s[0] == '0')
+			s++, n--;
+		return parse_hex(s, n, out);
+	}
+	return parse_dec(s, n, out);
+}
+
+/* Up to 9 digits of a fraction, as nanoseconds; later digits are dropped. */
+static int parse_frac_ns(const char *s, size_t n, uint64_t *out)
+{
+	uint64_t v = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		unsigned d = (unsigned)(unsigned char)s[i] - '0';
+
+		if (d > 9)
+			return NUM_BAD;
+		if (i < 9)
+			v = v * 10 + d;
+	}
+	for (; i < 9; i++)
+		v *= 10;
+	*out = v;
+	return NUM_OK;
+}
+
+static int mul_add(uint64_t a, uint64_t m, uint64_t b, uint64_t *out)
+{
+	if (a > (UINT64_MAX - b) / m)
+		return NUM_OVERFLOW;
+	*out = a * m + b;
+	return NUM_OK;
+}
+
+/* Time: HH:MM:SS[.f], S[.f] (seconds) or N (nanoseconds); *tod set for HH:MM:SS. */
+static int parse_time(const char *s, size_t n, uint64_t *out, int *tod)
+{
+	const char *dot = memchr(s, '.', n), *colon = memchr(s, ':', n);
+	size_t ni = dot ? (size_t)(dot - s) : n;
+	uint64_t whole = 0, frac = 0;
+	int rc;
+
+	*tod = 0;
+	if (n == 0) {
+		*out = 0;
+		return NUM_OK;
+	}
+	if (dot && (rc = parse_frac_ns(dot + 1, n - ni - 1, &frac)) != NUM_OK)
+		return rc;
+	if (colon) {
+		uint64_t h, m, sec;
+		const char *c2 = memchr(colon + 1, ':', (size_t)(s + ni - colon - 1));
+
+		if (!c2 || parse_dec(s, (size_t)(colon - s), &h) || parse_dec(colon + 1, (size_t)(c2 - colon - 1), &m) ||
+		    parse_dec(c2 + 1, (size_t)(s + ni - c2 - 1), &sec) || h > 99 || m > 59 || sec > 60)
+			return NUM_BAD;
+		whole = (h * 60 + m) * 60 + sec;
+		*tod = 1;
+	} else if (!dot) {
+		return parse_dec(s, n, out); /* nanoseconds */
+	} else if ((rc = parse_dec(s, ni, &whole)) != NUM_OK) {
+		return rc;
+	}
+	return mul_add(whole, NS_PER_S, frac, out);
+}
+
+/*
+ * The first ',' at or after @i, or @n: eight bytes at a time.  In the word
+ * x = w ^ ",,,,,,,,", the lowest byte flagged by (x - 0x01..) & ~x & 0x80..
+ * is exactly the first zero byte (borrows only flag bytes above a zero).
+ */
+static inline size_t find_comma(const char *s, size_t i, size_t n)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	while (i + 8 <= n) {
+		uint64_t w, x, t;
+
+		memcpy(&w, s + i, 8);
+		x = w ^ 0x2c2c2c2c2c2c2c2cull;
+		t = (x - 0x0101010101010101ull) & ~x & 0x8080808080808080ull;
+		if (t)
+			return i + ((size_t)__builtin_ctzll(t) >> 3);
+		i += 8;
+	}
+#endif
+	while (i < n && s[i] != ',')
+		i++;
+	return i;
+}
+
+static uint64_t fnv1a(const char *s, size_t n)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (unsigned char)s[i]) * 0x100000001b3ull;
+	return h;
+}
+
+static void trim(struct field *f)
+{
+	while (f->n && (f->p[0] == ' ' || f->p[0] == '\t'))
+		f->p++, f->n--;
+	while (f->n && (f->p[f->n - 1] == ' ' || f->p[f->n - 1] == '\t' || f->p[f->n - 1] == '\r'))
+		f->n--;
+}
+
+/* --- header ------------------------------------------------------------- */
+
+/*
+ * Maps the header's columns to roles.  Return: a bit mask of the roles found
+ * (bit i for role i); @role and @ncols are filled.
+ */
+static unsigned parse_header(const char *line, size_t len, uint8_t *role, unsigned *ncols)
+{
+	unsigned found = 0, col = 0, last = 0;
+	size_t i = 0;
+
+	memset(role, 0, RMM_MAX_COLS);
+	while (col < RMM_MAX_COLS) {
+		size_t j = i;
+		struct field f;
+
+		while (j < len && line[j] != ',')
+			j++;
+		f.p = line + i;
+		f.n = j - i;
+		trim(&f);
+		for (int c = 1; c < COL_COUNT; c++)
+			if (!(found & (1u << c)) && strlen(col_names[c]) == f.n &&
+			    strncasecmp(f.p, col_names[c], f.n) == 0) {
+				role[col] = (uint8_t)c;
+				found |= 1u << c;
+				last = col;
+			}
+		col++;
+		if (j >= len)
+			break;
+		i = j + 1;
+	}
+	*ncols = last + 1;
+	return found;
+}
+
+#define ALL_COLS (((1u << COL_COUNT) - 1) & ~1u)
+
+int hs_rmm_is_header(const char *line)
+{
+	uint8_t role[RMM_MAX_COLS];
+	unsigned ncols;
+	size_t n = strcspn(line, "\n");
+
+	return parse_header(line, n, role, &ncols) == ALL_COLS;
+}
+
+/* --- lines -------------------------------------------------------------- */
+
+/* Return: 1 a line, 0 end of file, -1 error. */
+static int get_line(struct rmm_reader *r, const char **line, size_t *len)
+{
+	for (;;) {
+		char *p = memchr(r->buf + r->start, '\n', r->end - r->start);
+		ssize_t got;
+
+		if (p) {
+			*line = r->buf + r->start;
+			*len = (size_t)(p - *line);
+			r->start = (size_t)(p - r->buf) + 1;
+			r->lineno++;
+			return 1;
+		}
+		if (r->eof) {
+			if (r->start == r->end)
+				return 0;
+			*line = r->buf + r->start; /* last line, no newline */
+			*len = r->end - r->start;
+			r->start = r->end;
+			r->lineno++;
+			return 1;
+		}
+		if (r->start) {
+			memmove(r->buf, r->buf + r->start, r->end - r->start);
+			r->end -= r->start;
+			r->start = 0;
+		}
+		if (r->end == RMM_BUF_SIZE) {
+			r->lineno++;
+			return fail(r, "line longer than %u bytes", RMM_BUF_SIZE);
+		}
+		do
+			got = read(r->fd, r->buf + r->end, RMM_BUF_SIZE - r->end);
+		while (got < 0 && errno == EINTR);
+		if (got < 0) {
+			r->lineno++;
+			return fail(r, "read error: %s", strerror(errno));
+		}
+		if (got == 0)
+			r->eof = 1;
+		r->end += (size_t)got;
+	}
+}
+
+/* The stream named by @f: its index, creating it (and reporting so) if new. */
+static int lookup_stream(struct rmm_reader *r, struct field f, uint32_t *index, int *created)
+{
+	struct rmm_stream *s;
+	uint64_t h, v;
+
+	*created = 0;
+	if (r->nstreams) {
+		s = &r->streams[r->last_stream];
+		if (s->len == f.n && memcmp(s->text, f.p, f.n) == 0) {
+			*index = r->last_stream;
+			return 0;
+		}
+	}
+	h = fnv1a(f.p, f.n);
+	if (hs_idmap_get(&r->stream_by_hash, h, &v)) {
+		s = &r->streams[v];
+		if (s->len != f.n || memcmp(s->text, f.p, f.n) != 0)
+			return fail(r, "two stream names with one hash: '%.*s'", (int)f.n, f.p);
+		*index = r->last_stream = (uint32_t)v;
+		return 0;
+	}
+	if (r->nstreams == r->capstreams) {
+		uint32_t cap = r->capstreams ? r->capstreams * 2 : 8;
+		struct rmm_stream *n = realloc(r->streams, cap * sizeof(*n));
+
+		if (!n)
+			return fail(r, "out of memory");
+		r->streams = n;
+		r->capstreams = cap;
+	}
+	s = &r->streams[r->nstreams];
+	s->text = malloc(f.n + 1);
+	if (!s->text)
+		return fail(r, "out of memory");
+	memcpy(s->text, f.p, f.n);
+	s->text[f.n] = 0;
+	s->len = f.n;
+	if (parse_ptr(f.p, f.n, &s->id) != NUM_OK || f.n == 0)
+		s->id = h;
+	if (hs_idmap_put(&r->stream_by_hash, h, r->nstreams) != 0) {
+		free(s->text);
+		return fail(r, "out of memory");
+	}
+	*index = r->last_stream = r->nstreams++;
+	*created = 1;
+	return 0;
+}
+
+static int num_error(struct rmm_reader *r, int rc, const char *what, struct field f)
+{
+	switch (rc) {
+	case NUM_OVERFLOW:
+		return fail(r, "%s '%.*s' overflows 64 bits", what, (int)f.n, f.p);
+	case NUM_NEGATIVE:
+		return fail(r, "%s '%.*s' is negative", what, (int)f.n, f.p);
+	default:
+		return fail(r, "%s '%.*s' is not a number", what, (int)f.n, f.p);
+	}
+}
+
+static int rmm_next(struct hs_trace *t, struct hs_rev *ev)
+{
+	struct rmm_reader *r = (struct rmm_reader *)t;
+	struct field f[COL_COUNT];
+	const char *line;
+	size_t len;
+	uint64_t ptr, size, tm, id;
+	enum hs_rev_kind kind;
+	uint32_t stream = 0;
+	int rc, tod, created;
+
+	if (r->have_pending) {
+		r->have_pending = 0;
+		*ev = r->pending;
+		ev->index = t->events++;
+		return 1;
+	}
+again:
+	for (;;) {
+		unsigned col = 0;
+		size_t i = 0;
+
+		rc = get_line(r, &line, &len);
+		if (rc <= 0)
+			return rc;
+		if (len == 0 || (len == 1 && line[0] == '\r'))
+			continue;
+		/* Split up to the last needed column. */
+		for (;;) {
+			size_t j = find_comma(line, i, len);
+			if (r->role[col]) {
+				f[r->role[col]].p = line + i;
+				f[r->role[col]].n = j - i;
+			}
+			col++;
+			if (j == len || col == r->ncols)
+				break;
+			i = j + 1;
+		}
+		if (col < r->ncols)
+			return fail(r, "truncated line (%u of %u fields)", col, r->ncols);
+		for (int k = 1; k < COL_COUNT; k++)
+			if (f[k].n && (f[k].p[f[k].n - 1] == '\r' || f[k].p[0] == ' ' || f[k].p[f[k].n - 1] == ' '))
+				trim(&f[k]);
+		break;
+	}
+
+	switch (f[COL_ACTION].n) {
+	case 8:
+		if (memcmp(f[COL_ACTION].p, "allocate", 8) != 0)
+			goto bad_action;
+		kind = HS_REV_ALLOC;
+		break;
+	case 4:
+		if (memcmp(f[COL_ACTION].p, "free", 4) != 0)
+			goto bad_action;
+		kind = HS_REV_FREE;
+		break;
+	case 10:
+		if (memcmp(f[COL_ACTION].p, "deallocate", 10) != 0)
+			goto bad_action;
+		kind = HS_REV_FREE;
+		break;
+	case 16:
+		if (memcmp(f[COL_ACTION].p, "allocate failure", 16) != 0)
+			goto bad_action;
+		kind = HS_REV_ALLOC_FAILURE;
+		break;
+	default:
+		goto bad_action;
+	}
+	if ((rc = parse_ptr(f[COL_POINTER].p, f[COL_POINTER].n, &ptr)) != NUM_OK)
+		return num_error(r, rc, "pointer", f[COL_POINTER]);
+	size = 0;
+	if ((f[COL_SIZE].n || kind != HS_REV_FREE) &&
+	    (rc = parse_dec(f[COL_SIZE].p, f[COL_SIZE].n, &size)) != NUM_OK)
+		return num_error(r, rc, "size", f[COL_SIZE]);
+	if ((rc = parse_time(f[COL_TIME].p, f[COL_TIME].n, &tm, &tod)) != NUM_OK)
+		return num_error(r, rc, "time", f[COL_TIME]);
+	if (tod) { /* time of day: carry over midnight */
+		tm += r->day_offset;
+		if (tm + NS_PER_DAY / 2 < r->last_time) {
+			r->day_offset += NS_PER_DAY;
+			tm += NS_PER_DAY;
+		}
+		r->last_time = tm;
+	}
+
+	id = 0;
+	if (kind == HS_REV_ALLOC) {
+		if (ptr == 0)
+			goto again; /* allocating nothing: not an event */
+		rc = hs_idmap_insert(&r->ptrs, ptr, r->next_buffer + 1, &id);
+		if (rc == 0)
+			return fail(r, "allocate of pointer 0x%" PRIx64 ", which is live (buffer %" PRIu64 ")",
+				    ptr, id);
+		if (rc < 0)
+			return fail(r, "out of memory");
+		id = ++r->next_buffer;
+	} else if (kind == HS_REV_FREE) {
+		if (ptr == 0)
+			goto again; /* free(nullptr) */
+		if (!hs_idmap_take(&r->ptrs, ptr, &id))
+			return fail(r, "free of unknown pointer 0x%" PRIx64, ptr);
+	}
+
+	if (lookup_stream(r, f[COL_STREAM], &stream, &created) != 0)
+		return -1;
+
+	ev->kind = kind;
+	ev->stream = stream;
+	ev->stream_id = r->streams[stream].id;
+	ev->buffer = id;
+	ev->offset = 0;
+	ev->size = size;
+	ev->property = 0;
+	ev->time_ns = tm;
+	ev->duration_ns = 0;
+	ev->graph = 0;
+	ev->info_words = 0;
+	ev->n_bindings = 0;
+	ev->line = r->lineno;
+	if (created) { /* announce the stream first */
+		r->pending = *ev;
+		r->have_pending = 1;
+		ev->kind = HS_REV_STREAM_CREATE;
+		ev->buffer = 0;
+		ev->size = 0;
+	}
+	ev->index = t->events++;
+	return 1;
+
+bad_action:
+	return fail(r, "unknown action '%.*s'", (int)f[COL_ACTION].n, f[COL_ACTION].p);
+}
+
+static void rmm_close(struct hs_trace *t)
+{
+	struct rmm_reader *r = (struct rmm_reader *)t;
+
+	if (r->fd >= 0)
+		close(r->fd);
+	for (uint32_t i = 0; i < r->nstreams; i++)
+		free(r->streams[i].text);
+	free(r->streams);
+	hs_idmap_free(&r->ptrs);
+	hs_idmap_free(&r->stream_by_hash);
+	free(r->buf);
+	free(r->path);
+	free(r);
+}
+
+size_t hs_rmm_memory_bytes(const struct hs_trace *t)
+{
+	const struct rmm_reader *r = (const struct rmm_reader *)t;
+	size_t n = sizeof(*r) + RMM_BUF_SIZE + hs_idmap_bytes(&r->ptrs) + hs_idmap_bytes(&r->stream_by_hash) +
+		   r->capstreams * sizeof(*r->streams);
+
+	for (uint32_t i = 0; i < r->nstreams; i++)
+		n += r->streams[i].len + 1;
+	return n;
+}
+
+int hs_rmm_open(const char *path, struct hs_trace **out, char *err, size_t errlen)
+{
+	struct rmm_reader *r = calloc(1, sizeof(*r));
+	const char *line;
+	size_t len;
+	unsigned found;
+	int rc;
+
+	if (!r || !(r->buf = malloc(RMM_BUF_SIZE)) || !(r->path = strdup(path))) {
+		snprintf(err, errlen, "%s: out of memory", path);
+		goto err;
+	}
+	r->fd = -1;
+	r->base.next = rmm_next;
+	r->base.close = rmm_close;
+	r->base.path = r->path;
+	r->base.format = "rmm";
+	hs_idmap_init(&r->ptrs);
+	hs_idmap_init(&r->stream_by_hash);
+	r->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (r->fd < 0) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		goto err;
+	}
+	rc = get_line(r, &line, &len);
+	if (rc < 0) {
+		snprintf(err, errlen, "%s", r->base.error);
+		goto err;
+	}
+	if (rc == 0) {
+		snprintf(err, errlen, "%s:1: empty file (no header)", path);
+		goto err;
+	}
+	found = parse_header(line, len, r->role, &r->ncols);
+	if (found != ALL_COLS) {
+		char miss[96] = "";
+
+		for (int c = 1; c < COL_COUNT; c++)
+			if (!(found & (1u << c)))
+				snprintf(miss + strlen(miss), sizeof(miss) - strlen(miss), "%s%s", *miss ? ", " : "",
+					 col_names[c]);
+		snprintf(err, errlen, "%s:1: header lacks column(s) %s (want Thread,Time,Action,Pointer,Size,Stream)",
+			 path, miss);
+		goto err;
+	}
+	*out = &r->base;
+	return 0;
+
+err:
+	if (r && r->buf && r->path)
+		rmm_close(&r->base);
+	else if (r) {
+		free(r->buf);
+		free(r);
+	}
+	return -1;
+}

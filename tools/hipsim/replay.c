@@ -1,0 +1,404 @@
+/*
+ * replay.c - `hipsim replay TRACE`: a recorded trace through libhipcore.
+ *
+ * A reader (replay_event.h) yields events one at a time; each becomes the
+ * matching public call through the driver's scorekeeping (driver.h), so the
+ * report is the one `hipsim run` prints.  Trace ids are the trace's: buffer
+ * and graph ids map to library handles through open-addressing maps of the
+ * live ones; trace streams are dense indexes, opened on first use.
+ *
+ * Host memory for writes and reads is one static scratch buffer of 64 MiB;
+ * a larger transfer is clamped to it (as `hipsim run` does), so its bytes
+ * and time are those of 64 MiB.  Kernel info words are zeros (at most 256).
+ * Launches run a built-in kernel with the recorded duration as the hint.
+ *
+ * An allocation that failed when recorded ("allocate failure") is tried
+ * again; whether it fails here too is counted apart and is not a replay
+ * failure.  Events the trace gets wrong (a free or binding of a buffer the
+ * replay does not hold, more than HS_MAX_STREAMS streams) count as failing
+ * events.  The first failing event is named with its trace position.
+ */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tools/hipsim/driver.h"
+#include "tools/hipsim/hipsim.h"
+#include "tools/hipsim/idmap.h"
+#include "tools/hipsim/replay_event.h"
+
+#define REPLAY_SCRATCH (64u << 20)
+#define REPLAY_MAX_INFO 256
+#define REPLAY_PROGRESS_EVERY (1u << 20)
+
+static uint8_t scratch[REPLAY_SCRATCH];
+static const uint64_t info_zero[REPLAY_MAX_INFO];
+
+struct replay {
+	struct hs_driver d;
+	struct hs_trace *t;
+	struct hs_idmap buffers; /* trace buffer id -> hc_buffer id */
+	struct hs_idmap graphs;	 /* trace graph id -> hc_graph id */
+	hc_kernel kernel;
+	uint64_t failures_seen;
+	uint64_t alloc_failures_reproduced, alloc_failures_not_reproduced;
+};
+
+static void replay_usage(FILE *out)
+{
+	fprintf(out,
+		"usage: hipsim replay TRACE [OPTIONS]\n"
+		"Replays a trace (LTTng CTF directory or RMM memory-event CSV) through libhipcore.\n\n"
+		"  --format F         auto (default), rmm, ctf\n"
+		"  --backend NAME     sim (default), hip, auto\n"
+		"  --pools NAME       default, subslices, exclusive\n"
+		"  --flush-count N    drop-queue entries that trigger a flush\n"
+		"  --flush-bytes N    drop-queue bytes that trigger a flush\n"
+		"  --stage-max BYTES  largest write staged through pinned memory\n"
+		"  --profile FILE     simulator device profile\n"
+		"  --capacity BYTES   simulated device memory\n"
+		"  --seed N           simulator seed\n"
+		"  --json             print the report as JSON\n"
+		"  --svg FILE         plot memory in use and reserved over virtual time\n"
+		"Exit status: 0 ok, 1 replayed but some event failed, 2 bad input or usage.\n");
+}
+
+static int parse_u64(const char *s, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	if (!s || !*s || *s == '-')
+		return -1;
+	v = strtoull(s, &end, 0);
+	if (*end == 'K' || *end == 'k')
+		v <<= 10, end++;
+	else if (*end == 'M')
+		v <<= 20, end++;
+	else if (*end == 'G')
+		v <<= 30, end++;
+	if (*end)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+/* After a driver event: if it was the first failure, say where in the trace. */
+static void note_position(struct replay *r, const struct hs_rev *ev)
+{
+	char pos[160], msg[sizeof(r->d.first_message)];
+
+	if (r->d.failures == r->failures_seen)
+		return;
+	if (r->failures_seen == 0) {
+		if (ev->line)
+			snprintf(pos, sizeof(pos), "%s:%" PRIu64, r->t->path, ev->line);
+		else
+			snprintf(pos, sizeof(pos), "%s: event %" PRIu64, r->t->path, ev->index);
+		snprintf(msg, sizeof(msg), "trace event %" PRIu64 " (%s, %s): %s", ev->index, pos,
+			 hs_rev_kind_name(ev->kind), r->d.first_message);
+		memcpy(r->d.first_message, msg, sizeof(msg));
+	}
+	r->failures_seen = r->d.failures;
+}
+
+/* A failure that the trace, not the library, caused. */
+static void trace_fail(struct replay *r, const struct hs_rev *ev, const char *fmt, uint64_t v)
+{
+	r->d.events++;
+	r->d.failures++;
+	if (r->d.first_failing_event < 0) {
+		r->d.first_failing_event = (int64_t)(r->d.events - 1);
+		r->d.first_status = HC_ERR_INVALID;
+		snprintf(r->d.first_message, sizeof(r->d.first_message), fmt, v);
+	}
+	note_position(r, ev);
+}
+
+static int get_buffer(struct replay *r, const struct hs_rev *ev, uint64_t id, hc_buffer *b)
+{
+	if (!hs_idmap_get(&r->buffers, id, &b->id)) {
+		trace_fail(r, ev, "buffer %" PRIu64 " is not live in the replay", id);
+		return -1;
+	}
+	return 0;
+}
+
+static void do_launch(struct replay *r, const struct hs_rev *ev, hc_stream s)
+{
+	hc_binding bind[HS_REV_MAX_BINDINGS];
+	hc_launch_desc l = { .grid = { 64, 1, 1 }, .block = { 256, 1, 1 } };
+
+	if (!r->kernel.id &&
+	    hs_event(&r->d, hc_kernel_load(r->d.dev, NULL, 0, "add", &r->kernel), "kernel_load") != HC_OK) {
+		note_position(r, ev);
+		return;
+	}
+	for (uint32_t i = 0; i < ev->n_bindings; i++) {
+		if (get_buffer(r, ev, ev->bindings[i].buffer, &bind[i].buffer) != 0)
+			return;
+		bind[i].offset = ev->bindings[i].offset;
+		bind[i].size = ev->bindings[i].size;
+		bind[i].access = (hc_access)ev->bindings[i].access;
+	}
+	l.kernel = r->kernel;
+	l.bindings = bind;
+	l.n_bindings = ev->n_bindings;
+	l.info = info_zero;
+	l.info_words = ev->info_words < REPLAY_MAX_INFO ? ev->info_words : REPLAY_MAX_INFO;
+	l.duration_hint_ns = ev->duration_ns;
+	hs_event(&r->d, hc_launch(s, &l), "launch");
+}
+
+static void replay_one(struct replay *r, const struct hs_rev *ev)
+{
+	struct hs_driver *d = &r->d;
+	hc_stream s = { 0 };
+	hc_buffer b = { 0 };
+	hc_graph g = { 0 };
+	uint64_t size;
+
+	/* Events that need their stream open. */
+	switch (ev->kind) {
+	case HS_REV_FREE:
+	case HS_REV_GRAPH_DESTROY:
+		break;
+	default:
+		if (ev->stream >= HS_MAX_STREAMS) {
+			trace_fail(r, ev, "the trace has more than %" PRIu64 " streams", HS_MAX_STREAMS);
+			return;
+		}
+		if (hs_stream(d, ev->stream, &s) != HC_OK) {
+			note_position(r, ev);
+			return;
+		}
+	}
+
+	switch (ev->kind) {
+	case HS_REV_STREAM_CREATE:
+		break;
+	case HS_REV_ALLOC:
+		if (hs_event(d, hc_alloc(s, ev->size, &b), "alloc") == HC_OK &&
+		    hs_idmap_put(&r->buffers, ev->buffer, b.id) != 0) {
+			hc_free(b);
+			trace_fail(r, ev, "out of memory for buffer %" PRIu64, ev->buffer);
+		}
+		hs_sample(d, ev->stream);
+		break;
+	case HS_REV_FREE:
+		if (!hs_idmap_take(&r->buffers, ev->buffer, &b.id)) {
+			trace_fail(r, ev, "free of buffer %" PRIu64 ", which is not live in the replay", ev->buffer);
+			return;
+		}
+		hs_event(d, hc_free(b), "free");
+		hs_sample(d, ev->stream < HS_MAX_STREAMS ? ev->stream : 0);
+		break;
+	case HS_REV_ALLOC_FAILURE:
+		d->events++;
+		if (hc_alloc(s, ev->size, &b) == HC_OK) {
+			r->alloc_failures_not_reproduced++;
+			hc_free(b);
+		} else {
+			r->alloc_failures_reproduced++;
+		}
+		break;
+	case HS_REV_WRITE:
+		if (get_buffer(r, ev, ev->buffer, &b) != 0)
+			return;
+		size = ev->size < REPLAY_SCRATCH ? ev->size : REPLAY_SCRATCH;
+		hs_event(d, hc_write(s, b, ev->offset, scratch, size, (hc_alloc_property)ev->property, NULL, NULL),
+			 "write");
+		hs_sample(d, ev->stream);
+		break;
+	case HS_REV_READ:
+		if (get_buffer(r, ev, ev->buffer, &b) != 0)
+			return;
+		size = ev->size < REPLAY_SCRATCH ? ev->size : REPLAY_SCRATCH;
+		hs_event(d, hc_read(s, b, ev->offset, scratch, size, NULL), "read");
+		break;
+	case HS_REV_LAUNCH:
+		do_launch(r, ev, s);
+		hs_sample(d, ev->stream);
+		break;
+	case HS_REV_SYNC:
+		hs_event(d, hc_sync(s), "sync");
+		break;
+	case HS_REV_GRAPH_PREPARE:
+		hs_event(d, hc_graph_prepare(s), "graph_prepare");
+		break;
+	case HS_REV_GRAPH_BEGIN:
+		hs_event(d, hc_graph_begin(s), "graph_begin");
+		break;
+	case HS_REV_GRAPH_END:
+		if (hs_event(d, hc_graph_end(s, &g), "graph_end") == HC_OK &&
+		    hs_idmap_put(&r->graphs, ev->graph, g.id) != 0) {
+			hc_graph_destroy(g);
+			trace_fail(r, ev, "out of memory for graph %" PRIu64, ev->graph);
+		}
+		break;
+	case HS_REV_GRAPH_REPLAY:
+		if (!hs_idmap_get(&r->graphs, ev->graph, &g.id)) {
+			trace_fail(r, ev, "replay of graph %" PRIu64 ", which does not exist", ev->graph);
+			return;
+		}
+		hs_event(d, hc_graph_replay(s, g), "graph_replay");
+		hs_sample(d, ev->stream);
+		break;
+	case HS_REV_GRAPH_DESTROY:
+		if (!hs_idmap_take(&r->graphs, ev->graph, &g.id)) {
+			trace_fail(r, ev, "destroy of graph %" PRIu64 ", which does not exist", ev->graph);
+			return;
+		}
+		hs_event(d, hc_graph_destroy(g), "graph_destroy");
+		break;
+	default:
+		trace_fail(r, ev, "unknown event kind %" PRIu64, (uint64_t)ev->kind);
+		return;
+	}
+	note_position(r, ev);
+}
+
+int hipsim_replay_main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "format", required_argument, 0, 'f' },    { "backend", required_argument, 0, 'b' },
+		{ "pools", required_argument, 0, 'P' },	    { "flush-count", required_argument, 0, 'C' },
+		{ "flush-bytes", required_argument, 0, 'B' }, { "stage-max", required_argument, 0, 'M' },
+		{ "profile", required_argument, 0, 'p' },   { "capacity", required_argument, 0, 'c' },
+		{ "seed", required_argument, 0, 'S' },	    { "json", no_argument, 0, 'j' },
+		{ "svg", required_argument, 0, 'g' },	    { "help", no_argument, 0, 'h' },
+		{ 0, 0, 0, 0 },
+	};
+	struct hs_options opt = { .backend = "sim", .data_mode = false };
+	hc_policy pol = { 0, 0, 0 };
+	bool set_policy = false, progress;
+	const char *format = "auto", *path;
+	struct replay *r;
+	struct hs_report rep;
+	struct hs_rev *ev;
+	char err[700];
+	int c, rc, status;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'f': format = optarg; break;
+		case 'b': opt.backend = optarg; break;
+		case 'p': opt.profile = optarg; break;
+		case 'c':
+			if (parse_u64(optarg, &opt.capacity)) goto bad_number;
+			break;
+		case 'S':
+			if (parse_u64(optarg, &opt.seed)) goto bad_number;
+			break;
+		case 'C':
+			if (parse_u64(optarg, &pol.dq_max_count)) goto bad_number;
+			set_policy = true;
+			break;
+		case 'B':
+			if (parse_u64(optarg, &pol.dq_max_bytes)) goto bad_number;
+			set_policy = true;
+			break;
+		case 'M':
+			if (parse_u64(optarg, &pol.stage_max_bytes)) goto bad_number;
+			set_policy = true;
+			break;
+		case 'P':
+			if (strcmp(optarg, "default") == 0)
+				opt.layout.preset = HC_LAYOUT_DEFAULT;
+			else if (strcmp(optarg, "subslices") == 0)
+				opt.layout.preset = HC_LAYOUT_SUBSLICES;
+			else if (strcmp(optarg, "exclusive") == 0)
+				opt.layout.preset = HC_LAYOUT_EXCLUSIVE_PAGES;
+			else {
+				fprintf(stderr, "hipsim replay: unknown pool layout '%s'\n", optarg);
+				return HIPSIM_EXIT_USAGE;
+			}
+			break;
+		case 'j': opt.json = true; break;
+		case 'g': opt.svg = optarg; break;
+		case 'h': replay_usage(stdout); return HIPSIM_EXIT_OK;
+		default: replay_usage(stderr); return HIPSIM_EXIT_USAGE;
+		}
+	}
+	if (optind + 1 != argc) {
+		fprintf(stderr, "hipsim replay: %s\n", optind == argc ? "a TRACE is needed" : "one TRACE only");
+		replay_usage(stderr);
+		return HIPSIM_EXIT_USAGE;
+	}
+	path = argv[optind];
+
+	r = calloc(1, sizeof(*r));
+	ev = malloc(sizeof(*ev));
+	if (!r || !ev) {
+		free(r);
+		free(ev);
+		fprintf(stderr, "hipsim replay: out of memory\n");
+		return HIPSIM_EXIT_USAGE;
+	}
+	hs_idmap_init(&r->buffers);
+	hs_idmap_init(&r->graphs);
+	status = HIPSIM_EXIT_USAGE;
+	if (hs_trace_open(path, format, &r->t, err, sizeof(err)) != 0) {
+		fprintf(stderr, "hipsim replay: %s\n", err);
+		goto out_free;
+	}
+	if (hs_driver_open(&r->d, &opt) != 0)
+		goto out_trace;
+	if (set_policy && (rc = hc_device_set_policy(r->d.dev, &pol)) != HC_OK) {
+		hc_error_info e;
+
+		hc_last_error(&e);
+		fprintf(stderr, "hipsim replay: cannot set the policy: %s: %s\n", hc_status_str(rc), e.message);
+		goto out_driver;
+	}
+
+	progress = isatty(STDERR_FILENO);
+	while ((rc = hs_trace_next(r->t, ev)) == 1) {
+		replay_one(r, ev);
+		if (progress && (r->t->events % REPLAY_PROGRESS_EVERY) == 0)
+			fprintf(stderr, "\rhipsim replay: %" PRIu64 " events", r->t->events);
+	}
+	if (progress && r->t->events >= REPLAY_PROGRESS_EVERY)
+		fputc('\n', stderr);
+
+	hs_driver_report(&r->d, path, &rep);
+	status = rep.failures ? HIPSIM_EXIT_FAILED : HIPSIM_EXIT_OK;
+	if (rc < 0) {
+		fprintf(stderr, "hipsim replay: %s\nhipsim replay: the trace is partial: %" PRIu64
+				" events replayed before the error\n",
+			hs_trace_error(r->t), r->t->events);
+		status = HIPSIM_EXIT_USAGE;
+	}
+	if (r->t->warning[0])
+		fprintf(stderr, "hipsim replay: warning: %s\n", r->t->warning);
+	if (r->alloc_failures_reproduced || r->alloc_failures_not_reproduced)
+		fprintf(stderr,
+			"hipsim replay: allocations that failed when recorded: %" PRIu64
+			" failed here too, %" PRIu64 " succeeded\n",
+			r->alloc_failures_reproduced, r->alloc_failures_not_reproduced);
+	if (opt.svg && hs_report_svg(opt.svg, &r->d, &rep) != 0)
+		status = HIPSIM_EXIT_USAGE;
+	if (opt.json)
+		hs_report_json(stdout, &rep);
+	else
+		hs_report_text(stdout, &rep);
+
+out_driver:
+	/* Buffers and graphs still live are closed with the device. */
+	hs_driver_close(&r->d);
+out_trace:
+	hs_trace_close(r->t);
+out_free:
+	hs_idmap_free(&r->buffers);
+	hs_idmap_free(&r->graphs);
+	free(ev);
+	free(r);
+	return status;
+
+bad_number:
+	fprintf(stderr, "hipsim replay: '%s' is not a valid number for this option\n", optarg);
+	return HIPSIM_EXIT_USAGE;
+}
