@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "core/internal.h"
+#include "hal/fault.h"
 #include "hal/hip/hip_rt.h"
 
 static int failures, checks;
@@ -311,6 +312,47 @@ static void oom_and_recover(void)
 	CHECK(H->mem_free(D, a[0]) == HC_OK, "free");
 }
 
+/* The fault shim over the real device: injected faults, real bytes. */
+static void faults_over_hip(void)
+{
+	const struct hc_hal_ops *F = hc_fault_wrap(hc_hip_ops());
+	struct hc_hal_open_args args = { .ordinal = 0 };
+	struct hc_hal_fault_arg arm;
+	hc_hal_dev *fd;
+	hc_hal_stream *s;
+	hc_hal_dptr d1, d2;
+	hc_hal_event *e1, *e2;
+	char in[256], out[256];
+
+	CHECK(F && F->device_open(&args, &fd) == HC_OK, "open through the shim");
+	if (!F)
+		return;
+	for (int i = 0; i < 256; i++)
+		in[i] = (char)(i ^ 0x5a);
+	CHECK(F->stream_create(fd, &s) == HC_OK, "stream");
+	arm = (struct hc_hal_fault_arg){ HC_FAULT_DEVICE_ALLOC, 2, HC_FAULT_ONCE };
+	CHECK(F->ctl(fd, HC_HAL_CTL_FAULT, &arm) == HC_OK, "arm");
+	CHECK(F->mem_alloc(fd, 256, &d1) == HC_OK, "first alloc passes");
+	CHECK(F->mem_alloc(fd, 256, &d2) == HC_ERR_OOM, "second alloc injected");
+	CHECK(F->mem_alloc(fd, 256, &d2) == HC_OK, "third alloc passes");
+	arm = (struct hc_hal_fault_arg){ HC_FAULT_COPY, 1, HC_FAULT_ONCE };
+	CHECK(F->ctl(fd, HC_HAL_CTL_FAULT, &arm) == HC_OK, "arm");
+	CHECK(F->copy_h2d(fd, s, d1, in, 256, false) == HC_ERR_DEVICE, "copy injected");
+	CHECK(F->copy_h2d(fd, s, d1, in, 256, false) == HC_OK, "copy passes");
+	arm = (struct hc_hal_fault_arg){ HC_FAULT_FENCE, 1, HC_FAULT_ONCE };
+	CHECK(F->ctl(fd, HC_HAL_CTL_FAULT, &arm) == HC_OK, "arm");
+	CHECK(F->event_record(fd, s, &e1) == HC_OK, "record");
+	CHECK(F->copy_d2d(fd, s, d2, d1, 256) == HC_OK, "d2d");
+	CHECK(F->copy_d2h(fd, s, out, d2, 256, false) == HC_OK, "d2h");
+	CHECK(F->event_record(fd, s, &e2) == HC_OK, "record");
+	CHECK(F->event_sync(fd, e1) == HC_ERR_DEVICE, "injected fence failure");
+	CHECK(F->event_sync(fd, e2) == HC_OK, "next fence fine");
+	CHECK(memcmp(in, out, 256) == 0, "bytes through the shim");
+	F->event_destroy(fd, e1);
+	F->event_destroy(fd, e2);
+	F->device_close(fd); /* frees d1, d2 and s */
+}
+
 int main(void)
 {
 	struct hc_hal_open_args args = { .ordinal = 0 };
@@ -351,6 +393,8 @@ int main(void)
 		printf("# no HC_GPU_PTX: kernel and graph cases not run\n");
 	printf("# kernels and graphs done\n");
 	oom_and_recover();
+	faults_over_hip();
+	printf("# faults over hip done\n");
 	CHECK(H->ctl(D, HC_HAL_CTL_STATS, &stats) == HC_OK, "stats");
 	printf("# stats: allocs %llu frees %llu h2d %llu d2h %llu d2d %llu launches %llu waits %llu\n",
 	       (unsigned long long)stats.device_allocs, (unsigned long long)stats.device_frees,
