@@ -4,3 +4,4 @@ include bench/pools.mk
 include bench/cache.mk
 include bench/gpu.mk
 include bench/replay.mk
+include bench/api.mk

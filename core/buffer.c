@@ -121,10 +121,11 @@ static void alloc_cleanup(struct hc_strm *st)
 
 hc_status hc_alloc(hc_stream s, uint64_t size, hc_buffer *out)
 {
+	uint64_t t0 = HC_TRACE_T0(alloc);
 	struct hc_strm *st;
 	struct hc_slice_ref ref;
 	uint64_t addr = 0;
-	uint32_t idx;
+	uint32_t idx = 0;
 	hc_status rc;
 
 	if (!out)
@@ -152,11 +153,11 @@ hc_status hc_alloc(hc_stream s, uint64_t size, hc_buffer *out)
 	}
 	st->buf_seq = hc_gen_next(st->buf_seq);
 	st->bufs[idx] = (struct hc_buf){ .ref = ref, .addr = addr, .size = size,
-					 .stamp = hc_cursor_stamp(&st->cursor),
+					 .stamp = hc_cursor_advance(&st->cursor),
 					 .gen = st->buf_seq, .live = true };
 	*out = hc_buf_handle(st, idx);
 out_unlock:
-	HC_TRACE(alloc, s.id, out->id, size, (int)rc);
+	HC_TRACE(alloc, s.id, out->id, size, (int32_t)rc, hc_trace_since_ns(t0));
 	hc_strm_unlock(st);
 	return rc;
 }
@@ -173,18 +174,15 @@ static void buf_release(struct hc_strm *st, uint32_t idx)
 
 hc_status hc_free(hc_buffer buffer)
 {
+	uint64_t t0 = HC_TRACE_T0(free);
 	struct hc_strm *st;
 	struct hc_buf *b;
 	hc_status rc;
 
 	rc = hc_buf_lock(buffer, &st, &b);
 	if (rc != HC_OK) {
-		HC_TRACE(free, buffer.id, (int)rc);
+		HC_TRACE(free, buffer.id, (int32_t)rc, hc_trace_since_ns(t0));
 		return rc;
-	}
-	if (hc_capture_is_recording(&st->capture)) {
-		/* The slice stays retained by the graph; freeing the handle is fine,
-		 * the pool only recycles it within the capture's own pool. */
 	}
 	if (b->remote_pins > 0) {
 		b->live = false;
@@ -192,7 +190,7 @@ hc_status hc_free(hc_buffer buffer)
 	} else {
 		buf_release(st, (uint32_t)(b - st->bufs));
 	}
-	HC_TRACE(free, buffer.id, (int)HC_OK);
+	HC_TRACE(free, buffer.id, (int32_t)HC_OK, hc_trace_since_ns(t0));
 	hc_strm_unlock(st);
 	return HC_OK;
 }

@@ -158,6 +158,7 @@ static hc_status publish(struct hc_dev *dev)
 
 hc_status hc_device_open(const char *backend, const hc_device_options *opts, hc_device *out)
 {
+	uint64_t t0 = HC_TRACE_T0(device_open);
 	struct hc_hal_open_args args = { 0 };
 	struct hc_dev *dev;
 	hc_status rc;
@@ -199,7 +200,9 @@ hc_status hc_device_open(const char *backend, const hc_device_options *opts, hc_
 	if (rc != HC_OK)
 		goto err_free_errors;
 	*out = dev->handle;
-	HC_TRACE(device_open, dev->handle.id, dev->ops->name, dev->props.total_memory);
+	HC_TRACE(device_open, dev->handle.id,
+		 (uint8_t)(strcmp(dev->ops->name, "sim") == 0 ? HC_TRACE_BACKEND_SIM : HC_TRACE_BACKEND_HIP),
+		 (int32_t)HC_OK, hc_trace_since_ns(t0));
 	return HC_OK;
 
 err_free_errors:
@@ -214,6 +217,7 @@ err_free_dev:
 
 hc_status hc_device_close(hc_device d)
 {
+	uint64_t t0 = HC_TRACE_T0(device_close);
 	struct hc_handle_parts p = hc_handle_unpack(d.id);
 	struct hc_dev *dev;
 	hc_status rc;
@@ -244,7 +248,7 @@ hc_status hc_device_close(hc_device d)
 	free(dev->layout_pools);
 	dev->ops->device_close(dev->hal);
 	pthread_mutex_destroy(&dev->lock);
-	HC_TRACE(device_close, d.id);
+	HC_TRACE(device_close, d.id, (int32_t)HC_OK, hc_trace_since_ns(t0));
 	free(dev);
 	return HC_OK;
 }

@@ -27,6 +27,7 @@ hc_status hc_kern_get(struct hc_dev *dev, hc_kernel k, struct hc_kern **out)
 hc_status hc_kernel_load(hc_device d, const void *image, size_t image_size, const char *name,
 			 hc_kernel *out)
 {
+	uint64_t t0 = HC_TRACE_T0(kernel_load);
 	hc_hal_module *module = NULL;
 	hc_hal_function *fn = NULL;
 	struct hc_kern *k;
@@ -76,7 +77,7 @@ hc_status hc_kernel_load(hc_device d, const void *image, size_t image_size, cons
 	dev->nkernels++;
 out_unlock:
 	pthread_mutex_unlock(&dev->lock);
-	HC_TRACE(kernel_load, d.id, out->id, name, (int)rc);
+	HC_TRACE(kernel_load, d.id, out->id, (int32_t)rc, hc_trace_since_ns(t0));
 	return rc;
 }
 

@@ -1,7 +1,16 @@
 # core/: policy and state.  Depends on hal/hal.h only.
 libhipcore_internal_la_SOURCES += \
 	core/internal.h \
+	core/handle.h \
+	core/object.h \
 	core/status.c \
-	core/staging.c
+	core/staging.c \
+	core/device.c \
+	core/stream.c \
+	core/buffer.c \
+	core/memory.c \
+	core/kernel.c \
+	core/graph.c \
+	core/todo.c
 include core/pools.mk
 include core/queues.mk

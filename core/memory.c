@@ -113,7 +113,7 @@ hc_status hc_memory_cleanup(hc_stream s)
 	if (rc != HC_OK)
 		return rc;
 	hc_strm_cleanup_locked(st);
-	HC_TRACE(memory_cleanup, s.id);
+	HC_TRACE(call, (uint16_t)HC_TRACE_FN_memory_cleanup, s.id, 0, 0, 0, (int32_t)HC_OK, 0);
 	hc_strm_unlock(st);
 	return HC_OK;
 }
@@ -196,7 +196,8 @@ hc_status hc_install_memory_pools(hc_stream s, const hc_pool_layout *layout)
 		hc_strm_cleanup_locked(st);
 		rc = hc_mm_install(st->dmm, resolved);
 	}
-	HC_TRACE(install_memory_pools, s.id, (uint32_t)layout->preset, (int)rc);
+	HC_TRACE(call, (uint16_t)HC_TRACE_FN_install_memory_pools, s.id, (uint64_t)layout->preset,
+		 (uint64_t)layout->n_pools, 0, (int32_t)rc, 0);
 	hc_strm_unlock(st);
 out_free:
 	hc_layout_free(resolved);

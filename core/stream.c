@@ -22,7 +22,8 @@ static hc_status device_storage_alloc(void *ctx, uint64_t size, uint64_t *addr)
 	struct hc_strm *st = ctx;
 	hc_status rc = st->dev->ops->mem_alloc(st->dev->hal, size, addr);
 
-	HC_TRACE(device_alloc, st->handle.id, rc == HC_OK ? *addr : 0, size, (int)rc);
+	if (rc == HC_OK)
+		HC_TRACE(device_alloc, st->handle.id, *addr, size);
 	return rc;
 }
 
@@ -30,7 +31,7 @@ static hc_status device_storage_free(void *ctx, uint64_t addr)
 {
 	struct hc_strm *st = ctx;
 
-	HC_TRACE(device_free, st->handle.id, addr);
+	HC_TRACE(device_free, st->handle.id, addr, (uint64_t)0); /* size unknown here */
 	return st->dev->ops->mem_free(st->dev->hal, addr);
 }
 
@@ -41,7 +42,8 @@ static hc_status pinned_storage_alloc(void *ctx, uint64_t size, uint64_t *addr)
 	hc_status rc = st->dev->ops->host_alloc(st->dev->hal, size, &p);
 
 	*addr = (uint64_t)(uintptr_t)p;
-	HC_TRACE(pinned_alloc, st->handle.id, *addr, size, (int)rc);
+	if (rc == HC_OK)
+		HC_TRACE(pinned_alloc, st->handle.id, *addr, size);
 	return rc;
 }
 
@@ -49,7 +51,7 @@ static hc_status pinned_storage_free(void *ctx, uint64_t addr)
 {
 	struct hc_strm *st = ctx;
 
-	HC_TRACE(pinned_free, st->handle.id, addr);
+	HC_TRACE(pinned_free, st->handle.id, addr, (uint64_t)0);
 	return st->dev->ops->host_free(st->dev->hal, (void *)(uintptr_t)addr);
 }
 
@@ -210,6 +212,7 @@ void hc_strm_teardown(struct hc_strm *st)
 
 hc_status hc_stream_open(hc_device d, hc_stream *out)
 {
+	uint64_t t0 = HC_TRACE_T0(stream_open);
 	struct hc_dev *dev;
 	struct hc_strm *st;
 	hc_status rc;
@@ -225,12 +228,13 @@ hc_status hc_stream_open(hc_device d, hc_stream *out)
 	pthread_mutex_unlock(&dev->lock);
 	if (rc == HC_OK)
 		*out = st->handle;
-	HC_TRACE(stream_open, d.id, rc == HC_OK ? out->id : 0, (int)rc);
+	HC_TRACE(stream_open, d.id, out->id, (int32_t)rc, hc_trace_since_ns(t0));
 	return rc;
 }
 
 hc_status hc_stream_close(hc_stream s)
 {
+	uint64_t t0 = HC_TRACE_T0(stream_close);
 	struct hc_strm *st;
 	struct hc_dev *dev;
 	hc_status rc;
@@ -249,7 +253,7 @@ hc_status hc_stream_close(hc_stream s)
 	hc_graphs_destroy_stream(dev, st);
 	hc_strm_teardown(st);
 	pthread_mutex_unlock(&dev->lock);
-	HC_TRACE(stream_close, s.id);
+	HC_TRACE(stream_close, s.id, (int32_t)HC_OK, hc_trace_since_ns(t0));
 	return HC_OK;
 }
 

@@ -1,8 +1,9 @@
 # hal/: the HAL contract, the fault shim, and the HIP backend (runtime bound
 # with dlopen at run time; HIP headers only for types and enums).
-# The lead adds hal/hal.c (the backend registry) here.
+# hal/hal.c is the backend registry.
 libhipcore_internal_la_SOURCES += \
 	hal/hal.h \
+	hal/hal.c \
 	hal/fault.h \
 	hal/fault.c \
 	hal/hip/hip_rt.h \

@@ -17,3 +17,10 @@ include tests/pools.mk
 include tests/queues.mk
 include tests/hip.mk
 include tests/replay.mk
+if HAVE_CHECK
+check_PROGRAMS += tests/check_api
+TESTS += tests/check_api
+tests_check_api_SOURCES = tests/check_api.c
+tests_check_api_CFLAGS = $(TEST_CFLAGS)
+tests_check_api_LDADD = $(TEST_LDADD)
+endif

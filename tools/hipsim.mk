@@ -20,4 +20,4 @@ tools_hipsim_hipsim_SOURCES = \
 	tools/hipsim/replay.c \
 	tools/hipsim/compare.c
 tools_hipsim_hipsim_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS) $(BABELTRACE2_CFLAGS)
-tools_hipsim_hipsim_LDADD = libhipcore.la $(JANSSON_LIBS) $(BABELTRACE2_LIBS)
+tools_hipsim_hipsim_LDADD = libhipcore.la tools/hipsim/libhipsim-record.la $(JANSSON_LIBS) $(BABELTRACE2_LIBS)

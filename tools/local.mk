@@ -1,1 +1,2 @@
-# tools/: hipsim (tools/hipsim.mk is included once core links).
+# tools/: hipsim.
+include tools/hipsim.mk

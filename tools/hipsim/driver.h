@@ -44,7 +44,7 @@ struct hs_driver {
 	uint64_t failures;
 	int64_t first_failing_event; /* -1: none */
 	hc_status first_status;
-	char first_message[512];
+	char first_message[1024];
 
 	uint64_t peak_in_use, peak_reserved, padding_peak;
 	uint64_t wall_start_ns;
@@ -60,7 +60,7 @@ struct hs_report {
 	hc_device_stats stats;
 	uint64_t failures;
 	int64_t first_failing_event;
-	char first_failure[512];
+	char first_failure[1024];
 	uint64_t predicted_ns;
 	uint64_t replay_wall_ns;
 	double replay_events_per_s;
