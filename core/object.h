@@ -89,6 +89,7 @@ struct hc_kern {
 struct hc_graph_rec {
 	hc_hal_graph *hal;
 	struct hc_strm *stream;    /* the stream that captured it */
+	uint32_t stream_gen;       /* its generation then: a reopened slot is another stream */
 	struct hc_slice_ref *retained; /* device slices the graph keeps */
 	size_t nretained;
 	struct hc_slice_ref *pretained; /* pinned slices */
@@ -125,6 +126,7 @@ struct hc_dev {
 	uint32_t nkernels, capkernels;
 	struct hc_graph_rec *graphs;
 	uint32_t ngraphs, capgraphs;
+	_Atomic uint64_t graph_seq; /* ids of graphs' metadata-cache pins */
 
 	struct hc_errgraph *errors;
 	struct hc_core_stats stats;

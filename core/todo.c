@@ -25,26 +25,6 @@ hc_status hc_sync(hc_stream s)
 {
 	return NOT_YET("hc_sync");
 }
-hc_status hc_graph_prepare(hc_stream s)
-{
-	return NOT_YET("hc_graph_prepare");
-}
-hc_status hc_graph_begin(hc_stream s)
-{
-	return NOT_YET("hc_graph_begin");
-}
-hc_status hc_graph_end(hc_stream s, hc_graph *g)
-{
-	return NOT_YET("hc_graph_end");
-}
-hc_status hc_graph_replay(hc_stream s, hc_graph g)
-{
-	return NOT_YET("hc_graph_replay");
-}
-hc_status hc_graph_destroy(hc_graph g)
-{
-	return NOT_YET("hc_graph_destroy");
-}
 hc_status hc_failure_explain(hc_device d, hc_failure_id f, char *buf, size_t len)
 {
 	return NOT_YET("hc_failure_explain");

@@ -24,3 +24,10 @@ tests_check_api_SOURCES = tests/check_api.c
 tests_check_api_CFLAGS = $(TEST_CFLAGS)
 tests_check_api_LDADD = $(TEST_LDADD)
 endif
+if HAVE_CHECK
+check_PROGRAMS += tests/check_graph
+TESTS += tests/check_graph
+tests_check_graph_SOURCES = tests/check_graph.c
+tests_check_graph_CFLAGS = $(TEST_CFLAGS)
+tests_check_graph_LDADD = $(TEST_LDADD)
+endif
