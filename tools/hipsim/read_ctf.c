@@ -119,12 +119,14 @@ static void set_error(struct ctf_reader *r, const char *fmt, ...)
 static void bt_message_of_error(char *buf, size_t len)
 {
 	const bt_error *e = bt_current_thread_take_error();
+	uint64_t n;
 
 	if (!e) {
 		snprintf(buf, len, "babeltrace2 failed");
 		return;
 	}
-	if (bt_error_get_cause_count(e) > 0)
+	n = bt_error_get_cause_count(e);
+	if (n > 0) /* the plugin's own words; later causes are the graph's */
 		snprintf(buf, len, "%s", bt_error_cause_get_message(bt_error_borrow_cause_by_index(e, 0)));
 	else
 		snprintf(buf, len, "babeltrace2 failed");
@@ -516,7 +518,7 @@ static int build_graph(struct ctf_reader *r, char *err, size_t errlen)
 	if (!r->graph)
 		goto bt_fail;
 	if (bt_graph_add_filter_component(r->graph, bt_plugin_borrow_filter_component_class_by_name_const(utils, "muxer"),
-					  "mux", NULL, BT_LOGGING_LEVEL_WARNING, &mux) != BT_GRAPH_ADD_COMPONENT_STATUS_OK)
+					  "mux", NULL, BT_LOGGING_LEVEL_ERROR, &mux) != BT_GRAPH_ADD_COMPONENT_STATUS_OK)
 		goto bt_fail;
 	for (size_t i = 0; i < walk_n; i++) {
 		const bt_component_source *src = NULL;
@@ -528,7 +530,7 @@ static int build_graph(struct ctf_reader *r, char *err, size_t errlen)
 		ok = params && bt_value_map_insert_empty_array_entry(params, "inputs", &arr) == BT_VALUE_MAP_INSERT_ENTRY_STATUS_OK &&
 		     bt_value_array_append_string_element(arr, walk_dirs[i]) == BT_VALUE_ARRAY_APPEND_ELEMENT_STATUS_OK &&
 		     bt_graph_add_source_component(r->graph, bt_plugin_borrow_source_component_class_by_name_const(ctf, "fs"),
-						   name, params, BT_LOGGING_LEVEL_WARNING, &src) == BT_GRAPH_ADD_COMPONENT_STATUS_OK;
+						   name, params, BT_LOGGING_LEVEL_ERROR, &src) == BT_GRAPH_ADD_COMPONENT_STATUS_OK;
 		bt_value_put_ref(params);
 		if (!ok)
 			goto bt_fail;
