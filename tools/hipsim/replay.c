@@ -97,7 +97,7 @@ static void note_position(struct replay *r, const struct hs_rev *ev)
 			snprintf(pos, sizeof(pos), "%s:%" PRIu64, r->t->path, ev->line);
 		else
 			snprintf(pos, sizeof(pos), "%s: event %" PRIu64, r->t->path, ev->index);
-		snprintf(msg, sizeof(msg), "trace event %" PRIu64 " (%s, %s): %s", ev->index, pos,
+		snprintf(msg, sizeof(msg), "trace event %" PRIu64 " (%.150s, %s): %.300s", ev->index, pos,
 			 hs_rev_kind_name(ev->kind), r->d.first_message);
 		memcpy(r->d.first_message, msg, sizeof(msg));
 	}
