@@ -28,3 +28,4 @@ tests_check_replay_CFLAGS = $(TEST_CFLAGS) $(JANSSON_CFLAGS) $(BABELTRACE2_CFLAG
 	-DHC_ABS_TOP_SRCDIR='"$(abs_top_srcdir)"'
 tests_check_replay_LDADD = $(CHECK_LIBS) $(JANSSON_LIBS) $(BABELTRACE2_LIBS)
 endif
+EXTRA_DIST += tests/readers.supp
