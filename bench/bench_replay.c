@@ -12,7 +12,8 @@
  *                           (the reader streams: it stays small although the
  *                           file is ~0.5 GB).
  * Full replay through the library on sim (csv_events_per_s) is one more
- * measure() with a consumer that calls replay_one(); it is added once
+ * measure() whose loop calls hs_replay_event() (replay.h) on an opened
+ * struct hs_replay; it is added once
  * hipsim links against the core.
  *
  * Usage: bench_replay [EVENTS]

@@ -21,7 +21,7 @@ EXTRA_DIST += tests/data/ctf-small/ust/uid/0/64-bit/metadata \
 if HAVE_CHECK
 check_PROGRAMS += tests/check_replay
 TESTS += tests/check_replay
-tests_check_replay_SOURCES = tests/check_replay.c tests/fake_hipcore.c \
+tests_check_replay_SOURCES = tests/check_replay.c tests/fake_hipcore.c tools/hipsim/replay.h \
 	tools/hipsim/replay.c tools/hipsim/compare.c tools/hipsim/driver.c tools/hipsim/report.c \
 	tools/hipsim/idmap.c tools/hipsim/read_rmm.c tools/hipsim/read_ctf.c tools/hipsim/read_trace.c
 tests_check_replay_CFLAGS = $(TEST_CFLAGS) $(JANSSON_CFLAGS) $(BABELTRACE2_CFLAGS) \
