@@ -607,6 +607,29 @@ START_TEST(ctf_two_traces_merged)
 }
 END_TEST
 
+/* A trace whose channel overflowed: what is there is read, the loss is reported. */
+START_TEST(ctf_discarded_events)
+{
+	char path[1100], err[700];
+	struct hs_trace *t = NULL;
+	struct hs_rev ev;
+	uint64_t kinds[HS_REV_KIND_COUNT] = { 0 };
+	int rc;
+
+	snprintf(path, sizeof(path), "%s/../ctf-discarded", ctf_fixture());
+	ck_assert_msg(hs_trace_open(path, NULL, &t, err, sizeof(err)) == 0, "%s", err);
+	while ((rc = hs_trace_next(t, &ev)) == 1)
+		kinds[ev.kind]++;
+	ck_assert_msg(rc == 0, "%s", hs_trace_error(t));
+	ck_assert_uint_eq(t->events, 1655);
+	ck_assert_uint_eq(kinds[HS_REV_STREAM_CREATE], 1);
+	ck_assert_uint_eq(kinds[HS_REV_ALLOC] + kinds[HS_REV_LAUNCH] + kinds[HS_REV_FREE], 1654);
+	ck_assert_msg(strstr(t->warning, "discarded 28346 event(s)"), "'%s'", t->warning);
+	ck_assert_msg(strstr(t->warning, "partial"), "'%s'", t->warning);
+	hs_trace_close(t);
+}
+END_TEST
+
 START_TEST(ctf_errors)
 {
 	char err[700], dir[600];
@@ -664,6 +687,7 @@ static Suite *readers_suite(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, ctf_small_trace);
 	tcase_add_test(tc, ctf_two_traces_merged);
+	tcase_add_test(tc, ctf_discarded_events);
 	tcase_add_test(tc, ctf_errors);
 	suite_add_tcase(s, tc);
 #endif

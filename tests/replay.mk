@@ -14,7 +14,13 @@ EXTRA_DIST += tests/data/ctf-small/ust/uid/0/64-bit/metadata \
 	tests/data/ctf-small/ust/uid/0/64-bit/ch_1 \
 	tests/data/ctf-small/ust/uid/0/64-bit/index/ch_0.idx \
 	tests/data/ctf-small/ust/uid/0/64-bit/index/ch_1.idx \
-	tests/data/ctf-small-src/README tests/data/ctf-small-src/app.c tests/data/ctf-small-src/hc_tp.h
+	tests/data/ctf-discarded/ust/uid/0/64-bit/metadata \
+	tests/data/ctf-discarded/ust/uid/0/64-bit/ch_0 \
+	tests/data/ctf-discarded/ust/uid/0/64-bit/ch_1 \
+	tests/data/ctf-discarded/ust/uid/0/64-bit/index/ch_0.idx \
+	tests/data/ctf-discarded/ust/uid/0/64-bit/index/ch_1.idx \
+	tests/data/ctf-small-src/README tests/data/ctf-small-src/app.c tests/data/ctf-small-src/hc_tp.h \
+	tests/data/ctf-small-src/loop.c
 
 # The replay engine and compare over tests/fake_hipcore.c, a stand-in for the
 # public API, until hipsim links against the core.
