@@ -428,6 +428,12 @@ START_TEST(detect_formats)
 	ck_assert_int_eq(hs_trace_open(p, "rmm", &t, err, sizeof(err)), 0);
 	hs_trace_close(t);
 
+	/* A byte-order mark before the header (spreadsheet exports) */
+	p = write_file("bom.csv", "\xef\xbb\xbf" HDR "1,0,allocate,0x10,16,s\n");
+	ck_assert_int_eq(hs_trace_open(p, "auto", &t, err, sizeof(err)), 0);
+	ck_assert_str_eq(t->format, "rmm");
+	hs_trace_close(t);
+
 	ck_assert_int_eq(hs_trace_open(p, "json", &t, err, sizeof(err)), -1);
 	ck_assert_ptr_nonnull(strstr(err, "unknown trace format 'json'"));
 

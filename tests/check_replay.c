@@ -220,9 +220,13 @@ START_TEST(replay_usage_errors)
 	ck_assert_int_eq(run(hipsim_replay_main, two), 2);
 	ck_assert_int_eq(run(hipsim_replay_main, pools), 2);
 	ck_assert_int_eq(run(hipsim_replay_main, num_bad), 2);
+	char cwd[1024];
+
 	write_file("x.csv", HDR);
+	ck_assert_ptr_nonnull(getcwd(cwd, sizeof(cwd)));
 	ck_assert_int_eq(chdir(tmpdir), 0);
 	ck_assert_int_eq(run(hipsim_replay_main, fmt), 2);
+	ck_assert_int_eq(chdir(cwd), 0);
 	ck_assert_msg(strstr(err_text, "unknown trace format 'xml'"), "%s", err_text);
 	snprintf(missing, sizeof(missing), "%s/absent.csv", tmpdir);
 	ck_assert_int_eq(run(hipsim_replay_main, absent), 2);
