@@ -13,8 +13,9 @@
  *
  * Event names and payload field names are in the tables just below: the
  * tracing side defines them, so they are adjusted here and nowhere else.
- * Fields are looked up by name, numbers may be signed or unsigned, extra
- * fields are ignored.
+ * Fields are looked up by name, once per event class (later events of the
+ * class use the member indexes found then); numbers may be signed or
+ * unsigned; extra fields are ignored.  Events of other names are skipped.
  */
 #include "config.h"
 
