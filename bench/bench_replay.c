@@ -6,14 +6,15 @@
  *   csv_parse_events_per_s  the RMM reader alone (events out of
  *                           hs_trace_next), peer: a plain fgets + strtok +
  *                           strtoull parser of the same file;
- * Rates are over the process's CPU time (CLOCK_PROCESS_CPUTIME_ID), so that
- * a machine shared with builds does not halve them; read(2)'s copy counts.
  *   max_rss_kib             the process's peak resident memory afterwards
  *                           (the reader streams: it stays small although the
  *                           file is ~0.5 GB).
+ * Rates are over the process's CPU time (CLOCK_PROCESS_CPUTIME_ID), so that
+ * a machine shared with builds does not halve them; read(2)'s copy counts.
+ *
  * Full replay through the library on sim (csv_events_per_s) is one more
- * measure() with a consumer that calls replay_one(); it is added once
- * hipsim links against the core.
+ * measure() whose loop calls hs_replay_event() (replay.h) on an opened
+ * struct hs_replay; it is added once hipsim links against the core.
  *
  * Usage: bench_replay [EVENTS]
  */

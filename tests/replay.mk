@@ -6,6 +6,32 @@ tests_check_readers_SOURCES = tests/check_readers.c \
 	tools/hipsim/replay_event.h tools/hipsim/idmap.h tools/hipsim/idmap.c \
 	tools/hipsim/read_rmm.h tools/hipsim/read_rmm.c \
 	tools/hipsim/read_ctf.h tools/hipsim/read_ctf.c tools/hipsim/read_trace.c
-tests_check_readers_CFLAGS = $(TEST_CFLAGS) $(BABELTRACE2_CFLAGS)
+tests_check_readers_CFLAGS = $(TEST_CFLAGS) $(BABELTRACE2_CFLAGS) -DHC_ABS_TOP_SRCDIR='"$(abs_top_srcdir)"'
 tests_check_readers_LDADD = $(CHECK_LIBS) $(BABELTRACE2_LIBS)
 endif
+EXTRA_DIST += tests/data/ctf-small/ust/uid/0/64-bit/metadata \
+	tests/data/ctf-small/ust/uid/0/64-bit/ch_0 \
+	tests/data/ctf-small/ust/uid/0/64-bit/ch_1 \
+	tests/data/ctf-small/ust/uid/0/64-bit/index/ch_0.idx \
+	tests/data/ctf-small/ust/uid/0/64-bit/index/ch_1.idx \
+	tests/data/ctf-discarded/ust/uid/0/64-bit/metadata \
+	tests/data/ctf-discarded/ust/uid/0/64-bit/ch_0 \
+	tests/data/ctf-discarded/ust/uid/0/64-bit/ch_1 \
+	tests/data/ctf-discarded/ust/uid/0/64-bit/index/ch_0.idx \
+	tests/data/ctf-discarded/ust/uid/0/64-bit/index/ch_1.idx \
+	tests/data/ctf-small-src/README tests/data/ctf-small-src/app.c tests/data/ctf-small-src/hc_tp.h \
+	tests/data/ctf-small-src/loop.c
+
+# The replay engine and compare over tests/fake_hipcore.c, a stand-in for the
+# public API, until hipsim links against the core.
+if HAVE_CHECK
+check_PROGRAMS += tests/check_replay
+TESTS += tests/check_replay
+tests_check_replay_SOURCES = tests/check_replay.c tests/fake_hipcore.c tools/hipsim/replay.h \
+	tools/hipsim/replay.c tools/hipsim/compare.c tools/hipsim/driver.c tools/hipsim/report.c \
+	tools/hipsim/idmap.c tools/hipsim/read_rmm.c tools/hipsim/read_ctf.c tools/hipsim/read_trace.c
+tests_check_replay_CFLAGS = $(TEST_CFLAGS) $(JANSSON_CFLAGS) $(BABELTRACE2_CFLAGS) \
+	-DHC_ABS_TOP_SRCDIR='"$(abs_top_srcdir)"'
+tests_check_replay_LDADD = $(CHECK_LIBS) $(JANSSON_LIBS) $(BABELTRACE2_LIBS)
+endif
+EXTRA_DIST += tests/readers.supp

@@ -17,6 +17,7 @@ tools_hipsim_hipsim_SOURCES = \
 	tools/hipsim/read_ctf.h \
 	tools/hipsim/read_ctf.c \
 	tools/hipsim/read_trace.c \
+	tools/hipsim/replay.h \
 	tools/hipsim/replay.c \
 	tools/hipsim/compare.c
 tools_hipsim_hipsim_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS) $(BABELTRACE2_CFLAGS)

@@ -13,8 +13,9 @@
  *
  * Event names and payload field names are in the tables just below: the
  * tracing side defines them, so they are adjusted here and nowhere else.
- * Fields are looked up by name, numbers may be signed or unsigned, extra
- * fields are ignored.
+ * Fields are looked up by name, once per event class (later events of the
+ * class use the member indexes found then); numbers may be signed or
+ * unsigned; extra fields are ignored.  Events of other names are skipped.
  */
 #include "config.h"
 
@@ -54,20 +55,34 @@ static const char *const f_duration[] = { "duration_ns", "duration", NULL };
 static const char *const f_info[] = { "info_words", "info_size", NULL };
 static const char *const f_graph[] = { "graph_id", "graph", NULL };
 static const char *const f_status[] = { "status", NULL };
-/* Launch bindings: an array named "bindings" of structures with these members,
- * or parallel arrays "binding_buffer", "binding_offset", ... */
-static const char *const f_bindings = "bindings";
-static const char *const f_bind_parallel_prefix = "binding_";
+/* Launch bindings: an array named "bindings" of structures with members
+ * named as above plus "access", or parallel arrays named as below. */
+static const char *const f_bindings[] = { "bindings", NULL };
+static const char *const f_bind_buffer[] = { "binding_buffer", NULL };
+static const char *const f_bind_offset[] = { "binding_offset", NULL };
+static const char *const f_bind_size[] = { "binding_size", NULL };
+static const char *const f_bind_access[] = { "binding_access", NULL };
 /* An alloc whose status is not 0 (HC_OK) failed when recorded. */
+
+enum ctf_role {
+	R_STREAM, R_BUFFER, R_SIZE, R_OFFSET, R_PROPERTY, R_DURATION, R_INFO, R_GRAPH, R_STATUS,
+	R_BINDINGS, R_BIND_BUFFER, R_BIND_OFFSET, R_BIND_SIZE, R_BIND_ACCESS, R_COUNT
+};
+
+static const char *const *const role_names[R_COUNT] = {
+	[R_STREAM] = f_stream,		 [R_BUFFER] = f_buffer,		  [R_SIZE] = f_size,
+	[R_OFFSET] = f_offset,		 [R_PROPERTY] = f_property,	  [R_DURATION] = f_duration,
+	[R_INFO] = f_info,		 [R_GRAPH] = f_graph,		  [R_STATUS] = f_status,
+	[R_BINDINGS] = f_bindings,	 [R_BIND_BUFFER] = f_bind_buffer, [R_BIND_OFFSET] = f_bind_offset,
+	[R_BIND_SIZE] = f_bind_size,	 [R_BIND_ACCESS] = f_bind_access,
+};
 
 #ifndef HIPCORE_WITH_BABELTRACE2
 
 int hs_ctf_open(const char *path, struct hs_trace **out, char *err, size_t errlen)
 {
 	(void)out;
-	(void)ctf_events, (void)f_stream, (void)f_buffer, (void)f_size, (void)f_offset;
-	(void)f_property, (void)f_duration, (void)f_info, (void)f_graph, (void)f_status;
-	(void)f_bindings, (void)f_bind_parallel_prefix;
+	(void)ctf_events, (void)role_names;
 	snprintf(err, errlen, "%s: CTF reading is not built in (configure found no babeltrace2)", path);
 	return -1;
 }
@@ -85,6 +100,13 @@ int hs_ctf_open(const char *path, struct hs_trace **out, char *err, size_t errle
 
 #include "tools/hipsim/idmap.h"
 
+/* What an event class becomes, resolved once: payload member index per role. */
+struct ctf_class {
+	int replayed;
+	enum hs_rev_kind kind;
+	int64_t idx[R_COUNT]; /* -1: absent */
+};
+
 struct ctf_reader {
 	struct hs_trace base;
 	char *path;
@@ -96,7 +118,9 @@ struct ctf_reader {
 
 	struct hs_idmap streams; /* trace stream id -> dense index */
 	uint32_t nstreams;
-	struct hs_idmap classes; /* event class address -> kind + 1, or 0 if ignored */
+	struct hs_idmap classes; /* event class address -> index in cls */
+	struct ctf_class *cls;
+	size_t ncls, capcls;
 	uint64_t messages, discarded, ignored;
 };
 
@@ -119,12 +143,14 @@ static void set_error(struct ctf_reader *r, const char *fmt, ...)
 static void bt_message_of_error(char *buf, size_t len)
 {
 	const bt_error *e = bt_current_thread_take_error();
+	uint64_t n;
 
 	if (!e) {
 		snprintf(buf, len, "babeltrace2 failed");
 		return;
 	}
-	if (bt_error_get_cause_count(e) > 0)
+	n = bt_error_get_cause_count(e);
+	if (n > 0) /* the plugin's own words; later causes are the graph's */
 		snprintf(buf, len, "%s", bt_error_cause_get_message(bt_error_borrow_cause_by_index(e, 0)));
 	else
 		snprintf(buf, len, "babeltrace2 failed");
@@ -175,11 +201,15 @@ static int is_array(const bt_field *f)
 	return f && bt_field_class_type_is(bt_field_get_class_type(f), BT_FIELD_CLASS_TYPE_ARRAY);
 }
 
-static int decode_bindings(struct ctf_reader *r, const bt_field *payload, struct hs_rev *ev)
+static const bt_field *by_index(const bt_field *payload, int64_t idx)
 {
-	static const char *const parts[4] = { "buffer", "offset", "size", "access" };
-	const bt_field *arr = member(payload, f_bindings), *par[4];
-	char name[64];
+	return idx < 0 ? NULL : bt_field_structure_borrow_member_field_by_index_const(payload, (uint64_t)idx);
+}
+
+static int decode_bindings(struct ctf_reader *r, const struct ctf_class *c, const bt_field *payload,
+			   struct hs_rev *ev)
+{
+	const bt_field *arr = by_index(payload, c->idx[R_BINDINGS]), *par[4];
 	uint64_t n = 0;
 
 	ev->n_bindings = 0;
@@ -204,8 +234,7 @@ static int decode_bindings(struct ctf_reader *r, const bt_field *payload, struct
 		return 0;
 	}
 	for (int k = 0; k < 4; k++) {
-		snprintf(name, sizeof(name), "%s%s", f_bind_parallel_prefix, parts[k]);
-		par[k] = member(payload, name);
+		par[k] = by_index(payload, c->idx[R_BIND_BUFFER + k]);
 		if (par[k] && !is_array(par[k]))
 			par[k] = NULL;
 	}
@@ -250,40 +279,75 @@ static struct hs_rev *push(struct ctf_reader *r)
 	return &r->queue[(r->qhead + r->qlen++) % r->qcap];
 }
 
-static int kind_of(struct ctf_reader *r, const bt_event_class *ec, enum hs_rev_kind *kind)
+/* The member of @fc named by the first of @names present, or -1. */
+static int64_t member_index(const bt_field_class *fc, const char *const *names)
 {
-	uint64_t v;
-	const char *name;
+	uint64_t n = bt_field_class_structure_get_member_count(fc);
 
-	if (!hs_idmap_get(&r->classes, (uint64_t)(uintptr_t)ec, &v)) {
-		v = 0;
-		name = bt_event_class_get_name(ec);
-		for (size_t i = 0; name && i < sizeof(ctf_events) / sizeof(ctf_events[0]); i++)
-			if (strcmp(name, ctf_events[i].name) == 0)
-				v = (uint64_t)ctf_events[i].kind + 1;
-		hs_idmap_put(&r->classes, (uint64_t)(uintptr_t)ec, v);
+	for (; *names; names++)
+		for (uint64_t i = 0; i < n; i++)
+			if (strcmp(bt_field_class_structure_member_get_name(
+					   bt_field_class_structure_borrow_member_by_index_const(fc, i)),
+				   *names) == 0)
+				return (int64_t)i;
+	return -1;
+}
+
+/* The class's resolved description, made at its first event; NULL: no memory. */
+static const struct ctf_class *class_of(struct ctf_reader *r, const bt_event_class *ec)
+{
+	const bt_field_class *fc;
+	struct ctf_class *c;
+	const char *name;
+	uint64_t v;
+
+	if (hs_idmap_get(&r->classes, (uint64_t)(uintptr_t)ec, &v))
+		return &r->cls[v];
+	if (r->ncls == r->capcls) {
+		size_t cap = r->capcls ? r->capcls * 2 : 16;
+		struct ctf_class *n = realloc(r->cls, cap * sizeof(*n));
+
+		if (!n)
+			return NULL;
+		r->cls = n;
+		r->capcls = cap;
 	}
-	if (!v)
-		return 0;
-	*kind = (enum hs_rev_kind)(v - 1);
-	return 1;
+	c = &r->cls[r->ncls];
+	memset(c, 0, sizeof(*c));
+	name = bt_event_class_get_name(ec);
+	for (size_t i = 0; name && i < sizeof(ctf_events) / sizeof(ctf_events[0]); i++)
+		if (strcmp(name, ctf_events[i].name) == 0) {
+			c->replayed = 1;
+			c->kind = ctf_events[i].kind;
+		}
+	fc = bt_event_class_borrow_payload_field_class_const(ec);
+	for (int k = 0; k < R_COUNT; k++)
+		c->idx[k] = fc && bt_field_class_get_type(fc) == BT_FIELD_CLASS_TYPE_STRUCTURE
+				    ? member_index(fc, role_names[k])
+				    : -1;
+	if (hs_idmap_put(&r->classes, (uint64_t)(uintptr_t)ec, r->ncls) != 0)
+		return NULL;
+	return &r->cls[r->ncls++];
 }
 
 static int convert_event(struct ctf_reader *r, const bt_message *m)
 {
 	const bt_event *e = bt_message_event_borrow_event_const(m);
 	const bt_field *payload = bt_event_borrow_payload_field_const(e);
+	const struct ctf_class *c = class_of(r, bt_event_borrow_class_const(e));
 	enum hs_rev_kind kind;
 	struct hs_rev ev;
 	uint64_t sid = 0, v, status = 0;
 	int has_stream;
 
-	if (!kind_of(r, bt_event_borrow_class_const(e), &kind)) {
+	if (!c)
+		goto oom;
+	if (!c->replayed) {
 		r->ignored++;
 		return 0;
 	}
+	kind = c->kind;
 	memset(&ev, 0, offsetof(struct hs_rev, bindings));
-	ev.line = 0;
 	ev.kind = kind;
 	if (bt_message_event_borrow_stream_class_default_clock_class_const(m)) {
 		int64_t ns;
@@ -293,19 +357,19 @@ static int convert_event(struct ctf_reader *r, const bt_message *m)
 		    ns > 0)
 			ev.time_ns = (uint64_t)ns;
 	}
-	has_stream = get_u64(payload, f_stream, &sid);
-	get_u64(payload, f_buffer, &ev.buffer);
-	get_u64(payload, f_size, &ev.size);
-	get_u64(payload, f_offset, &ev.offset);
-	if (get_u64(payload, f_property, &v))
+	has_stream = field_u64(by_index(payload, c->idx[R_STREAM]), &sid);
+	field_u64(by_index(payload, c->idx[R_BUFFER]), &ev.buffer);
+	field_u64(by_index(payload, c->idx[R_SIZE]), &ev.size);
+	field_u64(by_index(payload, c->idx[R_OFFSET]), &ev.offset);
+	if (field_u64(by_index(payload, c->idx[R_PROPERTY]), &v))
 		ev.property = (uint32_t)v;
-	get_u64(payload, f_duration, &ev.duration_ns);
-	if (get_u64(payload, f_info, &v))
+	field_u64(by_index(payload, c->idx[R_DURATION]), &ev.duration_ns);
+	if (field_u64(by_index(payload, c->idx[R_INFO]), &v))
 		ev.info_words = (uint32_t)v;
-	get_u64(payload, f_graph, &ev.graph);
-	if (kind == HS_REV_ALLOC && get_u64(payload, f_status, &status) && status != 0)
+	field_u64(by_index(payload, c->idx[R_GRAPH]), &ev.graph);
+	if (kind == HS_REV_ALLOC && field_u64(by_index(payload, c->idx[R_STATUS]), &status) && status != 0)
 		ev.kind = HS_REV_ALLOC_FAILURE;
-	if (kind == HS_REV_LAUNCH && decode_bindings(r, payload, &ev) != 0)
+	if (kind == HS_REV_LAUNCH && decode_bindings(r, c, payload, &ev) != 0)
 		return -1;
 	ev.stream_id = sid;
 	if (has_stream) {
@@ -314,15 +378,15 @@ static int convert_event(struct ctf_reader *r, const bt_message *m)
 			if (hs_idmap_put(&r->streams, sid, v) != 0)
 				goto oom;
 			if (kind != HS_REV_STREAM_CREATE) { /* announce it first */
-				struct hs_rev *c = push(r);
+				struct hs_rev *sc = push(r);
 
-				if (!c)
+				if (!sc)
 					goto oom;
-				memset(c, 0, offsetof(struct hs_rev, bindings));
-				c->kind = HS_REV_STREAM_CREATE;
-				c->stream = (uint32_t)v;
-				c->stream_id = sid;
-				c->time_ns = ev.time_ns;
+				memset(sc, 0, offsetof(struct hs_rev, bindings));
+				sc->kind = HS_REV_STREAM_CREATE;
+				sc->stream = (uint32_t)v;
+				sc->stream_id = sid;
+				sc->time_ns = ev.time_ns;
 			}
 		} else if (kind == HS_REV_STREAM_CREATE) {
 			return 0; /* already announced */
@@ -450,6 +514,7 @@ static void ctf_close(struct hs_trace *t)
 	free(r->queue);
 	hs_idmap_free(&r->streams);
 	hs_idmap_free(&r->classes);
+	free(r->cls);
 	free(r->path);
 	free(r);
 }
@@ -516,7 +581,7 @@ static int build_graph(struct ctf_reader *r, char *err, size_t errlen)
 	if (!r->graph)
 		goto bt_fail;
 	if (bt_graph_add_filter_component(r->graph, bt_plugin_borrow_filter_component_class_by_name_const(utils, "muxer"),
-					  "mux", NULL, BT_LOGGING_LEVEL_WARNING, &mux) != BT_GRAPH_ADD_COMPONENT_STATUS_OK)
+					  "mux", NULL, BT_LOGGING_LEVEL_ERROR, &mux) != BT_GRAPH_ADD_COMPONENT_STATUS_OK)
 		goto bt_fail;
 	for (size_t i = 0; i < walk_n; i++) {
 		const bt_component_source *src = NULL;
@@ -528,7 +593,7 @@ static int build_graph(struct ctf_reader *r, char *err, size_t errlen)
 		ok = params && bt_value_map_insert_empty_array_entry(params, "inputs", &arr) == BT_VALUE_MAP_INSERT_ENTRY_STATUS_OK &&
 		     bt_value_array_append_string_element(arr, walk_dirs[i]) == BT_VALUE_ARRAY_APPEND_ELEMENT_STATUS_OK &&
 		     bt_graph_add_source_component(r->graph, bt_plugin_borrow_source_component_class_by_name_const(ctf, "fs"),
-						   name, params, BT_LOGGING_LEVEL_WARNING, &src) == BT_GRAPH_ADD_COMPONENT_STATUS_OK;
+						   name, params, BT_LOGGING_LEVEL_ERROR, &src) == BT_GRAPH_ADD_COMPONENT_STATUS_OK;
 		bt_value_put_ref(params);
 		if (!ok)
 			goto bt_fail;

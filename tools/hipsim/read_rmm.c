@@ -295,7 +295,11 @@ int hs_rmm_is_header(const char *line)
 {
 	uint8_t role[RMM_MAX_COLS];
 	unsigned ncols;
-	size_t n = strcspn(line, "\n");
+	size_t n;
+
+	if (strncmp(line, "\xef\xbb\xbf", 3) == 0) /* a UTF-8 byte-order mark */
+		line += 3;
+	n = strcspn(line, "\n");
 
 	return parse_header(line, n, role, &ncols) == ALL_COLS;
 }
@@ -604,6 +608,8 @@ int hs_rmm_open(const char *path, struct hs_trace **out, char *err, size_t errle
 		snprintf(err, errlen, "%s:1: empty file (no header)", path);
 		goto err;
 	}
+	if (len >= 3 && memcmp(line, "\xef\xbb\xbf", 3) == 0) /* a UTF-8 byte-order mark */
+		line += 3, len -= 3;
 	found = parse_header(line, len, r->role, &r->ncols);
 	if (found != ALL_COLS) {
 		char miss[96] = "";

@@ -5,7 +5,8 @@
  *   - A first line naming the columns.  Thread, Time, Action, Pointer, Size
  *     and Stream must appear, in any order and any letter case; other columns
  *     are ignored.  Fields are separated by ',' and not quoted; a trailing
- *     '\r' is dropped; blank lines are skipped.
+ *     '\r' is dropped; blank lines are skipped; a UTF-8 byte-order mark
+ *     before the header is skipped.
  *   - Action: "allocate", "free" or "deallocate", "allocate failure".
  *   - Pointer: hex with 0x/0X, decimal, or "(nil)"/"nullptr"/empty for null
  *     (RMM logs allocate failures with a null pointer).
@@ -24,7 +25,7 @@
  * Errors name FILE:LINE: a line with fewer fields than the header (truncated
  * line), unknown action, non-numeric pointer/size/time, a negative or
  * overflowing size, free of a pointer that is not live, allocate of a pointer
- * already live, empty file, missing header columns, a line over 64 KiB.
+ * already live, empty file, missing header columns, a line over 1 MiB.
  */
 #ifndef HIPSIM_READ_RMM_H
 #define HIPSIM_READ_RMM_H

@@ -27,6 +27,7 @@
 #include "tools/hipsim/driver.h"
 #include "tools/hipsim/hipsim.h"
 #include "tools/hipsim/idmap.h"
+#include "tools/hipsim/replay.h"
 #include "tools/hipsim/replay_event.h"
 
 #define REPLAY_SCRATCH (64u << 20)
@@ -36,15 +37,6 @@
 static uint8_t scratch[REPLAY_SCRATCH];
 static const uint64_t info_zero[REPLAY_MAX_INFO];
 
-struct replay {
-	struct hs_driver d;
-	struct hs_trace *t;
-	struct hs_idmap buffers; /* trace buffer id -> hc_buffer id */
-	struct hs_idmap graphs;	 /* trace graph id -> hc_graph id */
-	hc_kernel kernel;
-	uint64_t failures_seen;
-	uint64_t alloc_failures_reproduced, alloc_failures_not_reproduced;
-};
 
 static void replay_usage(FILE *out)
 {
@@ -86,7 +78,7 @@ static int parse_u64(const char *s, uint64_t *out)
 }
 
 /* After a driver event: if it was the first failure, say where in the trace. */
-static void note_position(struct replay *r, const struct hs_rev *ev)
+static void note_position(struct hs_replay *r, const struct hs_rev *ev)
 {
 	char pos[160], msg[sizeof(r->d.first_message)];
 
@@ -94,10 +86,10 @@ static void note_position(struct replay *r, const struct hs_rev *ev)
 		return;
 	if (r->failures_seen == 0) {
 		if (ev->line)
-			snprintf(pos, sizeof(pos), "%s:%" PRIu64, r->t->path, ev->line);
+			snprintf(pos, sizeof(pos), "%s:%" PRIu64, r->trace_path, ev->line);
 		else
-			snprintf(pos, sizeof(pos), "%s: event %" PRIu64, r->t->path, ev->index);
-		snprintf(msg, sizeof(msg), "trace event %" PRIu64 " (%s, %s): %s", ev->index, pos,
+			snprintf(pos, sizeof(pos), "%s: event %" PRIu64, r->trace_path, ev->index);
+		snprintf(msg, sizeof(msg), "trace event %" PRIu64 " (%.150s, %s): %.300s", ev->index, pos,
 			 hs_rev_kind_name(ev->kind), r->d.first_message);
 		memcpy(r->d.first_message, msg, sizeof(msg));
 	}
@@ -105,7 +97,7 @@ static void note_position(struct replay *r, const struct hs_rev *ev)
 }
 
 /* A failure that the trace, not the library, caused. */
-static void trace_fail(struct replay *r, const struct hs_rev *ev, const char *fmt, uint64_t v)
+static void trace_fail(struct hs_replay *r, const struct hs_rev *ev, const char *fmt, uint64_t v)
 {
 	r->d.events++;
 	r->d.failures++;
@@ -117,7 +109,7 @@ static void trace_fail(struct replay *r, const struct hs_rev *ev, const char *fm
 	note_position(r, ev);
 }
 
-static int get_buffer(struct replay *r, const struct hs_rev *ev, uint64_t id, hc_buffer *b)
+static int get_buffer(struct hs_replay *r, const struct hs_rev *ev, uint64_t id, hc_buffer *b)
 {
 	if (!hs_idmap_get(&r->buffers, id, &b->id)) {
 		trace_fail(r, ev, "buffer %" PRIu64 " is not live in the replay", id);
@@ -126,7 +118,7 @@ static int get_buffer(struct replay *r, const struct hs_rev *ev, uint64_t id, hc
 	return 0;
 }
 
-static void do_launch(struct replay *r, const struct hs_rev *ev, hc_stream s)
+static void do_launch(struct hs_replay *r, const struct hs_rev *ev, hc_stream s)
 {
 	hc_binding bind[HS_REV_MAX_BINDINGS];
 	hc_launch_desc l = { .grid = { 64, 1, 1 }, .block = { 256, 1, 1 } };
@@ -152,7 +144,7 @@ static void do_launch(struct replay *r, const struct hs_rev *ev, hc_stream s)
 	hs_event(&r->d, hc_launch(s, &l), "launch");
 }
 
-static void replay_one(struct replay *r, const struct hs_rev *ev)
+void hs_replay_event(struct hs_replay *r, const struct hs_rev *ev)
 {
 	struct hs_driver *d = &r->d;
 	hc_stream s = { 0 };
@@ -260,6 +252,36 @@ static void replay_one(struct replay *r, const struct hs_rev *ev)
 	note_position(r, ev);
 }
 
+int hs_replay_open(struct hs_replay *r, const struct hs_options *opt, const hc_policy *policy,
+		   const char *trace_path)
+{
+	hc_status rc;
+
+	memset(r, 0, sizeof(*r));
+	r->trace_path = trace_path;
+	hs_idmap_init(&r->buffers);
+	hs_idmap_init(&r->graphs);
+	if (hs_driver_open(&r->d, opt) != 0)
+		return -1;
+	if (policy && (rc = hc_device_set_policy(r->d.dev, policy)) != HC_OK) {
+		hc_error_info e;
+
+		hc_last_error(&e);
+		fprintf(stderr, "hipsim replay: cannot set the policy: %s: %s\n", hc_status_str(rc), e.message);
+		hs_driver_close(&r->d);
+		return -1;
+	}
+	return 0;
+}
+
+void hs_replay_close(struct hs_replay *r)
+{
+	/* Buffers and graphs still live are closed with the device. */
+	hs_driver_close(&r->d);
+	hs_idmap_free(&r->buffers);
+	hs_idmap_free(&r->graphs);
+}
+
 int hipsim_replay_main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -275,7 +297,8 @@ int hipsim_replay_main(int argc, char **argv)
 	hc_policy pol = { 0, 0, 0 };
 	bool set_policy = false, progress;
 	const char *format = "auto", *path;
-	struct replay *r;
+	struct hs_replay *r;
+	struct hs_trace *t = NULL;
 	struct hs_report rep;
 	struct hs_rev *ev;
 	char err[700];
@@ -330,7 +353,7 @@ int hipsim_replay_main(int argc, char **argv)
 	}
 	path = argv[optind];
 
-	r = calloc(1, sizeof(*r));
+	r = malloc(sizeof(*r));
 	ev = malloc(sizeof(*ev));
 	if (!r || !ev) {
 		free(r);
@@ -338,30 +361,21 @@ int hipsim_replay_main(int argc, char **argv)
 		fprintf(stderr, "hipsim replay: out of memory\n");
 		return HIPSIM_EXIT_USAGE;
 	}
-	hs_idmap_init(&r->buffers);
-	hs_idmap_init(&r->graphs);
 	status = HIPSIM_EXIT_USAGE;
-	if (hs_trace_open(path, format, &r->t, err, sizeof(err)) != 0) {
+	if (hs_trace_open(path, format, &t, err, sizeof(err)) != 0) {
 		fprintf(stderr, "hipsim replay: %s\n", err);
 		goto out_free;
 	}
-	if (hs_driver_open(&r->d, &opt) != 0)
+	if (hs_replay_open(r, &opt, set_policy ? &pol : NULL, path) != 0)
 		goto out_trace;
-	if (set_policy && (rc = hc_device_set_policy(r->d.dev, &pol)) != HC_OK) {
-		hc_error_info e;
-
-		hc_last_error(&e);
-		fprintf(stderr, "hipsim replay: cannot set the policy: %s: %s\n", hc_status_str(rc), e.message);
-		goto out_driver;
-	}
 
 	progress = isatty(STDERR_FILENO);
-	while ((rc = hs_trace_next(r->t, ev)) == 1) {
-		replay_one(r, ev);
-		if (progress && (r->t->events % REPLAY_PROGRESS_EVERY) == 0)
-			fprintf(stderr, "\rhipsim replay: %" PRIu64 " events", r->t->events);
+	while ((rc = hs_trace_next(t, ev)) == 1) {
+		hs_replay_event(r, ev);
+		if (progress && (t->events % REPLAY_PROGRESS_EVERY) == 0)
+			fprintf(stderr, "\rhipsim replay: %" PRIu64 " events", t->events);
 	}
-	if (progress && r->t->events >= REPLAY_PROGRESS_EVERY)
+	if (progress && t->events >= REPLAY_PROGRESS_EVERY)
 		fputc('\n', stderr);
 
 	hs_driver_report(&r->d, path, &rep);
@@ -369,11 +383,11 @@ int hipsim_replay_main(int argc, char **argv)
 	if (rc < 0) {
 		fprintf(stderr, "hipsim replay: %s\nhipsim replay: the trace is partial: %" PRIu64
 				" events replayed before the error\n",
-			hs_trace_error(r->t), r->t->events);
+			hs_trace_error(t), t->events);
 		status = HIPSIM_EXIT_USAGE;
 	}
-	if (r->t->warning[0])
-		fprintf(stderr, "hipsim replay: warning: %s\n", r->t->warning);
+	if (t->warning[0])
+		fprintf(stderr, "hipsim replay: warning: %s\n", t->warning);
 	if (r->alloc_failures_reproduced || r->alloc_failures_not_reproduced)
 		fprintf(stderr,
 			"hipsim replay: allocations that failed when recorded: %" PRIu64
@@ -385,15 +399,10 @@ int hipsim_replay_main(int argc, char **argv)
 		hs_report_json(stdout, &rep);
 	else
 		hs_report_text(stdout, &rep);
-
-out_driver:
-	/* Buffers and graphs still live are closed with the device. */
-	hs_driver_close(&r->d);
+	hs_replay_close(r);
 out_trace:
-	hs_trace_close(r->t);
+	hs_trace_close(t);
 out_free:
-	hs_idmap_free(&r->buffers);
-	hs_idmap_free(&r->graphs);
 	free(ev);
 	free(r);
 	return status;

@@ -62,11 +62,12 @@ struct hs_rev {
 	uint64_t duration_ns;
 	uint64_t graph;	     /* trace graph id */
 	uint32_t info_words; /* launch: words of kernel info */
-	uint32_t n_bindings;
-	struct hs_rev_binding bindings[HS_REV_MAX_BINDINGS];
 	/* Source position: line for text traces (1-based), 0 otherwise. */
 	uint64_t line;
 	uint64_t index; /* 0-based index of the event in the trace */
+	uint32_t n_bindings;
+	/* Last, so that readers copy only the first n_bindings. */
+	struct hs_rev_binding bindings[HS_REV_MAX_BINDINGS];
 };
 
 /* Name of an event kind ("alloc", "graph_end", ...). */

@@ -95,6 +95,8 @@ int hs_report_json(FILE *out, const struct hs_report *r)
 	json_object_set_new(o, "first_failing_event",
 			    r->first_failing_event >= 0 ? json_integer(r->first_failing_event)
 							: json_null());
+	json_object_set_new(o, "first_failure",
+			    r->first_failing_event >= 0 ? json_string(r->first_failure) : json_null());
 	json_object_set_new(o, "predicted_ns", json_integer((json_int_t)r->predicted_ns));
 	json_object_set_new(o, "replay_wall_ns", json_integer((json_int_t)r->replay_wall_ns));
 	json_object_set_new(o, "replay_events_per_s", json_real(r->replay_events_per_s));

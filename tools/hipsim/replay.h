@@ -1,0 +1,41 @@
+/*
+ * replay.h - the replay engine: replay events (replay_event.h) into public
+ * API calls through the driver's scorekeeping (driver.h).
+ *
+ * `hipsim replay` is this engine in a loop over a trace reader; a benchmark
+ * or test can feed it events directly the same way.
+ */
+#ifndef HIPSIM_REPLAY_H
+#define HIPSIM_REPLAY_H
+
+#include "hipcore/hipcore.h"
+#include "tools/hipsim/driver.h"
+#include "tools/hipsim/idmap.h"
+#include "tools/hipsim/replay_event.h"
+
+struct hs_replay {
+	struct hs_driver d;
+	const char *trace_path;	 /* names positions in messages */
+	struct hs_idmap buffers; /* trace buffer id -> hc_buffer id */
+	struct hs_idmap graphs;	 /* trace graph id -> hc_graph id */
+	hc_kernel kernel;	 /* loaded at the first launch */
+	uint64_t failures_seen;
+	uint64_t alloc_failures_reproduced, alloc_failures_not_reproduced;
+};
+
+/**
+ * hs_replay_open() - open the device and get ready to replay.
+ * @policy: NULL, or policies to set with hc_device_set_policy().
+ * @trace_path: the trace's name, for messages (kept, not copied).
+ * Context: one thread.
+ * Return: 0, or -1 with a message on stderr (device or policy refused).
+ */
+int hs_replay_open(struct hs_replay *r, const struct hs_options *opt, const hc_policy *policy,
+		   const char *trace_path);
+/* Replays one event; failures are recorded in r->d (first one named with its
+ * trace position), never returned. */
+void hs_replay_event(struct hs_replay *r, const struct hs_rev *ev);
+/* Closes the device (with what the trace left live) and frees the maps. */
+void hs_replay_close(struct hs_replay *r);
+
+#endif /* HIPSIM_REPLAY_H */
