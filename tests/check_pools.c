@@ -956,6 +956,25 @@ START_TEST(bad_arguments)
 	ck_assert_int_eq(hc_layout_custom(NULL, 1, &l), HC_ERR_INVALID);
 	ck_assert_int_eq(hc_mm_cleanup(NULL, true), HC_ERR_INVALID);
 	ck_assert_int_eq(hc_mm_install(NULL, NULL), HC_ERR_INVALID);
+	{
+		hc_memory_usage u = { 1, 2, 3, 4 };
+		struct reports rs = { .n = 0 };
+		struct hc_slice_ref *kept;
+		size_t n;
+
+		hc_mm_usage(NULL, &u);
+		ck_assert_uint_eq(u.number_allocs + u.bytes_in_use + u.bytes_padding +
+					  u.bytes_reserved, 0);
+		hc_mm_report(NULL, collect, &rs);
+		ck_assert_uint_eq(rs.n, 0);
+		hc_mm_mode_push_persistent(NULL);
+		hc_mm_mode_pop(NULL);
+		hc_mm_capture_begin(NULL);
+		hc_mm_capture_priming_end(NULL);
+		ck_assert(!hc_mm_persistent(NULL));
+		ck_assert(!hc_mm_capture_active(NULL));
+		ck_assert_int_eq(hc_mm_capture_end(NULL, &kept, &n), HC_ERR_INVALID);
+	}
 	fake_done();
 }
 END_TEST
