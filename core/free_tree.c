@@ -196,3 +196,28 @@ void hc_tree_refresh(struct hc_tree *t, struct hc_tnode *x)
 {
 	refresh_at(t->root, x);
 }
+
+static struct hc_tnode *replace_at(struct hc_tnode *n, struct hc_tnode *old, struct hc_tnode *nw)
+{
+	if (n == old) {
+		nw->l = old->l;
+		nw->r = old->r;
+		nw->prio = old->prio;
+		old->l = old->r = NULL;
+		pull(nw);
+		return nw;
+	}
+	if (key_cmp(old->k1, old->k2, n) < 0)
+		n->l = replace_at(n->l, old, nw);
+	else
+		n->r = replace_at(n->r, old, nw);
+	pull(n);
+	return n;
+}
+
+/* Puts @nw where @old is: @nw's key must sort where @old's does (between
+ * @old's neighbours).  One descent, no rotation. */
+void hc_tree_replace(struct hc_tree *t, struct hc_tnode *old, struct hc_tnode *nw)
+{
+	t->root = replace_at(t->root, old, nw);
+}

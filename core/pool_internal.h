@@ -33,6 +33,7 @@ struct hc_tnode *hc_tree_first_fit(const struct hc_tree *t, uint64_t need);
 struct hc_tnode *hc_tree_lower_bound(const struct hc_tree *t, uint64_t k1, uint64_t k2);
 struct hc_tnode *hc_tree_first(const struct hc_tree *t);
 void hc_tree_refresh(struct hc_tree *t, struct hc_tnode *x);
+void hc_tree_replace(struct hc_tree *t, struct hc_tnode *old, struct hc_tnode *nw);
 
 struct hc_pool;
 struct hc_page;

@@ -144,11 +144,37 @@ struct hc_slice *hc_sliced_try_reserve(struct hc_pool *p, uint64_t size)
 	if (!n)
 		return NULL;
 	s = SLICE_OF(n);
-	free_remove(p, s);
-	if (carve(p, s, size, eff) != HC_OK) {
-		free_insert(p, s);
-		return NULL;
+	if (s->size > eff) {
+		/* The remainder sorts exactly where @s did: take its tree slot. */
+		struct hc_slice *r = hc_mm_slice_new(p->mm);
+
+		if (!r)
+			return NULL;
+		r->pool = p;
+		r->page = s->page;
+		r->offset = s->offset + eff;
+		r->addr = s->page->addr + r->offset;
+		r->size = s->size - eff;
+		r->prev = s;
+		r->next = s->next;
+		if (s->next)
+			s->next->prev = r;
+		s->next = r;
+		r->node.k1 = r->page->seq;
+		r->node.k2 = r->offset;
+		r->node.val = r->size;
+		hc_tree_replace(&p->free_runs, &s->node, &r->node);
+		r->in_tree = true;
+		s->in_tree = false;
+		s->size = size;
+		s->padding = eff - size;
+		hc_pool_mark_used(p, s, size);
+		return s;
 	}
+	free_remove(p, s);
+	s->size = size;
+	s->padding = eff - size;
+	hc_pool_mark_used(p, s, size);
 	return s;
 }
 
