@@ -47,6 +47,7 @@ struct hc_mm {
 	uint64_t next_id;             /* last identity handed out */
 	uint64_t alloc_nr;            /* reservations so far (periodic cleanup clock) */
 	uint64_t next_due;            /* first alloc_nr at which an exclusive check is due */
+	struct hc_mm_decision last;   /* what the last reservation did */
 	uint32_t windows;             /* open persistent windows */
 	uint32_t saved_windows;       /* while capturing: windows to restore */
 	bool capture, priming;
@@ -401,9 +402,12 @@ static hc_status route(struct hc_mm *mm, uint64_t size, struct hc_slice **out)
 		if (!pool_accepts(p, size))
 			continue;
 		accepted = true;
+		mm->last.pool = (uint32_t)i;
+		mm->last.new_page = false;
 		*out = pool_try_reserve(p, size);
 		if (*out)
 			return HC_OK;
+		mm->last.new_page = true;
 		st = pool_alloc(p, size, out);
 		if (st == HC_OK)
 			return HC_OK;
@@ -475,8 +479,11 @@ hc_status hc_mm_reserve(struct hc_mm *mm, uint64_t size, struct hc_slice_ref *ou
 	if (!mm->capture)
 		periodic_cleanup(mm);
 	if (hc_mm_persistent(mm)) {
+		mm->last.pool = (uint32_t)mm->npools;
+		mm->last.new_page = false;
 		s = hc_persistent_try_reserve(&mm->persistent, size);
 		if (!s) {
+			mm->last.new_page = true;
 			st = hc_persistent_alloc(&mm->persistent, size, &s);
 			if (st != HC_OK)
 				return st;
@@ -809,6 +816,12 @@ static void usage_add(hc_memory_usage *a, const hc_memory_usage *b)
 	a->bytes_in_use += b->bytes_in_use;
 	a->bytes_padding += b->bytes_padding;
 	a->bytes_reserved += b->bytes_reserved;
+}
+
+void hc_mm_last_decision(const struct hc_mm *mm, struct hc_mm_decision *out)
+{
+	if (mm && out)
+		*out = mm->last;
 }
 
 /**

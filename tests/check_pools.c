@@ -233,8 +233,15 @@ START_TEST(two_chunks_on_one_page)
 
 	fake_reset();
 	mm = mm_custom(&s, 1, 32);
+	struct hc_mm_decision d;
+
 	res(mm, 512, &a0);
+	hc_mm_last_decision(mm, &d);
+	ck_assert_uint_eq(d.pool, 0);
+	ck_assert(d.new_page);
 	res(mm, 512, &a1);
+	hc_mm_last_decision(mm, &d);
+	ck_assert(!d.new_page);
 	ck_assert_uint_eq(a1, a0 + 512);
 	ck_assert_uint_eq(fk.allocs, 1);
 	ck_assert_uint_eq(report(mm).r[0].pages, 1);
@@ -317,6 +324,48 @@ START_TEST(lone_free_slice_offers_requested_size)
 	ck_assert_uint_eq(x, a0 + 100);
 	res(mm, 30, &x);  /* no: 30 + 20 padding = 50 */
 	ck_assert_uint_eq(x, a0 + 150);
+	hc_mm_destroy(mm);
+	fake_done();
+}
+END_TEST
+
+/* Every merge shape: with the successor, with both neighbours, and a
+ * padded lone slice contributing its padding once merged. */
+START_TEST(coalescing_shapes)
+{
+	hc_pool_spec s = sliced(4096, 0, 0);
+	struct hc_slice_ref r[4];
+	struct hc_mm *mm;
+	uint64_t base, x;
+	int i;
+
+	fake_reset();
+	mm = mm_custom(&s, 1, 32);
+	for (i = 0; i < 4; i++)
+		r[i] = res(mm, 1024, i ? &x : &base);
+	ck_assert_int_eq(hc_mm_release(mm, r[1]), HC_OK);
+	ck_assert_int_eq(hc_mm_release(mm, r[0]), HC_OK); /* merges with successor */
+	ck_assert_int_eq(hc_mm_release(mm, r[3]), HC_OK);
+	ck_assert_int_eq(hc_mm_release(mm, r[2]), HC_OK); /* merges with both */
+	r[0] = res(mm, 4096, &x);
+	ck_assert_uint_eq(x, base);
+	ck_assert_uint_eq(fk.allocs, 1);
+	ck_assert_int_eq(hc_mm_release(mm, r[0]), HC_OK);
+	for (i = 0; i < 4; i++) {
+		r[i] = res(mm, 1000, &x);   /* effective 1024 */
+		ck_assert_uint_eq(x, base + (uint64_t)i * 1024);
+	}
+	ck_assert_int_eq(hc_mm_release(mm, r[1]), HC_OK); /* lone: offers 1000 */
+	ck_assert_int_eq(hc_mm_release(mm, r[0]), HC_OK); /* 1024 + 1024 */
+	r[0] = res(mm, 2048, &x);
+	ck_assert_uint_eq(x, base);
+	ck_assert_int_eq(hc_mm_release(mm, r[2]), HC_OK); /* lone again: r[0], r[3] live */
+	r[1] = res(mm, 1024, &x);                          /* lone 1000 < 1024: new page */
+	ck_assert_uint_eq(fk.allocs, 2);
+	ck_assert_int_eq(hc_mm_release(mm, r[3]), HC_OK); /* merges with predecessor */
+	r[2] = res(mm, 2048, &x);
+	ck_assert_uint_eq(x, base + 2048);
+	ck_assert_uint_eq(usage(mm).number_allocs, 3);
 	hc_mm_destroy(mm);
 	fake_done();
 }
@@ -779,6 +828,13 @@ START_TEST(persistent_windows_nest)
 	hc_mm_mode_pop(mm);
 	ck_assert(hc_mm_persistent(mm));
 	res(mm, 100, NULL);
+	{
+		struct hc_mm_decision d;
+
+		hc_mm_last_decision(mm, &d);
+		ck_assert_uint_eq(d.pool, 1);
+		ck_assert(d.new_page);
+	}
 	hc_mm_mode_pop(mm);
 	ck_assert(!hc_mm_persistent(mm));
 	hc_mm_mode_pop(mm); /* saturates */
@@ -1425,6 +1481,7 @@ static Suite *pools_suite(void)
 	tcase_add_test(tc, alloc_reuses_storage);
 	tcase_add_test(tc, alignment_padding);
 	tcase_add_test(tc, lone_free_slice_offers_requested_size);
+	tcase_add_test(tc, coalescing_shapes);
 	tcase_add_test(tc, near_page_rule);
 	tcase_add_loop_test(tc, fragmentation_resistance, 0, 8);
 	suite_add_tcase(s, tc);
