@@ -875,3 +875,145 @@ void hc_mm_report(const struct hc_mm *mm, hc_pool_report_fn fn, void *arg)
 		report_one(&mm->pools[i], (uint32_t)i, fn, arg);
 	report_one(&mm->persistent, (uint32_t)mm->npools, fn, arg);
 }
+
+/* ---- consistency check ---------------------------------------------------- */
+
+static void count_used(const struct hc_slice *s, hc_memory_usage *u)
+{
+	u->number_allocs++;
+	u->bytes_in_use += s->size;
+	u->bytes_padding += s->padding;
+}
+
+static bool sliced_valid(const struct hc_pool *p, hc_memory_usage *u)
+{
+	const struct hc_page *pg;
+	uint64_t tracked = 0, pages = 0;
+
+	for (pg = p->head; pg; pg = pg->next, pages++) {
+		const struct hc_slice *s, *prev = NULL;
+		uint64_t live = 0;
+
+		u->bytes_reserved += pg->size;
+		if (pg->size != p->spec.page_size || !pg->first || pg->first->offset != 0)
+			return false;
+		for (s = pg->first; s; prev = s, s = s->next) {
+			if (s->page != pg || s->pool != p || s->prev != prev || s->dead)
+				return false;
+			if (s->addr != pg->addr + s->offset)
+				return false;
+			if (s->next && s->next->offset < s->offset + s->size + s->padding)
+				return false;
+			if (!s->next && s->offset + s->size + s->padding > pg->size)
+				return false;
+			if (s->sfree) {
+				if (s->owned || s->pins || s->id || s->in_tree != (s->size > 0))
+					return false;
+				if (prev && prev->sfree)
+					return false; /* free neighbours are always merged */
+				if (s->in_tree && (s->node.k1 != pg->seq || s->node.k2 != s->offset ||
+						   s->node.val != s->size))
+					return false;
+				tracked += s->in_tree;
+			} else {
+				if (s->in_tree || s->id == 0 || (!s->owned && !s->pins))
+					return false;
+				count_used(s, u);
+				live++;
+			}
+		}
+		if (live != pg->live)
+			return false;
+	}
+	return pages == p->npages && tracked == p->free_runs.n && hc_tree_valid(&p->free_runs);
+}
+
+static bool exclusive_valid(const struct hc_pool *p, hc_memory_usage *u)
+{
+	const struct hc_page *pg;
+	uint64_t free_pages = 0, in_ring = 0, pages = 0;
+	unsigned i;
+
+	for (i = 0; i < 5; i++) {
+		if (!hc_tree_valid(&p->ring[i]))
+			return false;
+		in_ring += p->ring[i].n;
+	}
+	for (pg = p->head; pg; pg = pg->next, pages++) {
+		const struct hc_slice *s = pg->first;
+
+		u->bytes_reserved += pg->size;
+		if (!s || s->page != pg || s->pool != p || pg->size != pg->alloc_size ||
+		    pg->free_count > 4 || s->size > pg->alloc_size)
+			return false;
+		if (s->in_tree) {
+			if (s->owned || s->pins || s->id)
+				return false;
+			free_pages++;
+		} else {
+			if (s->id == 0 || (!s->owned && !s->pins))
+				return false;
+			count_used(s, u);
+		}
+	}
+	return pages == p->npages && free_pages == in_ring;
+}
+
+static bool slots_valid(const struct hc_pool *p, hc_memory_usage *u)
+{
+	uint64_t i, live = 0, free_n = 0;
+
+	for (i = 0; i < p->nslots; i++) {
+		const struct hc_slice *s = p->slots[i];
+
+		if (!s)
+			continue;
+		live++;
+		u->bytes_reserved += s->span;
+		if (s->pool != p || s->size + s->padding != s->span)
+			return false;
+		if (p->kind == HC_POOL_DIRECT && s->seq != i)
+			return false;
+		if (s->in_tree) {
+			if (s->owned || s->pins || s->id || s->node.k1 != s->span)
+				return false;
+			free_n++;
+		} else {
+			if (s->id == 0 || (!s->owned && !s->pins))
+				return false;
+			count_used(s, u);
+		}
+	}
+	return live == p->npages && free_n == p->by_size.n && hc_tree_valid(&p->by_size);
+}
+
+static bool pool_valid(const struct hc_pool *p)
+{
+	hc_memory_usage u = { 0, 0, 0, 0 };
+	bool ok;
+
+	switch (p->kind) {
+	case HC_POOL_SLICED:
+		ok = sliced_valid(p, &u);
+		break;
+	case HC_POOL_EXCLUSIVE:
+		ok = exclusive_valid(p, &u);
+		break;
+	default:
+		ok = slots_valid(p, &u);
+		break;
+	}
+	return ok && p->pages_peak >= p->npages && !memcmp(&u, &p->use, sizeof(u));
+}
+
+bool hc_mm_valid(const struct hc_mm *mm)
+{
+	size_t i;
+
+	if (!mm)
+		return false;
+	for (i = 0; i < mm->npools; i++)
+		if (!pool_valid(&mm->pools[i]))
+			return false;
+	return pool_valid(&mm->persistent);
+}

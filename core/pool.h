@@ -105,6 +105,9 @@ struct hc_mm_decision {
 };
 void hc_mm_last_decision(const struct hc_mm *mm, struct hc_mm_decision *out);
 void hc_mm_usage(const struct hc_mm *mm, hc_memory_usage *out);
+/* Whole-manager consistency check for tests and debugging, O(slices):
+ * tree order and maxima, slice lists, page and usage counters. */
+bool hc_mm_valid(const struct hc_mm *mm);
 void hc_mm_report(const struct hc_mm *mm, hc_pool_report_fn fn, void *arg);
 
 /* Graph capture support (DESIGN 4.8, reference section d). */

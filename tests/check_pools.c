@@ -365,6 +365,7 @@ START_TEST(coalescing_shapes)
 	ck_assert_int_eq(hc_mm_release(mm, r[3]), HC_OK); /* merges with predecessor */
 	r[2] = res(mm, 2048, &x);
 	ck_assert_uint_eq(x, base + 2048);
+	ck_assert(hc_mm_valid(mm));
 	ck_assert_uint_eq(usage(mm).number_allocs, 3);
 	hc_mm_destroy(mm);
 	fake_done();
@@ -806,6 +807,7 @@ START_TEST(fragmentation_resistance)
 			peak = live;
 	}
 	after = usage(mm).bytes_reserved;
+	ck_assert(hc_mm_valid(mm));
 	peak = (peak + MIB - 1) / MIB * MIB;
 	ck_assert_uint_le(after * 10, peak * 11);
 	hc_mm_destroy(mm);
@@ -1030,6 +1032,7 @@ START_TEST(bad_arguments)
 		ck_assert(!hc_mm_persistent(NULL));
 		ck_assert(!hc_mm_capture_active(NULL));
 		ck_assert_int_eq(hc_mm_capture_end(NULL, &kept, &n), HC_ERR_INVALID);
+		ck_assert(!hc_mm_valid(NULL));
 	}
 	fake_done();
 }
@@ -1296,6 +1299,7 @@ START_TEST(capture_retains_touched_slices)
 	c = res(mm, 300, NULL);
 	ck_assert_int_eq(hc_mm_release(mm, c), HC_OK);
 	ck_assert_int_eq(hc_mm_capture_end(mm, &kept, &n), HC_OK);
+	ck_assert(hc_mm_valid(mm));
 	ck_assert(!hc_mm_capture_active(mm));
 	ck_assert(!hc_mm_persistent(mm));
 	ck_assert_int_eq(hc_mm_capture_end(mm, &kept, &n), HC_ERR_STATE);
@@ -1346,6 +1350,57 @@ START_TEST(capture_restores_windows_and_refuses_install)
 }
 END_TEST
 
+/* Walks the storage fault countdown from the first allocation upward: every
+ * refusal is HC_ERR_OOM, leaves the counters consistent and leaks nothing. */
+START_TEST(storage_fault_walk)
+{
+	hc_pool_spec s[4] = { sliced(4096, 1024, 8192), sliced(16384, 0, 0),
+			      exclusive(64 * KIB, 10), direct(100 * KIB) };
+	static const uint64_t sizes[] = { 100, 1000, 3000, 5000, 16000, 40000, 200000, 0, 700 };
+	long n;
+
+	for (n = 1; n < 40; n++) {
+		struct hc_slice_ref r[32];
+		struct hc_mm *mm;
+		size_t i, k = 0;
+		int fails = 0;
+
+		fake_reset();
+		mm = mm_custom(s, 4, 32);
+		fk.fail_in = n;
+		for (i = 0; i < 27; i++) {
+			uint64_t addr;
+			hc_status st;
+
+			if (i == 20)
+				hc_mm_mode_push_persistent(mm);
+			st = hc_mm_reserve(mm, sizes[i % 9], &r[k], &addr);
+			if (st == HC_OK)
+				k++;
+			else {
+				ck_assert_int_eq(st, HC_ERR_OOM);
+				fails++;
+			}
+			if (i % 4 == 3 && k) {
+				ck_assert_int_eq(hc_mm_release(mm, r[--k]), HC_OK);
+			}
+			ck_assert_uint_eq(usage(mm).bytes_reserved, fk.live_bytes);
+			ck_assert_uint_eq(usage(mm).number_allocs, k);
+			ck_assert(hc_mm_valid(mm));
+		}
+		ck_assert_int_le(fails, 1);
+		hc_mm_mode_pop(mm);
+		ck_assert_int_eq(hc_mm_cleanup(mm, true), HC_OK);
+		ck_assert(hc_mm_valid(mm));
+		hc_mm_destroy(mm);
+		fake_done();
+		if (fails == 0)
+			break;
+	}
+	ck_assert_int_lt(n, 40); /* the walk got past every allocation */
+}
+END_TEST
+
 /* ---- property test ------------------------------------------------------------------- */
 
 struct live_ent {
@@ -1369,6 +1424,7 @@ static void check_invariants(struct hc_mm *mm, struct live_ent *v, size_t n)
 	uint64_t in_use = 0;
 	size_t i;
 
+	ck_assert(hc_mm_valid(mm));
 	memcpy(sorted, v, n * sizeof(*v));
 	qsort(sorted, n, sizeof(*sorted), cmp_addr);
 	for (i = 0; i < n; i++) {
@@ -1401,9 +1457,13 @@ START_TEST(random_sequences)
 	size_t n = 0;
 	int op;
 
+	/* odd runs drop the size-0 pool, so size 0 lands in a sliced pool */
+	const hc_pool_spec *specs = (_i & 1) ? s + 1 : s;
+	size_t nspecs = (_i & 1) ? 4 : 5, first_capped = (_i & 1) ? 0 : 1;
+
 	fake_reset();
-	mm = mm_custom(s, 5, 256);
-	ck_assert_int_eq(hc_layout_custom(s, 5, &l), HC_OK);
+	mm = mm_custom(specs, nspecs, 256);
+	ck_assert_int_eq(hc_layout_custom(specs, nspecs, &l), HC_OK);
 	for (op = 0; op < 6000; op++) {
 		int r = rand_r(&seed) % 100;
 
@@ -1411,7 +1471,8 @@ START_TEST(random_sequences)
 			uint64_t size;
 			int k = rand_r(&seed) % 10;
 
-			size = k < 6 ? (uint64_t)(rand_r(&seed) % (16 * KIB)) :
+			size = k == 0 && rand_r(&seed) % 4 == 0 ? 0 :
+			       k < 6 ? (uint64_t)(rand_r(&seed) % (16 * KIB)) :
 			       k < 9 ? (uint64_t)(rand_r(&seed) % (300 * KIB)) :
 				       (uint64_t)(rand_r(&seed) % (3 * MIB));
 			if (rand_r(&seed) % 50 == 0)
@@ -1460,8 +1521,8 @@ START_TEST(random_sequences)
 	check_invariants(mm, v, n);
 	/* the capped pool reached its cap (2 pages), so small requests spilled */
 	rs = report(mm);
-	ck_assert_uint_eq(rs.r[1].pages_peak, 2);
-	ck_assert_uint_gt(rs.r[2].usage.number_allocs, 0);
+	ck_assert_uint_eq(rs.r[first_capped].pages_peak, 2);
+	ck_assert_uint_gt(rs.r[first_capped + 1].usage.number_allocs, 0);
 	ck_assert_uint_gt(fk.frees, 0);
 	hc_layout_free(l);
 	hc_mm_destroy(mm);
@@ -1515,6 +1576,7 @@ static Suite *pools_suite(void)
 	tcase_add_test(tc, size_zero_and_too_big);
 	tcase_add_test(tc, storage_refusal_is_oom_and_retry_works);
 	tcase_add_test(tc, bad_arguments);
+	tcase_add_test(tc, storage_fault_walk);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("layouts");
@@ -1534,7 +1596,7 @@ static Suite *pools_suite(void)
 
 	tc = tcase_create("property");
 	tcase_set_timeout(tc, 120);
-	tcase_add_loop_test(tc, random_sequences, 0, 4);
+	tcase_add_loop_test(tc, random_sequences, 0, 6);
 	suite_add_tcase(s, tc);
 	return s;
 }
