@@ -196,3 +196,61 @@ void hc_tree_refresh(struct hc_tree *t, struct hc_tnode *x)
 {
 	refresh_at(t->root, x);
 }
+
+static struct hc_tnode *replace_at(struct hc_tnode *n, struct hc_tnode *old, struct hc_tnode *nw)
+{
+	if (n == old) {
+		nw->l = old->l;
+		nw->r = old->r;
+		nw->prio = old->prio;
+		old->l = old->r = NULL;
+		pull(nw);
+		return nw;
+	}
+	if (key_cmp(old->k1, old->k2, n) < 0)
+		n->l = replace_at(n->l, old, nw);
+	else
+		n->r = replace_at(n->r, old, nw);
+	pull(n);
+	return n;
+}
+
+/* Puts @nw where @old is: @nw's key must sort where @old's does (between
+ * @old's neighbours).  One descent, no rotation. */
+void hc_tree_replace(struct hc_tree *t, struct hc_tnode *old, struct hc_tnode *nw)
+{
+	t->root = replace_at(t->root, old, nw);
+}
+
+static bool valid_at(const struct hc_tnode *n, const struct hc_tnode *lo, const struct hc_tnode *hi,
+		     uint64_t *count)
+{
+	uint64_t m;
+
+	if (!n)
+		return true;
+	if (lo && key_cmp(lo->k1, lo->k2, n) >= 0)
+		return false;
+	if (hi && key_cmp(n->k1, n->k2, hi) >= 0)
+		return false;
+	if ((n->l && n->l->prio > n->prio) || (n->r && n->r->prio > n->prio))
+		return false;
+	m = n->val;
+	if (node_max(n->l) > m)
+		m = node_max(n->l);
+	if (node_max(n->r) > m)
+		m = node_max(n->r);
+	if (m != n->max)
+		return false;
+	(*count)++;
+	return valid_at(n->l, lo, n, count) && valid_at(n->r, n, hi, count);
+}
+
+/* Whole-tree check (tests, debugging): strict key order, heap order of the
+ * priorities, correct subtree maxima, node count.  O(n). */
+bool hc_tree_valid(const struct hc_tree *t)
+{
+	uint64_t count = 0;
+
+	return valid_at(t->root, NULL, NULL, &count) && count == t->n;
+}

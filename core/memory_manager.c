@@ -46,6 +46,8 @@ struct hc_mm {
 	struct hc_pool persistent;
 	uint64_t next_id;             /* last identity handed out */
 	uint64_t alloc_nr;            /* reservations so far (periodic cleanup clock) */
+	uint64_t next_due;            /* first alloc_nr at which an exclusive check is due */
+	struct hc_mm_decision last;   /* what the last reservation did */
 	uint32_t windows;             /* open persistent windows */
 	uint32_t saved_windows;       /* while capturing: windows to restore */
 	bool capture, priming;
@@ -175,6 +177,8 @@ void hc_pool_page_drop(struct hc_pool *p, struct hc_page *pg)
 
 /* ---- create / destroy ------------------------------------------------- */
 
+static void due_update(struct hc_mm *mm);
+
 static void pool_destroy(struct hc_pool *p)
 {
 	switch (p->kind) {
@@ -265,6 +269,7 @@ hc_status hc_mm_create(const struct hc_layout *layout, const struct hc_mm_props 
 	s = pools_build(mm, layout, &mm->pools, &mm->npools);
 	if (s != HC_OK)
 		goto err_free_mm;
+	due_update(mm);
 	mm->persistent.mm = mm;
 	hc_persistent_init(&mm->persistent, p->max_page_size, mm->align);
 	*out = mm;
@@ -397,9 +402,12 @@ static hc_status route(struct hc_mm *mm, uint64_t size, struct hc_slice **out)
 		if (!pool_accepts(p, size))
 			continue;
 		accepted = true;
+		mm->last.pool = (uint32_t)i;
+		mm->last.new_page = false;
 		*out = pool_try_reserve(p, size);
 		if (*out)
 			return HC_OK;
+		mm->last.new_page = true;
 		st = pool_alloc(p, size, out);
 		if (st == HC_OK)
 			return HC_OK;
@@ -417,13 +425,37 @@ static hc_status route(struct hc_mm *mm, uint64_t size, struct hc_slice **out)
 	return hc_fail(HC_ERR_TOO_BIG, "no pool could serve %llu B", (unsigned long long)size);
 }
 
+/* Recomputes when the next exclusive pool's check falls due, so that the
+ * reservation path looks at one number instead of every pool. */
+static void due_update(struct hc_mm *mm)
+{
+	uint64_t next = UINT64_MAX;
+	size_t i;
+
+	for (i = 0; i < mm->npools; i++) {
+		const struct hc_pool *p = &mm->pools[i];
+		uint64_t cp, due;
+
+		if (p->kind != HC_POOL_EXCLUSIVE)
+			continue;
+		cp = p->period / 5;
+		due = p->last_check > UINT64_MAX - cp ? UINT64_MAX : p->last_check + cp;
+		if (due < next)
+			next = due;
+	}
+	mm->next_due = next;
+}
+
 static void periodic_cleanup(struct hc_mm *mm)
 {
 	size_t i;
 
+	if (mm->alloc_nr < mm->next_due)
+		return;
 	for (i = 0; i < mm->npools; i++)
 		if (mm->pools[i].kind == HC_POOL_EXCLUSIVE)
 			hc_exclusive_cleanup(&mm->pools[i], mm->alloc_nr, false);
+	due_update(mm);
 }
 
 /**
@@ -447,8 +479,11 @@ hc_status hc_mm_reserve(struct hc_mm *mm, uint64_t size, struct hc_slice_ref *ou
 	if (!mm->capture)
 		periodic_cleanup(mm);
 	if (hc_mm_persistent(mm)) {
+		mm->last.pool = (uint32_t)mm->npools;
+		mm->last.new_page = false;
 		s = hc_persistent_try_reserve(&mm->persistent, size);
 		if (!s) {
+			mm->last.new_page = true;
 			st = hc_persistent_alloc(&mm->persistent, size, &s);
 			if (st != HC_OK)
 				return st;
@@ -509,6 +544,13 @@ hc_status hc_mm_release(struct hc_mm *mm, struct hc_slice_ref ref)
 	return HC_OK;
 }
 
+/**
+ * hc_mm_address - identity-checked lookup of a slice's address and size.
+ * @addr, @size: may be NULL.  The size is the requested size.
+ * A slice released by its owner but still pinned still answers.
+ * Context: O(1), no storage call.
+ * Return: HC_OK; HC_ERR_STALE for a freed, reused, cleaned-up or foreign ref.
+ */
 hc_status hc_mm_address(struct hc_mm *mm, struct hc_slice_ref ref, uint64_t *addr,
 			uint64_t *size)
 {
@@ -524,6 +566,11 @@ hc_status hc_mm_address(struct hc_mm *mm, struct hc_slice_ref ref, uint64_t *add
 	return HC_OK;
 }
 
+/**
+ * hc_mm_pin - add a holder (in-flight use on another stream, a graph): the
+ * slice is not reusable while pinned, even after its owner released it.
+ * Return: HC_OK; HC_ERR_STALE for a dead ref; HC_ERR_INVALID on pin overflow.
+ */
 hc_status hc_mm_pin(struct hc_mm *mm, struct hc_slice_ref ref)
 {
 	struct hc_slice *s = NULL;
@@ -544,6 +591,10 @@ static void unpin(struct hc_slice *s)
 		become_free(s);
 }
 
+/**
+ * hc_mm_unpin - drop a holder; the last one frees a released slice.
+ * Return: HC_OK; HC_ERR_STALE for a dead ref; HC_ERR_INVALID when not pinned.
+ */
 hc_status hc_mm_unpin(struct hc_mm *mm, struct hc_slice_ref ref)
 {
 	struct hc_slice *s = NULL;
@@ -595,6 +646,7 @@ hc_status hc_mm_cleanup(struct hc_mm *mm, bool explicit_)
 	pool_cleanup(mm, &mm->persistent, explicit_);
 	for (i = 0; i < mm->npools; i++)
 		pool_cleanup(mm, &mm->pools[i], explicit_);
+	due_update(mm);
 	return HC_OK;
 }
 
@@ -629,38 +681,57 @@ hc_status hc_mm_install(struct hc_mm *mm, const struct hc_layout *layout)
 	pools_destroy(mm->pools, mm->npools);
 	mm->pools = pools;
 	mm->npools = n;
+	due_update(mm);
 	return HC_OK;
 }
 
 /* ---- modes and capture -------------------------------------------------- */
 
-/* Persistent windows nest; during a capture they are recorded for later. */
+/**
+ * hc_mm_mode_push_persistent - open a persistent window; windows nest, and
+ * reservations go to the persistent pool while any is open.  During a
+ * capture the change is recorded and takes effect when the capture ends.
+ * hc_mm_mode_pop closes one (saturating at zero).  NULL is ignored.
+ */
 void hc_mm_mode_push_persistent(struct hc_mm *mm)
 {
-	uint32_t *w = mm->capture ? &mm->saved_windows : &mm->windows;
+	uint32_t *w;
 
+	if (!mm)
+		return;
+	w = mm->capture ? &mm->saved_windows : &mm->windows;
 	if (*w < UINT32_MAX)
 		(*w)++;
 }
 
 void hc_mm_mode_pop(struct hc_mm *mm)
 {
-	uint32_t *w = mm->capture ? &mm->saved_windows : &mm->windows;
+	uint32_t *w;
+
+	if (!mm)
+		return;
+	w = mm->capture ? &mm->saved_windows : &mm->windows;
 
 	if (*w)
 		(*w)--;
 }
 
+/* Whether reservations go to the persistent pool now. */
 bool hc_mm_persistent(const struct hc_mm *mm)
 {
-	return mm->capture || mm->windows > 0;
+	return mm && (mm->capture || mm->windows > 0);
 }
 
-/* Saves the mode, forces persistent, starts the touched set with priming on.
- * Re-entrant: a second call changes nothing. */
+/**
+ * hc_mm_capture_begin - save the mode, force persistent mode, start the
+ * touched set with priming on: every persistent slice handed out is recorded
+ * and, while priming, pinned, so warm-up grows the pool to its whole working
+ * set.  Re-entrant: a second call changes nothing.  While a capture is
+ * active, cleanup does nothing and install is refused.
+ */
 void hc_mm_capture_begin(struct hc_mm *mm)
 {
-	if (mm->capture)
+	if (!mm || mm->capture)
 		return;
 	mm->capture = true;
 	mm->priming = true;
@@ -668,11 +739,16 @@ void hc_mm_capture_begin(struct hc_mm *mm)
 	mm->ntouched = 0;
 }
 
-/* The slices warm-up retained become free (and stay in the pool). */
+/**
+ * hc_mm_capture_priming_end - the slices warm-up retained lose their priming
+ * pin: those their owners released become free, and stay in the pool.
+ */
 void hc_mm_capture_priming_end(struct hc_mm *mm)
 {
 	size_t i;
 
+	if (!mm)
+		return;
 	mm->priming = false;
 	for (i = 0; i < mm->ntouched; i++) {
 		struct hc_slice *s = mm->touched[i];
@@ -729,7 +805,7 @@ hc_status hc_mm_capture_end(struct hc_mm *mm, struct hc_slice_ref **retained, si
 
 bool hc_mm_capture_active(const struct hc_mm *mm)
 {
-	return mm->capture;
+	return mm && mm->capture;
 }
 
 /* ---- usage and report --------------------------------------------------- */
@@ -742,11 +818,26 @@ static void usage_add(hc_memory_usage *a, const hc_memory_usage *b)
 	a->bytes_reserved += b->bytes_reserved;
 }
 
+void hc_mm_last_decision(const struct hc_mm *mm, struct hc_mm_decision *out)
+{
+	if (mm && out)
+		*out = mm->last;
+}
+
+/**
+ * hc_mm_usage - the sum over every pool, persistent included: number_allocs,
+ * bytes_in_use and bytes_padding over non-free slices (pinned ones count),
+ * bytes_reserved over what is held from storage.  O(pools).
+ */
 void hc_mm_usage(const struct hc_mm *mm, hc_memory_usage *out)
 {
 	size_t i;
 
+	if (!out)
+		return;
 	memset(out, 0, sizeof(*out));
+	if (!mm)
+		return;
 	for (i = 0; i < mm->npools; i++)
 		usage_add(out, &mm->pools[i].use);
 	usage_add(out, &mm->persistent.use);
@@ -768,12 +859,161 @@ static void report_one(const struct hc_pool *p, uint32_t index, hc_pool_report_f
 	fn(&r, arg);
 }
 
-/* Dynamic pools in routing order, then the persistent pool. */
+/**
+ * hc_mm_report - call @fn once per pool: the dynamic pools in routing order
+ * (index 0..n-1, spec after rounding and shrinking), then the persistent
+ * pool (index n).  pages counts storage allocations held; pages_peak and
+ * largest_alloc are high-water marks since the pool was built.
+ */
 void hc_mm_report(const struct hc_mm *mm, hc_pool_report_fn fn, void *arg)
 {
 	size_t i;
 
+	if (!mm || !fn)
+		return;
 	for (i = 0; i < mm->npools; i++)
 		report_one(&mm->pools[i], (uint32_t)i, fn, arg);
 	report_one(&mm->persistent, (uint32_t)mm->npools, fn, arg);
+}
+
+/* ---- consistency check ---------------------------------------------------- */
+
+static void count_used(const struct hc_slice *s, hc_memory_usage *u)
+{
+	u->number_allocs++;
+	u->bytes_in_use += s->size;
+	u->bytes_padding += s->padding;
+}
+
+static bool sliced_valid(const struct hc_pool *p, hc_memory_usage *u)
+{
+	const struct hc_page *pg;
+	uint64_t tracked = 0, pages = 0;
+
+	for (pg = p->head; pg; pg = pg->next, pages++) {
+		const struct hc_slice *s, *prev = NULL;
+		uint64_t live = 0;
+
+		u->bytes_reserved += pg->size;
+		if (pg->size != p->spec.page_size || !pg->first || pg->first->offset != 0)
+			return false;
+		for (s = pg->first; s; prev = s, s = s->next) {
+			if (s->page != pg || s->pool != p || s->prev != prev || s->dead)
+				return false;
+			if (s->addr != pg->addr + s->offset)
+				return false;
+			if (s->next && s->next->offset < s->offset + s->size + s->padding)
+				return false;
+			if (!s->next && s->offset + s->size + s->padding > pg->size)
+				return false;
+			if (s->sfree) {
+				if (s->owned || s->pins || s->id || s->in_tree != (s->size > 0))
+					return false;
+				if (prev && prev->sfree)
+					return false; /* free neighbours are always merged */
+				if (s->in_tree && (s->node.k1 != pg->seq || s->node.k2 != s->offset ||
+						   s->node.val != s->size))
+					return false;
+				tracked += s->in_tree;
+			} else {
+				if (s->in_tree || s->id == 0 || (!s->owned && !s->pins))
+					return false;
+				count_used(s, u);
+				live++;
+			}
+		}
+		if (live != pg->live)
+			return false;
+	}
+	return pages == p->npages && tracked == p->free_runs.n && hc_tree_valid(&p->free_runs);
+}
+
+static bool exclusive_valid(const struct hc_pool *p, hc_memory_usage *u)
+{
+	const struct hc_page *pg;
+	uint64_t free_pages = 0, in_ring = 0, pages = 0;
+	unsigned i;
+
+	for (i = 0; i < 5; i++) {
+		if (!hc_tree_valid(&p->ring[i]))
+			return false;
+		in_ring += p->ring[i].n;
+	}
+	for (pg = p->head; pg; pg = pg->next, pages++) {
+		const struct hc_slice *s = pg->first;
+
+		u->bytes_reserved += pg->size;
+		if (!s || s->page != pg || s->pool != p || pg->size != pg->alloc_size ||
+		    pg->free_count > 4 || s->size > pg->alloc_size)
+			return false;
+		if (s->in_tree) {
+			if (s->owned || s->pins || s->id)
+				return false;
+			free_pages++;
+		} else {
+			if (s->id == 0 || (!s->owned && !s->pins))
+				return false;
+			count_used(s, u);
+		}
+	}
+	return pages == p->npages && free_pages == in_ring;
+}
+
+static bool slots_valid(const struct hc_pool *p, hc_memory_usage *u)
+{
+	uint64_t i, live = 0, free_n = 0;
+
+	for (i = 0; i < p->nslots; i++) {
+		const struct hc_slice *s = p->slots[i];
+
+		if (!s)
+			continue;
+		live++;
+		u->bytes_reserved += s->span;
+		if (s->pool != p || s->size + s->padding != s->span)
+			return false;
+		if (p->kind == HC_POOL_DIRECT && s->seq != i)
+			return false;
+		if (s->in_tree) {
+			if (s->owned || s->pins || s->id || s->node.k1 != s->span)
+				return false;
+			free_n++;
+		} else {
+			if (s->id == 0 || (!s->owned && !s->pins))
+				return false;
+			count_used(s, u);
+		}
+	}
+	return live == p->npages && free_n == p->by_size.n && hc_tree_valid(&p->by_size);
+}
+
+static bool pool_valid(const struct hc_pool *p)
+{
+	hc_memory_usage u = { 0, 0, 0, 0 };
+	bool ok;
+
+	switch (p->kind) {
+	case HC_POOL_SLICED:
+		ok = sliced_valid(p, &u);
+		break;
+	case HC_POOL_EXCLUSIVE:
+		ok = exclusive_valid(p, &u);
+		break;
+	default:
+		ok = slots_valid(p, &u);
+		break;
+	}
+	return ok && p->pages_peak >= p->npages && !memcmp(&u, &p->use, sizeof(u));
+}
+
+bool hc_mm_valid(const struct hc_mm *mm)
+{
+	size_t i;
+
+	if (!mm)
+		return false;
+	for (i = 0; i < mm->npools; i++)
+		if (!pool_valid(&mm->pools[i]))
+			return false;
+	return pool_valid(&mm->persistent);
 }

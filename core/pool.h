@@ -96,7 +96,18 @@ hc_status hc_mm_install(struct hc_mm *mm, const struct hc_layout *layout);
 void hc_mm_mode_push_persistent(struct hc_mm *mm);
 void hc_mm_mode_pop(struct hc_mm *mm);
 bool hc_mm_persistent(const struct hc_mm *mm);
+/* What the last successful hc_mm_reserve decided (for the pool_reserve trace
+ * event): the pool's report index (the persistent pool is the last index)
+ * and whether it took a new page/allocation from storage or reused one. */
+struct hc_mm_decision {
+	uint32_t pool;
+	bool new_page;
+};
+void hc_mm_last_decision(const struct hc_mm *mm, struct hc_mm_decision *out);
 void hc_mm_usage(const struct hc_mm *mm, hc_memory_usage *out);
+/* Whole-manager consistency check for tests and debugging, O(slices):
+ * tree order and maxima, slice lists, page and usage counters. */
+bool hc_mm_valid(const struct hc_mm *mm);
 void hc_mm_report(const struct hc_mm *mm, hc_pool_report_fn fn, void *arg);
 
 /* Graph capture support (DESIGN 4.8, reference section d). */

@@ -33,6 +33,8 @@ struct hc_tnode *hc_tree_first_fit(const struct hc_tree *t, uint64_t need);
 struct hc_tnode *hc_tree_lower_bound(const struct hc_tree *t, uint64_t k1, uint64_t k2);
 struct hc_tnode *hc_tree_first(const struct hc_tree *t);
 void hc_tree_refresh(struct hc_tree *t, struct hc_tnode *x);
+void hc_tree_replace(struct hc_tree *t, struct hc_tnode *old, struct hc_tnode *nw);
+bool hc_tree_valid(const struct hc_tree *t);
 
 struct hc_pool;
 struct hc_page;
@@ -54,6 +56,7 @@ struct hc_slice {
 	uint32_t pins;
 	bool owned;
 	bool in_tree;
+	bool sfree;                /* sliced: free (in the tree unless size 0) */
 	bool touched;              /* capture: already in the touched list */
 	bool primed;               /* capture: pinned by priming */
 	bool dead;                 /* on the slab free list */

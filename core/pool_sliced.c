@@ -33,6 +33,14 @@
  *    call, but their state cannot influence that call's result, and they
  *    will be coalesced before any later decision that looks at them.
  * Hence the tree's leftmost run of at least E is upstream's fit.
+ *
+ * One deliberate difference: a size-0 request (E = 0) in a sliced pool
+ * leaves a zero-size slice that shares its offset with its successor.  Free
+ * zero-size slices are kept out of the tree (every key stays unique, so the
+ * order is total) and wait to be merged by a neighbour; a later size-0
+ * request therefore takes the first run with bytes, where upstream could
+ * take such an empty slice.  Only the address handed to size-0 requests can
+ * differ, and the presets never route size 0 to a sliced pool.
  */
 #include "core/internal.h"
 #include "core/pool_internal.h"
@@ -127,8 +135,10 @@ static hc_status carve(struct hc_pool *p, struct hc_slice *s, uint64_t size, uin
 		if (s->next)
 			s->next->prev = r;
 		s->next = r;
+		r->sfree = true;
 		free_insert(p, r);
 	}
+	s->sfree = false;
 	s->size = size;
 	s->padding = eff - size;
 	hc_pool_mark_used(p, s, size);
@@ -144,11 +154,40 @@ struct hc_slice *hc_sliced_try_reserve(struct hc_pool *p, uint64_t size)
 	if (!n)
 		return NULL;
 	s = SLICE_OF(n);
-	free_remove(p, s);
-	if (carve(p, s, size, eff) != HC_OK) {
-		free_insert(p, s);
-		return NULL;
+	if (s->size > eff) {
+		/* The remainder sorts exactly where @s did: take its tree slot. */
+		struct hc_slice *r = hc_mm_slice_new(p->mm);
+
+		if (!r)
+			return NULL;
+		r->pool = p;
+		r->page = s->page;
+		r->offset = s->offset + eff;
+		r->addr = s->page->addr + r->offset;
+		r->size = s->size - eff;
+		r->prev = s;
+		r->next = s->next;
+		if (s->next)
+			s->next->prev = r;
+		s->next = r;
+		r->node.k1 = r->page->seq;
+		r->node.k2 = r->offset;
+		r->node.val = r->size;
+		hc_tree_replace(&p->free_runs, &s->node, &r->node);
+		r->in_tree = true;
+		r->sfree = true;
+		s->in_tree = false;
+		s->sfree = false;
+		s->size = size;
+		s->padding = eff - size;
+		hc_pool_mark_used(p, s, size);
+		return s;
 	}
+	free_remove(p, s);
+	s->sfree = false;
+	s->size = size;
+	s->padding = eff - size;
+	hc_pool_mark_used(p, s, size);
 	return s;
 }
 
@@ -200,42 +239,55 @@ static uint64_t eff_of(const struct hc_slice *s)
 	return s->size + s->padding;
 }
 
+/* Puts @s (free, just grown or new to the tree) where it belongs: in the
+ * tree when it has bytes to offer.  Zero-size free slices stay out of it:
+ * they share their offset with their successor, and keeping every key in
+ * the tree unique keeps the tree's order total. */
+static void track(struct hc_pool *p, struct hc_slice *s)
+{
+	if (s->in_tree) {
+		s->node.k2 = s->offset;
+		s->node.val = s->size;
+		hc_tree_refresh(&p->free_runs, &s->node);
+	} else if (s->size > 0) {
+		free_insert(p, s);
+	}
+}
+
 void hc_sliced_on_free(struct hc_pool *p, struct hc_slice *s)
 {
 	struct hc_slice *prev = s->prev, *next = s->next;
-	bool pf = prev && prev->in_tree, nf = next && next->in_tree;
+	bool pf = prev && prev->sfree, nf = next && next->sfree;
 
+	s->sfree = true;
 	if (pf && nf) {
 		prev->size = eff_of(prev) + eff_of(s) + eff_of(next);
 		prev->padding = 0;
-		free_remove(p, next);
+		if (next->in_tree)
+			free_remove(p, next);
 		list_unlink(s);
 		list_unlink(next);
 		hc_mm_slice_put(p->mm, s);
 		hc_mm_slice_put(p->mm, next);
-		prev->node.val = prev->size;
-		hc_tree_refresh(&p->free_runs, &prev->node);
+		track(p, prev);
 	} else if (pf) {
 		prev->size = eff_of(prev) + eff_of(s);
 		prev->padding = 0;
 		list_unlink(s);
 		hc_mm_slice_put(p->mm, s);
-		prev->node.val = prev->size;
-		hc_tree_refresh(&p->free_runs, &prev->node);
+		track(p, prev);
 	} else if (nf) {
-		/* @next takes @s's place: its key moves down to @s's offset, which
-		 * no other free run lies between, so the tree order holds. */
+		/* @next takes @s's place: its key moves down to @s's offset, and no
+		 * other tracked run lies between the two, so the tree order holds. */
 		next->size = eff_of(s) + eff_of(next);
 		next->padding = 0;
 		next->offset = s->offset;
 		next->addr = s->addr;
 		list_unlink(s);
 		hc_mm_slice_put(p->mm, s);
-		next->node.k2 = next->offset;
-		next->node.val = next->size;
-		hc_tree_refresh(&p->free_runs, &next->node);
+		track(p, next);
 	} else {
-		free_insert(p, s);
+		track(p, s);
 	}
 }
 

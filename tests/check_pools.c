@@ -233,8 +233,15 @@ START_TEST(two_chunks_on_one_page)
 
 	fake_reset();
 	mm = mm_custom(&s, 1, 32);
+	struct hc_mm_decision d;
+
 	res(mm, 512, &a0);
+	hc_mm_last_decision(mm, &d);
+	ck_assert_uint_eq(d.pool, 0);
+	ck_assert(d.new_page);
 	res(mm, 512, &a1);
+	hc_mm_last_decision(mm, &d);
+	ck_assert(!d.new_page);
 	ck_assert_uint_eq(a1, a0 + 512);
 	ck_assert_uint_eq(fk.allocs, 1);
 	ck_assert_uint_eq(report(mm).r[0].pages, 1);
@@ -317,6 +324,49 @@ START_TEST(lone_free_slice_offers_requested_size)
 	ck_assert_uint_eq(x, a0 + 100);
 	res(mm, 30, &x);  /* no: 30 + 20 padding = 50 */
 	ck_assert_uint_eq(x, a0 + 150);
+	hc_mm_destroy(mm);
+	fake_done();
+}
+END_TEST
+
+/* Every merge shape: with the successor, with both neighbours, and a
+ * padded lone slice contributing its padding once merged. */
+START_TEST(coalescing_shapes)
+{
+	hc_pool_spec s = sliced(4096, 0, 0);
+	struct hc_slice_ref r[4];
+	struct hc_mm *mm;
+	uint64_t base, x;
+	int i;
+
+	fake_reset();
+	mm = mm_custom(&s, 1, 32);
+	for (i = 0; i < 4; i++)
+		r[i] = res(mm, 1024, i ? &x : &base);
+	ck_assert_int_eq(hc_mm_release(mm, r[1]), HC_OK);
+	ck_assert_int_eq(hc_mm_release(mm, r[0]), HC_OK); /* merges with successor */
+	ck_assert_int_eq(hc_mm_release(mm, r[3]), HC_OK);
+	ck_assert_int_eq(hc_mm_release(mm, r[2]), HC_OK); /* merges with both */
+	r[0] = res(mm, 4096, &x);
+	ck_assert_uint_eq(x, base);
+	ck_assert_uint_eq(fk.allocs, 1);
+	ck_assert_int_eq(hc_mm_release(mm, r[0]), HC_OK);
+	for (i = 0; i < 4; i++) {
+		r[i] = res(mm, 1000, &x);   /* effective 1024 */
+		ck_assert_uint_eq(x, base + (uint64_t)i * 1024);
+	}
+	ck_assert_int_eq(hc_mm_release(mm, r[1]), HC_OK); /* lone: offers 1000 */
+	ck_assert_int_eq(hc_mm_release(mm, r[0]), HC_OK); /* 1024 + 1024 */
+	r[0] = res(mm, 2048, &x);
+	ck_assert_uint_eq(x, base);
+	ck_assert_int_eq(hc_mm_release(mm, r[2]), HC_OK); /* lone again: r[0], r[3] live */
+	r[1] = res(mm, 1024, &x);                          /* lone 1000 < 1024: new page */
+	ck_assert_uint_eq(fk.allocs, 2);
+	ck_assert_int_eq(hc_mm_release(mm, r[3]), HC_OK); /* merges with predecessor */
+	r[2] = res(mm, 2048, &x);
+	ck_assert_uint_eq(x, base + 2048);
+	ck_assert(hc_mm_valid(mm));
+	ck_assert_uint_eq(usage(mm).number_allocs, 3);
 	hc_mm_destroy(mm);
 	fake_done();
 }
@@ -724,32 +774,42 @@ START_TEST(install_refuses_while_in_use)
 }
 END_TEST
 
-/* Churn at a steady live size must not grow the reservation by more than 10%. */
+/* Churn with random sizes: the reservation stays within 10% of the most
+ * bytes ever live (rounded up to whole pages). */
 START_TEST(fragmentation_resistance)
 {
 	hc_pool_spec s = sliced(1 * MIB, 256 * KIB, 0);
 	static const uint64_t sizes[] = { 4 * KIB, 8 * KIB, 16 * KIB, 32 * KIB };
-	struct hc_slice_ref r[200];
-	uint64_t before, after;
-	unsigned seed = 7;
+	static struct hc_slice_ref r[2000];
+	static uint64_t sz[2000];
+	uint64_t live = 0, peak, after;
+	unsigned seed = 7 + (unsigned)_i;
 	struct hc_mm *mm;
 	int i;
 
 	fake_reset();
 	mm = mm_custom(&s, 1, 256);
-	for (i = 0; i < 200; i++)
-		r[i] = res(mm, sizes[i % 4], NULL);
-	before = usage(mm).bytes_reserved;
-	for (i = 0; i < 20000; i++) {
-		int k = rand_r(&seed) % 200;
-		uint64_t addr, sz;
+	for (i = 0; i < 2000; i++) {
+		sz[i] = sizes[rand_r(&seed) % 4];
+		r[i] = res(mm, sz[i], NULL);
+		live += sz[i];
+	}
+	peak = live;
+	for (i = 0; i < 100000; i++) {
+		int k = rand_r(&seed) % 2000;
 
-		ck_assert_int_eq(hc_mm_address(mm, r[k], &addr, &sz), HC_OK);
 		ck_assert_int_eq(hc_mm_release(mm, r[k]), HC_OK);
-		r[k] = res(mm, sz, NULL);
+		live -= sz[k];
+		sz[k] = sizes[rand_r(&seed) % 4];
+		r[k] = res(mm, sz[k], NULL);
+		live += sz[k];
+		if (live > peak)
+			peak = live;
 	}
 	after = usage(mm).bytes_reserved;
-	ck_assert_uint_le(after * 10, before * 11);
+	ck_assert(hc_mm_valid(mm));
+	peak = (peak + MIB - 1) / MIB * MIB;
+	ck_assert_uint_le(after * 10, peak * 11);
 	hc_mm_destroy(mm);
 	fake_done();
 }
@@ -770,6 +830,13 @@ START_TEST(persistent_windows_nest)
 	hc_mm_mode_pop(mm);
 	ck_assert(hc_mm_persistent(mm));
 	res(mm, 100, NULL);
+	{
+		struct hc_mm_decision d;
+
+		hc_mm_last_decision(mm, &d);
+		ck_assert_uint_eq(d.pool, 1);
+		ck_assert(d.new_page);
+	}
 	hc_mm_mode_pop(mm);
 	ck_assert(!hc_mm_persistent(mm));
 	hc_mm_mode_pop(mm); /* saturates */
@@ -947,6 +1014,26 @@ START_TEST(bad_arguments)
 	ck_assert_int_eq(hc_layout_custom(NULL, 1, &l), HC_ERR_INVALID);
 	ck_assert_int_eq(hc_mm_cleanup(NULL, true), HC_ERR_INVALID);
 	ck_assert_int_eq(hc_mm_install(NULL, NULL), HC_ERR_INVALID);
+	{
+		hc_memory_usage u = { 1, 2, 3, 4 };
+		struct reports rs = { .n = 0 };
+		struct hc_slice_ref *kept;
+		size_t n;
+
+		hc_mm_usage(NULL, &u);
+		ck_assert_uint_eq(u.number_allocs + u.bytes_in_use + u.bytes_padding +
+					  u.bytes_reserved, 0);
+		hc_mm_report(NULL, collect, &rs);
+		ck_assert_uint_eq(rs.n, 0);
+		hc_mm_mode_push_persistent(NULL);
+		hc_mm_mode_pop(NULL);
+		hc_mm_capture_begin(NULL);
+		hc_mm_capture_priming_end(NULL);
+		ck_assert(!hc_mm_persistent(NULL));
+		ck_assert(!hc_mm_capture_active(NULL));
+		ck_assert_int_eq(hc_mm_capture_end(NULL, &kept, &n), HC_ERR_INVALID);
+		ck_assert(!hc_mm_valid(NULL));
+	}
 	fake_done();
 }
 END_TEST
@@ -1212,6 +1299,7 @@ START_TEST(capture_retains_touched_slices)
 	c = res(mm, 300, NULL);
 	ck_assert_int_eq(hc_mm_release(mm, c), HC_OK);
 	ck_assert_int_eq(hc_mm_capture_end(mm, &kept, &n), HC_OK);
+	ck_assert(hc_mm_valid(mm));
 	ck_assert(!hc_mm_capture_active(mm));
 	ck_assert(!hc_mm_persistent(mm));
 	ck_assert_int_eq(hc_mm_capture_end(mm, &kept, &n), HC_ERR_STATE);
@@ -1262,6 +1350,57 @@ START_TEST(capture_restores_windows_and_refuses_install)
 }
 END_TEST
 
+/* Walks the storage fault countdown from the first allocation upward: every
+ * refusal is HC_ERR_OOM, leaves the counters consistent and leaks nothing. */
+START_TEST(storage_fault_walk)
+{
+	hc_pool_spec s[4] = { sliced(4096, 1024, 8192), sliced(16384, 0, 0),
+			      exclusive(64 * KIB, 10), direct(100 * KIB) };
+	static const uint64_t sizes[] = { 100, 1000, 3000, 5000, 16000, 40000, 200000, 0, 700 };
+	long n;
+
+	for (n = 1; n < 40; n++) {
+		struct hc_slice_ref r[32];
+		struct hc_mm *mm;
+		size_t i, k = 0;
+		int fails = 0;
+
+		fake_reset();
+		mm = mm_custom(s, 4, 32);
+		fk.fail_in = n;
+		for (i = 0; i < 27; i++) {
+			uint64_t addr;
+			hc_status st;
+
+			if (i == 20)
+				hc_mm_mode_push_persistent(mm);
+			st = hc_mm_reserve(mm, sizes[i % 9], &r[k], &addr);
+			if (st == HC_OK)
+				k++;
+			else {
+				ck_assert_int_eq(st, HC_ERR_OOM);
+				fails++;
+			}
+			if (i % 4 == 3 && k) {
+				ck_assert_int_eq(hc_mm_release(mm, r[--k]), HC_OK);
+			}
+			ck_assert_uint_eq(usage(mm).bytes_reserved, fk.live_bytes);
+			ck_assert_uint_eq(usage(mm).number_allocs, k);
+			ck_assert(hc_mm_valid(mm));
+		}
+		ck_assert_int_le(fails, 1);
+		hc_mm_mode_pop(mm);
+		ck_assert_int_eq(hc_mm_cleanup(mm, true), HC_OK);
+		ck_assert(hc_mm_valid(mm));
+		hc_mm_destroy(mm);
+		fake_done();
+		if (fails == 0)
+			break;
+	}
+	ck_assert_int_lt(n, 40); /* the walk got past every allocation */
+}
+END_TEST
+
 /* ---- property test ------------------------------------------------------------------- */
 
 struct live_ent {
@@ -1285,6 +1424,7 @@ static void check_invariants(struct hc_mm *mm, struct live_ent *v, size_t n)
 	uint64_t in_use = 0;
 	size_t i;
 
+	ck_assert(hc_mm_valid(mm));
 	memcpy(sorted, v, n * sizeof(*v));
 	qsort(sorted, n, sizeof(*sorted), cmp_addr);
 	for (i = 0; i < n; i++) {
@@ -1310,15 +1450,20 @@ START_TEST(random_sequences)
 	hc_pool_spec s[5] = { exclusive(0, 0), sliced(64 * KIB, 16 * KIB, 128 * KIB),
 			      sliced(256 * KIB, 64 * KIB, 0), exclusive(1 * MIB, 50), direct(4 * MIB) };
 	struct live_ent *v = calloc(4000, sizeof(*v));
+	struct reports rs;
 	unsigned seed = 1234 + (unsigned)_i * 7919;
 	struct hc_layout *l;
 	struct hc_mm *mm;
 	size_t n = 0;
 	int op;
 
+	/* odd runs drop the size-0 pool, so size 0 lands in a sliced pool */
+	const hc_pool_spec *specs = (_i & 1) ? s + 1 : s;
+	size_t nspecs = (_i & 1) ? 4 : 5, first_capped = (_i & 1) ? 0 : 1;
+
 	fake_reset();
-	mm = mm_custom(s, 5, 256);
-	ck_assert_int_eq(hc_layout_custom(s, 5, &l), HC_OK);
+	mm = mm_custom(specs, nspecs, 256);
+	ck_assert_int_eq(hc_layout_custom(specs, nspecs, &l), HC_OK);
 	for (op = 0; op < 6000; op++) {
 		int r = rand_r(&seed) % 100;
 
@@ -1326,7 +1471,8 @@ START_TEST(random_sequences)
 			uint64_t size;
 			int k = rand_r(&seed) % 10;
 
-			size = k < 6 ? (uint64_t)(rand_r(&seed) % (16 * KIB)) :
+			size = k == 0 && rand_r(&seed) % 4 == 0 ? 0 :
+			       k < 6 ? (uint64_t)(rand_r(&seed) % (16 * KIB)) :
 			       k < 9 ? (uint64_t)(rand_r(&seed) % (300 * KIB)) :
 				       (uint64_t)(rand_r(&seed) % (3 * MIB));
 			if (rand_r(&seed) % 50 == 0)
@@ -1373,6 +1519,11 @@ START_TEST(random_sequences)
 			check_invariants(mm, v, n);
 	}
 	check_invariants(mm, v, n);
+	/* the capped pool reached its cap (2 pages), so small requests spilled */
+	rs = report(mm);
+	ck_assert_uint_eq(rs.r[first_capped].pages_peak, 2);
+	ck_assert_uint_gt(rs.r[first_capped + 1].usage.number_allocs, 0);
+	ck_assert_uint_gt(fk.frees, 0);
 	hc_layout_free(l);
 	hc_mm_destroy(mm);
 	free(v);
@@ -1391,8 +1542,9 @@ static Suite *pools_suite(void)
 	tcase_add_test(tc, alloc_reuses_storage);
 	tcase_add_test(tc, alignment_padding);
 	tcase_add_test(tc, lone_free_slice_offers_requested_size);
+	tcase_add_test(tc, coalescing_shapes);
 	tcase_add_test(tc, near_page_rule);
-	tcase_add_test(tc, fragmentation_resistance);
+	tcase_add_loop_test(tc, fragmentation_resistance, 0, 8);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("caps");
@@ -1424,6 +1576,7 @@ static Suite *pools_suite(void)
 	tcase_add_test(tc, size_zero_and_too_big);
 	tcase_add_test(tc, storage_refusal_is_oom_and_retry_works);
 	tcase_add_test(tc, bad_arguments);
+	tcase_add_test(tc, storage_fault_walk);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("layouts");
@@ -1443,7 +1596,7 @@ static Suite *pools_suite(void)
 
 	tc = tcase_create("property");
 	tcase_set_timeout(tc, 120);
-	tcase_add_loop_test(tc, random_sequences, 0, 4);
+	tcase_add_loop_test(tc, random_sequences, 0, 6);
 	suite_add_tcase(s, tc);
 	return s;
 }
