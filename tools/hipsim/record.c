@@ -25,7 +25,9 @@
  * file that is shown only when they fail.  Every path after the daemon or
  * the session exists goes through one cleanup (record_cleanup()); SIGINT,
  * SIGTERM and SIGHUP are caught, forwarded to the command while it runs,
- * and end the setup early otherwise.
+ * and end the setup early otherwise.  The command starts with the default
+ * action for those three (so that forwarding works even when a shell started
+ * hipsim in the background with SIGINT ignored) and the caller's SIGPIPE.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -69,6 +71,7 @@ struct record {
 	bool session_created;
 	pid_t daemon_pid;	/* > 0: we started it and must stop it */
 	int errfd;		/* temp file for the tools' stderr */
+	struct sigaction old_pipe; /* SIGPIPE as the caller had it */
 };
 
 static volatile sig_atomic_t got_signal;
@@ -247,7 +250,7 @@ static int run_tool(struct record *r, const char *path, const char *const *argv)
 {
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t attr;
-	sigset_t none;
+	sigset_t none, deflt;
 	pid_t pid;
 	int err, status;
 
@@ -260,8 +263,12 @@ static int run_tool(struct record *r, const char *path, const char *const *argv)
 	posix_spawnattr_init(&attr);
 	sigemptyset(&none);
 	posix_spawnattr_setsigmask(&attr, &none);
+	sigemptyset(&deflt);
+	sigaddset(&deflt, SIGPIPE);
+	posix_spawnattr_setsigdefault(&attr, &deflt);
 	posix_spawnattr_setpgroup(&attr, 0);
-	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK);
+	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK |
+					       POSIX_SPAWN_SETSIGDEF);
 	err = posix_spawn(&pid, path, &fa, &attr, (char *const *)argv, environ);
 	posix_spawnattr_destroy(&attr);
 	posix_spawn_file_actions_destroy(&fa);
@@ -433,9 +440,15 @@ static pid_t fork_blocked(struct record *r, int *gate, const sigset_t *oldmask)
 		char c;
 		ssize_t n;
 
+		/*
+		 * Default dispositions for the signals hipsim forwards (even if
+		 * a non-interactive shell started hipsim with SIGINT ignored),
+		 * the caller's own for SIGPIPE, ignored here meanwhile.
+		 */
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
 		signal(SIGHUP, SIG_DFL);
+		sigaction(SIGPIPE, &r->old_pipe, NULL);
 		sigprocmask(SIG_SETMASK, oldmask, NULL);
 		close(fds[1]);
 		do
@@ -459,6 +472,10 @@ static int wait_command(pid_t pid)
 {
 	int status, forwarded = 0;
 
+	if (got_signal) { /* arrived between the release and this wait */
+		kill(pid, got_signal);
+		forwarded = got_signal;
+	}
 	for (;;) {
 		if (waitpid(pid, &status, 0) == pid)
 			break;
@@ -587,6 +604,8 @@ int hipsim_record_main(int argc, char **argv)
 	sigaction(SIGINT, &sa, &old_int);
 	sigaction(SIGTERM, &sa, &old_term);
 	sigaction(SIGHUP, &sa, &old_hup);
+	sa.sa_handler = SIG_IGN; /* a command that died early must not kill us at release */
+	sigaction(SIGPIPE, &sa, &r.old_pipe);
 	sigprocmask(SIG_SETMASK, NULL, &oldmask);
 
 	rc = record_run(&r, &oldmask);
@@ -599,6 +618,7 @@ int hipsim_record_main(int argc, char **argv)
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
 	sigaction(SIGHUP, &old_hup, NULL);
+	sigaction(SIGPIPE, &r.old_pipe, NULL);
 	close(r.errfd);
 	if (rc < 0)
 		return got_signal ? 128 + got_signal : HIPSIM_RECORD_EXIT_SETUP;
