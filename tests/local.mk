@@ -24,3 +24,4 @@ tests_check_api_SOURCES = tests/check_api.c
 tests_check_api_CFLAGS = $(TEST_CFLAGS)
 tests_check_api_LDADD = $(TEST_LDADD)
 endif
+include tests/streams.mk
