@@ -14,7 +14,7 @@
 
 #define NTHREADS 4
 #define NSHARED 8
-#define OPS 400
+#define OPS 2000
 #define BUFSZ 4096
 
 static hc_device dev;
@@ -140,6 +140,12 @@ START_TEST(threads_share_buffers)
 		streams[t].id = (uint64_t)(uintptr_t)ret;
 	}
 	ck_assert_int_eq(failures, 0);
+	{	/* the threads did meet on each other's buffers */
+		hc_device_stats st;
+		ck_assert_int_eq(hc_device_stats_get(dev, &st), HC_OK);
+		ck_assert_uint_gt(st.xstream_waits, 0);
+		ck_assert_uint_gt(st.launches, 0);
+	}
 	/* all joined: each stream closes cleanly with buffers still shared */
 	for (int t = 0; t < NTHREADS; t++)
 		ck_assert_int_eq(hc_stream_close(streams[t]), HC_OK);
