@@ -21,7 +21,9 @@ hc_status hc_device_set_policy(hc_device d, const hc_policy *p)
 	if (rc != HC_OK)
 		return rc;
 	pthread_mutex_lock(&dev->lock);
-	dev->policy = *p;
+	dev->policy.dq_max_count = p->dq_max_count;
+	dev->policy.dq_max_bytes = p->dq_max_bytes;
+	__atomic_store_n(&dev->policy.stage_max_bytes, p->stage_max_bytes, __ATOMIC_RELAXED);
 	for (uint32_t i = 0; i < dev->nstreams; i++) {
 		struct hc_strm *st = dev->streams[i];
 		struct hc_dq_policy q = hc_dq_policy_default(dev->props.integrated);

@@ -57,10 +57,11 @@ hc_status hc_write_staged(struct hc_strm *st, uint64_t dst, const void *src, uin
 	return write_bounce(st, dst, src, n);
 }
 
-static hc_staging write_decision(const struct hc_dev *dev, uint64_t n, hc_alloc_property p)
+static hc_staging write_decision(struct hc_dev *dev, uint64_t n, hc_alloc_property p)
 {
 	hc_staging s = hc_staging_of(n, p);
-	uint64_t limit = dev->policy.stage_max_bytes;
+	/* set_policy stores it under the device lock; read it without */
+	uint64_t limit = __atomic_load_n(&dev->policy.stage_max_bytes, __ATOMIC_RELAXED);
 
 	if (limit && p != HC_ALLOC_FILE)
 		s.through_pinned = n < limit && p != HC_ALLOC_PINNED;

@@ -223,6 +223,33 @@ START_TEST(cross_stream_waits_exactly_when_needed)
 }
 END_TEST
 
+START_TEST(write_into_another_streams_buffer)
+{
+	hc_stream b2;
+	hc_buffer x;
+	unsigned char in[1000], out[1000];
+
+	ck_assert_int_eq(hc_stream_open(dev, &b2), HC_OK);
+	ck_assert_int_eq(hc_alloc(s, sizeof(in), &x), HC_OK);
+	pattern(in, sizeof(in), 9);
+	/* the allocation stamped it: the first use from b2 waits */
+	ck_assert_int_eq(hc_write(b2, x, 0, in, sizeof(in), HC_ALLOC_NATIVE, NULL, NULL), HC_OK);
+	ck_assert_uint_eq(stats().xstream_waits, 1);
+	ck_assert_int_eq(hc_read(b2, x, 0, out, sizeof(out), NULL), HC_OK);
+	ck_assert_uint_eq(stats().xstream_waits, 1);
+	ck_assert_mem_eq(in, out, sizeof(in));
+	ck_assert_int_eq(hc_sync(b2), HC_OK);
+	ck_assert_int_eq(hc_read(s, x, 0, out, sizeof(out), NULL), HC_OK);
+	ck_assert_mem_eq(in, out, sizeof(in));
+	/* the origin closes while b2's queue still pins its buffer */
+	ck_assert_int_eq(hc_write(b2, x, 0, in, sizeof(in), HC_ALLOC_NATIVE, NULL, NULL), HC_OK);
+	ck_assert_int_eq(hc_stream_close(s), HC_OK);
+	ck_assert_int_eq(hc_write(b2, x, 0, in, 4, HC_ALLOC_NATIVE, NULL, NULL), HC_ERR_STALE);
+	ck_assert_int_eq(hc_sync(b2), HC_OK);
+	ck_assert_int_eq(hc_stream_close(b2), HC_OK);
+}
+END_TEST
+
 START_TEST(buffer_freed_while_another_stream_uses_it)
 {
 	hc_stream b2;
@@ -529,6 +556,7 @@ Suite *streams_suite(void)
 	tcase_add_test(tc, release_runs_once_after_the_fence);
 	tcase_add_test(tc, cross_stream_waits_exactly_when_needed);
 	tcase_add_test(tc, buffer_freed_while_another_stream_uses_it);
+	tcase_add_test(tc, write_into_another_streams_buffer);
 	tcase_add_test(tc, drop_queue_flush_cycles_through_writes);
 	tcase_add_test(tc, drop_queue_count_limit_triggers);
 	tcase_add_test(tc, drop_queue_byte_limit_triggers);
