@@ -5,3 +5,4 @@ include bench/cache.mk
 include bench/gpu.mk
 include bench/replay.mk
 include bench/api.mk
+include bench/streams.mk

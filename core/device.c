@@ -12,7 +12,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "core/object.h"
+#include "core/streamops.h"
 #include "trace/hipcore_trace.h"
 
 struct dev_slot {
@@ -82,6 +82,13 @@ hc_status hc_strm_lock(hc_stream s, struct hc_strm **out)
 	hc_strm_inbox_drain(st);
 	*out = st;
 	return HC_OK;
+}
+
+struct hc_dev *hc_dev_by_slot(unsigned devslot)
+{
+	if (devslot >= HC_MAX_DEVICES)
+		return NULL;
+	return atomic_load_explicit(&dev_table[devslot].dev, memory_order_acquire);
 }
 
 hc_status hc_strm_slot_lock(unsigned devslot, unsigned slot, struct hc_strm **out)
@@ -235,10 +242,14 @@ hc_status hc_device_close(hc_device d)
 
 	/* Graphs first: they hold slices of the streams' pools. */
 	hc_graphs_destroy_all(dev);
+	/* Tear every stream down before freeing any: a stream's drop queue may
+	 * post unpins to another stream's inbox while it drains. */
+	for (i = 0; i < dev->nstreams; i++)
+		if (dev->streams[i]->open)
+			hc_strm_teardown(dev->streams[i]);
+	hc_pipeline_workers_stop(dev);
 	for (i = 0; i < dev->nstreams; i++) {
 		struct hc_strm *st = dev->streams[i];
-		if (st->open)
-			hc_strm_teardown(st);
 		pthread_mutex_destroy(&st->lock);
 		pthread_mutex_destroy(&st->inbox.lock);
 		free(st);

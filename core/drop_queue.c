@@ -247,3 +247,13 @@ hc_status hc_dq_fini(struct hc_drop_queue *dq)
 	memset(dq, 0, sizeof(*dq));
 	return st;
 }
+
+hc_status hc_dq_set_policy(struct hc_drop_queue *dq, const struct hc_dq_policy *policy)
+{
+	if (!dq || !policy)
+		return hc_fail(HC_ERR_INVALID, "hc_dq_set_policy: NULL %s", dq ? "policy" : "queue");
+	if (policy->max_count == 0 || policy->max_bytes == 0)
+		return hc_fail(HC_ERR_INVALID, "hc_dq_set_policy: triggers must be > 0");
+	dq->policy = *policy;
+	return HC_OK;
+}

@@ -193,6 +193,17 @@ hc_status hc_dq_flush(struct hc_drop_queue *dq);
  */
 void hc_dq_set_deferred(struct hc_drop_queue *dq, bool deferred);
 
+/**
+ * hc_dq_set_policy - change the flush triggers of a live queue
+ * @dq: the queue
+ * @policy: the new triggers (0 fields: HC_ERR_INVALID, queue unchanged)
+ *
+ * Entries already staged stay; the next hc_dq_should_flush() uses the new
+ * triggers.  Context: caller holds the stream lock.
+ * Return: HC_OK or HC_ERR_INVALID.
+ */
+hc_status hc_dq_set_policy(struct hc_drop_queue *dq, const struct hc_dq_policy *policy);
+
 /* hc_dq_is_deferred - is the queue in deferred mode?  Context: as above. */
 bool hc_dq_is_deferred(const struct hc_drop_queue *dq);
 

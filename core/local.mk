@@ -11,6 +11,14 @@ libhipcore_internal_la_SOURCES += \
 	core/memory.c \
 	core/kernel.c \
 	core/graph.c \
-	core/todo.c
+	core/todo.c \
+	core/streamops.h \
+	core/xstream.c \
+	core/write.c \
+	core/pipeline.c \
+	core/read.c \
+	core/launch.c \
+	core/sync.c \
+	core/policy.c
 include core/pools.mk
 include core/queues.mk

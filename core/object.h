@@ -12,10 +12,15 @@
  * the device closes, so a handle to a closed stream can be checked (open
  * flag and generation) without touching freed memory.
  *
- * Locking order: device lock, then stream lock.  No call holds two stream
- * locks at once: cross-stream work takes the origin's lock on its own, and
- * releases that must reach another stream go through that stream's inbox
- * (a leaf lock), which the owner drains at its next call.
+ * Locking order: device lock, then stream locks.  A call that involves
+ * several streams (a stream using another stream's buffer: write target,
+ * read source, launch binding) holds all of them, taken in ascending slot
+ * order by hc_lockset_acquire() (core/streamops.h) and no other way, so the
+ * order is total and no two calls deadlock; a call on one stream with its
+ * own buffers takes that lock once.  Releases that must reach another
+ * stream after a fence go through that stream's inbox (a leaf lock), which
+ * the owner drains at its next call.  The device's copy-worker pool
+ * (pipeline.c) has its own leaf locks.
  */
 #ifndef HIPCORE_CORE_OBJECT_H
 #define HIPCORE_CORE_OBJECT_H
@@ -50,6 +55,7 @@ struct hc_inbox {
 	pthread_mutex_t lock;
 	uint32_t *unpin; /* buffer indexes whose remote pin is over */
 	size_t n, cap;
+	bool closed; /* the stream closed: unpins posted now are dropped */
 };
 
 struct hc_strm {
@@ -131,10 +137,13 @@ struct hc_dev {
 	struct hc_errgraph *errors;
 	struct hc_core_stats stats;
 	hc_policy policy; /* drop-queue and staging policy for new streams; 0 = default */
+	struct hc_copy_workers *workers; /* pipeline.c: memcpy helpers, created lazily */
 };
 
 /* device.c */
 hc_status hc_dev_get(hc_device d, struct hc_dev **out);
+/* The open device in slot @dev, or NULL (no generation check). */
+struct hc_dev *hc_dev_by_slot(unsigned dev);
 /* Locks the open stream in slot @stream of device slot @dev. */
 hc_status hc_strm_slot_lock(unsigned dev, unsigned stream, struct hc_strm **out);
 /* Resolves @s and returns its stream locked; HC_ERR_STALE when closed. */

@@ -152,6 +152,9 @@ hc_status hc_strm_create(struct hc_dev *dev, struct hc_strm **out)
 		__atomic_store_n(&dev->streams[slot], st, __ATOMIC_RELEASE);
 		dev->nstreams++;
 	}
+	pthread_mutex_lock(&st->inbox.lock);
+	st->inbox.closed = false;
+	pthread_mutex_unlock(&st->inbox.lock);
 	pthread_mutex_lock(&st->lock);
 	st->open = true;
 	pthread_mutex_unlock(&st->lock);
@@ -203,9 +206,12 @@ void hc_strm_teardown(struct hc_strm *st)
 	st->dmm = st->pmm = NULL;
 	dev->ops->stream_destroy(dev->hal, st->hal);
 	st->hal = NULL;
+	pthread_mutex_lock(&st->inbox.lock); /* consumers post unpins under it */
+	st->inbox.closed = true;
 	free(st->inbox.unpin);
 	st->inbox.unpin = NULL;
 	st->inbox.n = st->inbox.cap = 0;
+	pthread_mutex_unlock(&st->inbox.lock);
 	st->open = false;
 	pthread_mutex_unlock(&st->lock);
 }

@@ -1,6 +1,6 @@
 /*
  * todo.c - public calls whose implementation is being written on other
- * branches (streams: write/read/launch/sync; capture: graphs; errors).
+ * branches (capture: graphs; errors).
  * Each returns HC_ERR_UNSUPPORTED with a message until it lands; this file
  * goes away when they do.
  */
@@ -24,12 +24,18 @@ hc_status hc_launch(hc_stream s, const hc_launch_desc *l)
 hc_status hc_sync(hc_stream s)
 {
 	return NOT_YET("hc_sync");
+hc_status hc_graph_prepare(hc_stream s)
+	return NOT_YET("hc_graph_prepare");
+hc_status hc_graph_begin(hc_stream s)
+	return NOT_YET("hc_graph_begin");
+hc_status hc_graph_end(hc_stream s, hc_graph *g)
+	return NOT_YET("hc_graph_end");
+hc_status hc_graph_replay(hc_stream s, hc_graph g)
+	return NOT_YET("hc_graph_replay");
+hc_status hc_graph_destroy(hc_graph g)
+	return NOT_YET("hc_graph_destroy");
 }
 hc_status hc_failure_explain(hc_device d, hc_failure_id f, char *buf, size_t len)
 {
 	return NOT_YET("hc_failure_explain");
-}
-hc_status hc_device_set_policy(hc_device d, const hc_policy *p)
-{
-	return NOT_YET("hc_device_set_policy");
 }

@@ -20,9 +20,10 @@
  *   add(a, b, out)    out[i] = a[i] + b[i] on uint32 elements (wrapping),
  *                     for i < arg_bytes[2] / 4; a and b must bind as many.
  *
- * Every launch with arg_dptr checks the count and that each range lies in
- * one allocation (HC_ERR_INVALID otherwise); in data mode arg_dptr and
- * arg_bytes are required.  Without data mode kernels only cost time.  The
+ * In data mode every launch needs arg_dptr and arg_bytes, at least the
+ * kernel's parameter count of them (extra trailing parameters, such as the
+ * info pointer hc_launch appends, are accepted and ignored), each range in
+ * one allocation (HC_ERR_INVALID otherwise).  Without data mode kernels only cost time.  The
  * effects are applied when the launch is queued (see sim_copy.c); a launch
  * failed by injection has no effect and is reported by a later fence, its
  * message naming the kernel and the launch ordinal.  A captured kernel holds
@@ -122,7 +123,9 @@ static hc_status sim_check_args(hc_hal_dev *dev, const hc_hal_function *fn, size
 					    "in data mode", fn->name);
 		return HC_OK;
 	}
-	if (n_args != want)
+	if (!dev->data_mode)
+		return HC_OK; /* kernels only cost time: nothing to interpret */
+	if (n_args < want)
 		return hc_hal_error(HC_ERR_INVALID, 0, NULL,
 				    "sim launch: kernel '%s' takes %zu parameters, got %zu", fn->name,
 				    want, n_args);
@@ -152,7 +155,8 @@ static const char *sim_apply_kernel(hc_hal_dev *dev, const struct sim_op *op)
 	unsigned char *p[3] = { NULL, NULL, NULL };
 
 	for (size_t i = 0; i < op->n_args; i++)
-		if (sim_dev_range(dev, op->arg_dptr[i], op->arg_bytes[i], "kernel parameter", &p[i]))
+		if (sim_dev_range(dev, op->arg_dptr[i], op->arg_bytes[i], "kernel parameter",
+				  i < 3 ? &p[i] : NULL))
 			return "a parameter's device range was freed before it ran";
 	switch (op->fn->which) {
 	case SIM_K_FILL: {

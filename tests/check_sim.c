@@ -867,7 +867,16 @@ START_TEST(kernel_fill_words_and_bytes)
 	bytes[1] = 2;
 	ck_assert_int_eq(run_kernel(&k, "fill", 2, args, bytes), HC_ERR_INVALID);
 	ck_assert_int_eq(run_kernel(&k, "fill", 1, args, bytes), HC_ERR_INVALID);
-	ck_assert_uint_eq(stats(k.dev).launches, 2);
+	{	/* extra trailing parameters (hc_launch's info pointer) are accepted */
+		hc_hal_dptr a3[3] = { dst, i4, i1 };
+		uint64_t b3[3] = { 2, 4, 8 };
+		ck_assert_int_eq(run_kernel(&k, "fill", 3, a3, b3), HC_OK);
+		read_back(&k, out, dst, 10);
+		ck_assert_mem_eq(out, want4, 2);
+		ck_assert_uint_eq(out[2], 0x7f);
+		ck_assert_uint_eq(out[3], 0x7f);
+	}
+	ck_assert_uint_eq(stats(k.dev).launches, 3);
 	ops->device_close(k.dev);
 }
 END_TEST

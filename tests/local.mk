@@ -31,3 +31,4 @@ tests_check_graph_SOURCES = tests/check_graph.c
 tests_check_graph_CFLAGS = $(TEST_CFLAGS)
 tests_check_graph_LDADD = $(TEST_LDADD)
 endif
+include tests/streams.mk

@@ -55,7 +55,8 @@
 	X(memory_persistent_begin, 11) \
 	X(memory_persistent_end, 12) \
 	X(failure_explain, 13) \
-	X(last_error, 14)
+	X(last_error, 14) \
+	X(device_set_policy, 15)
 
 enum hc_trace_fn {
 	HC_TRACE_FN_NONE = 0,

@@ -1,0 +1,224 @@
+/*
+ * launch.c - hc_launch: validate a launch, bind its buffers and info words.
+ *
+ * The kernel receives one device pointer per binding (buffer address +
+ * offset), then, when info_words > 0, a pointer to a device copy of the info
+ * words.  Info buffers come from the stream's metadata cache keyed by the
+ * exact words: a hit reuses the device slice; a miss reserves a slice in the
+ * stream's device pool, writes the words with a staged copy and inserts it
+ * (the cache owns it from then on).  Info the cache should not hold
+ * (hc_mc_should_cache false) gets a slice of its own that goes back through
+ * the drop queue after the launch's fence.  The cache's mode follows the
+ * capture state before every lookup.
+ *
+ * Bindings of other streams' buffers wait for their origin when the cursors
+ * say so and stay pinned until the launch's fence (xstream.c); a WRITE
+ * binding of the stream's own buffer restamps it.  After the launch the drop
+ * queue is flushed when its triggers fire (never while a capture records).
+ */
+#include <string.h>
+
+#include "core/streamops.h"
+#include "trace/hipcore_trace.h"
+
+/* trace hipcore:cache kinds */
+enum { CACHE_HIT = 0, CACHE_MISS = 1, CACHE_UNCACHED = 2 };
+
+hc_status hc_kern_get(struct hc_dev *dev, hc_kernel k, struct hc_kern **out);
+
+/* Writes the info words into a fresh slice of the device pool. */
+static hc_status info_upload(struct hc_strm *st, const uint64_t *w, size_t nw,
+			     struct hc_slice_ref *ref, uint64_t *addr)
+{
+	bool pipelined;
+	hc_status rc;
+
+	rc = hc_mm_reserve(st->dmm, nw * 8, ref, addr);
+	if (rc != HC_OK)
+		return rc;
+	rc = hc_write_staged(st, *addr, w, nw * 8, &pipelined);
+	if (rc != HC_OK)
+		hc_mm_release(st->dmm, *ref);
+	return rc;
+}
+
+/* The device address of the info words, cached or not. */
+static hc_status info_bind(struct hc_strm *st, const uint64_t *w, size_t nw, uint64_t *addr)
+{
+	struct hc_dev *dev = st->dev;
+	struct hc_mc_value v;
+	struct hc_slice_ref ref;
+	hc_status rc;
+	uint64_t key = nw ? w[0] : 0;
+	bool stored = false;
+
+	hc_mc_set_mode(st->cache, hc_capture_cache_mode(&st->capture));
+	if (!hc_mc_should_cache(st->cache, nw * 8)) {
+		rc = info_upload(st, w, nw, &ref, addr);
+		if (rc != HC_OK)
+			return rc;
+		hc_strm_defer_slice(st, st->dmm, ref, nw * 8);
+		HC_TRACE(cache, st->handle.id, (uint8_t)CACHE_UNCACHED, key, nw * 8);
+		return HC_OK;
+	}
+	if (hc_mc_get(st->cache, w, nw, &v)) {
+		struct hc_slice_ref r = { (struct hc_slice *)(uintptr_t)v.a, v.b };
+
+		uint64_t sz;
+
+		rc = hc_mm_address(st->dmm, r, addr, &sz);
+		if (rc != HC_OK)
+			return rc;
+		atomic_fetch_add(&dev->stats.cache_hits, 1);
+		HC_TRACE(cache, st->handle.id, (uint8_t)CACHE_HIT, key, nw * 8);
+		return HC_OK;
+	}
+	atomic_fetch_add(&dev->stats.cache_misses, 1);
+	HC_TRACE(cache, st->handle.id, (uint8_t)CACHE_MISS, key, nw * 8);
+	rc = info_upload(st, w, nw, &ref, addr);
+	if (rc != HC_OK)
+		return rc;
+	v.a = (uintptr_t)ref.slice;
+	v.b = ref.id;
+	rc = hc_mc_insert(st->cache, w, nw, v, &stored);
+	if (rc != HC_OK || !stored) /* not kept: release after the launch's fence */
+		hc_strm_defer_slice(st, st->dmm, ref, nw * 8);
+	return HC_OK;
+}
+
+static hc_status launch_check(const hc_launch_desc *l)
+{
+	if (!l)
+		return hc_fail(HC_ERR_INVALID, "hc_launch: launch is NULL");
+	for (int i = 0; i < 3; i++)
+		if (l->grid[i] == 0 || l->block[i] == 0)
+			return hc_fail(HC_ERR_INVALID, "hc_launch: grid and block dimensions must be > 0");
+	if (l->info_words > 0 && !l->info)
+		return hc_fail(HC_ERR_INVALID, "hc_launch: info is NULL with %zu info words",
+			       l->info_words);
+	if (l->info_words > (SIZE_MAX / 8))
+		return hc_fail(HC_ERR_INVALID, "hc_launch: %zu info words", l->info_words);
+	if (l->n_bindings > 0 && !l->bindings)
+		return hc_fail(HC_ERR_INVALID, "hc_launch: bindings is NULL with %zu bindings",
+			       l->n_bindings);
+	if (l->n_bindings > HC_LOCKSET_MAX_BUFS)
+		return hc_fail(HC_ERR_INVALID, "hc_launch: %zu bindings, at most %u", l->n_bindings,
+			       HC_LOCKSET_MAX_BUFS);
+	for (size_t i = 0; i < l->n_bindings; i++) {
+		hc_access a = l->bindings[i].access;
+
+		if (a != HC_ACCESS_READ && a != HC_ACCESS_WRITE && a != HC_ACCESS_READ_WRITE)
+			return hc_fail(HC_ERR_INVALID, "hc_launch: binding %zu: unknown access %d", i,
+				       (int)a);
+	}
+	return HC_OK;
+}
+
+hc_status hc_launch(hc_stream s, const hc_launch_desc *l)
+{
+	uint64_t t0 = HC_TRACE_T0(launch);
+	hc_buffer bufs[HC_LOCKSET_MAX_BUFS];
+	hc_hal_dptr dptr[HC_LOCKSET_MAX_BUFS + 1];
+	uint64_t bytes[HC_LOCKSET_MAX_BUFS + 1];
+	void *args[HC_LOCKSET_MAX_BUFS + 1];
+	struct hc_hal_launch hl;
+	hc_hal_function *fn;
+	struct hc_lockset ls;
+	struct hc_kern *k;
+	struct hc_dev *dev;
+	struct hc_strm *st;
+	size_t nb, na, i, used = 0;
+	hc_status rc;
+
+	rc = launch_check(l);
+	if (rc != HC_OK)
+		return rc;
+	nb = l->n_bindings;
+	for (i = 0; i < nb; i++)
+		bufs[i] = l->bindings[i].buffer;
+	/* The kernel first, under the device lock (which comes before stream
+	 * locks); kernels live until the device closes, so fn stays valid. */
+	{
+		struct hc_handle_parts sp = hc_handle_unpack(s.id), kp = hc_handle_unpack(l->kernel.id);
+
+		if (s.id == 0 || sp.kind != HC_KIND_STREAM)
+			return hc_fail(HC_ERR_STALE, "hc_launch: handle %#llx is not a stream",
+				       (unsigned long long)s.id);
+		if (l->kernel.id != 0 && kp.kind == HC_KIND_KERNEL && kp.dev != sp.dev)
+			return hc_fail(HC_ERR_INVALID, "hc_launch: kernel %#llx belongs to another device",
+				       (unsigned long long)l->kernel.id);
+		dev = hc_dev_by_slot(sp.dev);
+		if (!dev)
+			return hc_fail(HC_ERR_STALE, "hc_launch: stream %#llx: its device is closed",
+				       (unsigned long long)s.id);
+	}
+	pthread_mutex_lock(&dev->lock);
+	rc = hc_kern_get(dev, l->kernel, &k);
+	fn = rc == HC_OK ? k->fn : NULL;
+	pthread_mutex_unlock(&dev->lock);
+	if (rc != HC_OK)
+		return rc;
+	rc = hc_lockset_acquire(s, bufs, nb, "hc_launch", &ls);
+	if (rc != HC_OK)
+		return rc;
+	st = ls.st;
+	if (st->dev != dev) {
+		rc = hc_fail(HC_ERR_STALE, "hc_launch: the device was reopened");
+		goto out_unlock;
+	}
+	for (i = 0; i < nb; i++) {
+		const hc_binding *bd = &l->bindings[i];
+		uint64_t size = ls.use[i].buf->size;
+
+		if (bd->offset > size || bd->size > size - bd->offset) {
+			rc = hc_fail(HC_ERR_INVALID,
+				     "hc_launch: binding %zu: %llu bytes at offset %llu run past the "
+				     "buffer's %llu", i, (unsigned long long)bd->size,
+				     (unsigned long long)bd->offset, (unsigned long long)size);
+			goto out_unlock;
+		}
+		dptr[i] = ls.use[i].buf->addr + bd->offset;
+		bytes[i] = bd->size;
+		args[i] = &dptr[i];
+	}
+	na = nb;
+	if (l->info_words > 0) {
+		rc = info_bind(st, l->info, l->info_words, &dptr[na]);
+		if (rc != HC_OK)
+			goto out_unlock;
+		bytes[na] = l->info_words * 8;
+		args[na] = &dptr[na];
+		na++;
+	}
+	for (used = 0; used < nb; used++) {
+		rc = hc_xs_before(&ls, &ls.use[used]);
+		if (rc != HC_OK)
+			goto out_unpin;
+	}
+	memset(&hl, 0, sizeof(hl));
+	memcpy(hl.grid, l->grid, sizeof(hl.grid));
+	memcpy(hl.block, l->block, sizeof(hl.block));
+	hl.shared_bytes = l->shared_bytes;
+	hl.args = args;
+	hl.n_args = na;
+	hl.arg_dptr = dptr;
+	hl.arg_bytes = bytes;
+	hl.duration_hint_ns = l->duration_hint_ns;
+	rc = dev->ops->launch(dev->hal, st->hal, fn, &hl);
+	if (rc == HC_OK) {
+		for (i = 0; i < nb; i++)
+			if ((l->bindings[i].access & HC_ACCESS_WRITE) && ls.use[i].origin == st)
+				ls.use[i].buf->stamp = hc_cursor_advance(&st->cursor);
+	}
+out_unpin:
+	/* Pin each distinct remote buffer once per binding that waited. */
+	for (i = 0; i < used; i++)
+		hc_xs_after(&ls, &ls.use[i]);
+	if (rc == HC_OK)
+		rc = hc_strm_maybe_flush(st, false);
+out_unlock:
+	HC_TRACE(launch, s.id, l->kernel.id, (uint32_t)l->info_words, (uint32_t)nb,
+		 l->duration_hint_ns, (int32_t)rc, hc_trace_since_ns(t0));
+	hc_lockset_release(&ls);
+	return rc;
+}

@@ -1,0 +1,43 @@
+/*
+ * policy.c - hc_device_set_policy: drop-queue triggers and the staging limit.
+ *
+ * dq_max_count and dq_max_bytes apply to the drop queues of streams opened
+ * later (hc_strm_queues_init reads dev->policy) and of those open now;
+ * stage_max_bytes replaces the 100 MiB limit of hc_write's staging decision
+ * (write.c) and nothing else: hc_staging_of() stays the seed's.  A 0 field
+ * restores the library's default.
+ */
+#include "core/streamops.h"
+#include "trace/hipcore_trace.h"
+
+hc_status hc_device_set_policy(hc_device d, const hc_policy *p)
+{
+	struct hc_dev *dev;
+	hc_status rc;
+
+	if (!p)
+		return hc_fail(HC_ERR_INVALID, "hc_device_set_policy: policy is NULL");
+	rc = hc_dev_get(d, &dev);
+	if (rc != HC_OK)
+		return rc;
+	pthread_mutex_lock(&dev->lock);
+	dev->policy.dq_max_count = p->dq_max_count;
+	dev->policy.dq_max_bytes = p->dq_max_bytes;
+	__atomic_store_n(&dev->policy.stage_max_bytes, p->stage_max_bytes, __ATOMIC_RELAXED);
+	for (uint32_t i = 0; i < dev->nstreams; i++) {
+		struct hc_strm *st = dev->streams[i];
+		struct hc_dq_policy q = hc_dq_policy_default(dev->props.integrated);
+
+		if (p->dq_max_count)
+			q.max_count = p->dq_max_count;
+		if (p->dq_max_bytes)
+			q.max_bytes = p->dq_max_bytes;
+		pthread_mutex_lock(&st->lock);
+		if (st->open)
+			hc_dq_set_policy(&st->dq, &q);
+		pthread_mutex_unlock(&st->lock);
+	}
+	pthread_mutex_unlock(&dev->lock);
+	HC_TRACE(call, (uint16_t)HC_TRACE_FN_device_set_policy, 0, d.id, 0, 0, (int32_t)HC_OK, 0);
+	return HC_OK;
+}

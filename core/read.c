@@ -1,0 +1,93 @@
+/*
+ * read.c - hc_read: device-to-host copies, complete when the call returns.
+ *
+ * The bytes travel through a pinned bounce slice from the stream's pinned
+ * pool, HC_READ_CHUNK_BYTES at a time for large reads: D2H copy into the
+ * slice, wait for the fence, memcpy out.  A read blocks the host, so it is
+ * illegal while a capture records (HC_ERR_STATE).  Reading another stream's
+ * buffer first waits for that stream when the cursors say so (xstream.c);
+ * the read is over when the call returns, so no pin outlives it.
+ */
+#include <string.h>
+
+#include "core/streamops.h"
+#include "trace/hipcore_trace.h"
+
+#define HC_READ_CHUNK_BYTES (16 * HC_MIB)
+
+static hc_status read_bounce(struct hc_strm *st, void *dst, uint64_t src, uint64_t n)
+{
+	const struct hc_hal_ops *ops = st->dev->ops;
+	uint64_t chunk = n < HC_READ_CHUNK_BYTES ? n : HC_READ_CHUNK_BYTES;
+	struct hc_slice_ref ref;
+	uint64_t addr, done = 0;
+	hc_status rc;
+
+	rc = hc_mm_reserve(st->pmm, chunk, &ref, &addr);
+	if (rc == HC_ERR_OOM || rc == HC_ERR_CAPACITY) {
+		hc_strm_cleanup_locked(st);
+		rc = hc_mm_reserve(st->pmm, chunk, &ref, &addr);
+	}
+	if (rc != HC_OK)
+		return rc;
+	while (done < n) {
+		uint64_t len = n - done < chunk ? n - done : chunk;
+		hc_hal_event *ev = NULL;
+
+		rc = ops->copy_d2h(st->dev->hal, st->hal, (void *)(uintptr_t)addr, src + done, len,
+				   true);
+		if (rc == HC_OK)
+			rc = ops->event_record(st->dev->hal, st->hal, &ev);
+		if (rc == HC_OK) {
+			rc = hc_strm_fence_wait(st, ev);
+			ops->event_destroy(st->dev->hal, ev);
+		}
+		if (rc != HC_OK) {
+			/* The copy may still be queued: it must not land in a reused slice. */
+			ops->stream_sync(st->dev->hal, st->hal);
+			break;
+		}
+		memcpy((unsigned char *)dst + done, (void *)(uintptr_t)addr, len);
+		done += len;
+	}
+	hc_mm_release(st->pmm, ref);
+	return rc;
+}
+
+hc_status hc_read(hc_stream s, hc_buffer b, uint64_t off, void *dst, uint64_t n,
+		  hc_failure_id *failure)
+{
+	uint64_t t0 = HC_TRACE_T0(read);
+	struct hc_lockset ls;
+	struct hc_use *u;
+	hc_status rc;
+
+	if (failure)
+		*failure = 0;
+	if (!dst && n > 0)
+		return hc_fail(HC_ERR_INVALID, "hc_read: dst is NULL");
+	rc = hc_lockset_acquire(s, &b, 1, "hc_read", &ls);
+	if (rc != HC_OK)
+		return rc;
+	u = &ls.use[0];
+	if (off > u->buf->size || n > u->buf->size - off) {
+		rc = hc_fail(HC_ERR_INVALID,
+			     "hc_read: %llu bytes at offset %llu run past the buffer's %llu",
+			     (unsigned long long)n, (unsigned long long)off,
+			     (unsigned long long)u->buf->size);
+		goto out_unlock;
+	}
+	if (hc_capture_is_recording(&ls.st->capture)) {
+		rc = hc_fail(HC_ERR_STATE, "hc_read: a read blocks the host; not while a graph records");
+		goto out_unlock;
+	}
+	if (n == 0)
+		goto out_unlock;
+	rc = hc_xs_before(&ls, u);
+	if (rc == HC_OK)
+		rc = read_bounce(ls.st, dst, u->buf->addr + off, n);
+out_unlock:
+	HC_TRACE(read, s.id, b.id, off, n, (uint8_t)0, (int32_t)rc, hc_trace_since_ns(t0));
+	hc_lockset_release(&ls);
+	return rc;
+}

@@ -1,0 +1,89 @@
+/*
+ * streamops.h - internal interfaces shared by the stream operations
+ * (write.c, pipeline.c, read.c, launch.c, sync.c, xstream.c, policy.c).
+ *
+ * A stream operation resolves its stream and every buffer it touches into a
+ * lock set (xstream.c): the consumer stream and each origin stream locked in
+ * ascending slot order, so two calls never wait on each other's stream locks.
+ * Work queued on the consumer that names another stream's buffer first waits
+ * (on the device) for the origin when the cursors say so, and pins the buffer
+ * until the consumer's fence has passed.  Releases that must wait for the
+ * consumer's fence go through its drop queue (hc_strm_defer).
+ */
+#ifndef HIPCORE_CORE_STREAMOPS_H
+#define HIPCORE_CORE_STREAMOPS_H
+
+#include "core/object.h"
+
+/* Most distinct buffers one call may name (a launch's bindings). */
+#define HC_LOCKSET_MAX_BUFS 64u
+
+/* One buffer a call uses, resolved in its origin stream. */
+struct hc_use {
+	struct hc_strm *origin;
+	struct hc_buf *buf;
+	uint32_t idx;
+};
+
+/* The streams one call holds locked and the buffers it uses. */
+struct hc_lockset {
+	struct hc_strm *st;                    /* the consumer: where work is queued */
+	struct hc_strm *locked[HC_LOCKSET_MAX_BUFS + 1]; /* ascending slot order */
+	size_t nlocked;
+	struct hc_use use[HC_LOCKSET_MAX_BUFS];
+	size_t nuse;
+};
+
+/*
+ * hc_lockset_acquire - lock @s and the origin streams of @bufs
+ * @fn: the public call's name, for messages
+ * Locks every involved stream in ascending slot order (the stream itself
+ * only, once, when every buffer is its own) and resolves each buffer.
+ * Context: no stream lock held.  Return: HC_OK with all locked; else
+ * nothing locked and HC_ERR_STALE (closed stream, freed buffer) or
+ * HC_ERR_INVALID (a buffer of another device, too many buffers).
+ */
+hc_status hc_lockset_acquire(hc_stream s, const hc_buffer *bufs, size_t n, const char *fn,
+			     struct hc_lockset *ls);
+/* hc_lockset_release - unlock in descending order.  Context: after acquire. */
+void hc_lockset_release(struct hc_lockset *ls);
+
+/*
+ * hc_xs_before - make the consumer's next work see @u's buffer: waits on a
+ * fresh event of the origin when the cursors require it, and pins the
+ * buffer until hc_xs_after's drop-queue entry is released.  No-op for a
+ * buffer of the consumer itself.  Context: lock set held.
+ */
+hc_status hc_xs_before(struct hc_lockset *ls, struct hc_use *u);
+/* hc_xs_after - queue the unpin of @u behind the consumer's next fence. */
+void hc_xs_after(struct hc_lockset *ls, struct hc_use *u);
+
+/*
+ * hc_strm_defer - release(@arg) after the stream's next fence (drop queue).
+ * When the queue cannot take it, the stream is synced and release runs now.
+ * Context: @st locked.
+ */
+void hc_strm_defer(struct hc_strm *st, void (*release)(void *), void *arg, uint64_t bytes);
+/* hc_strm_defer_slice - give @ref back to @mm after the next fence. */
+void hc_strm_defer_slice(struct hc_strm *st, struct hc_mm *mm, struct hc_slice_ref ref,
+			 uint64_t bytes);
+/* hc_strm_maybe_flush - flush when @want or the queue's triggers say so,
+ * never while a capture records.  Context: @st locked. */
+hc_status hc_strm_maybe_flush(struct hc_strm *st, bool want);
+
+/* write.c: H2D of @n bytes at device address @dst through pinned memory
+ * (one bounce, or the pipeline for large pageable sources). */
+hc_status hc_write_staged(struct hc_strm *st, uint64_t dst, const void *src, uint64_t n,
+			  bool *pipelined);
+
+/* pipeline.c */
+#define HC_PIPE_MIN_BYTES (8 * HC_MIB)
+#define HC_PIPE_CHUNK_BYTES (4 * HC_MIB)
+#define HC_PIPE_CHUNKS 4u
+/* Pipelined pageable write; returns once every source byte is in pinned
+ * memory.  Context: @st locked, not recording. */
+hc_status hc_pipeline_write(struct hc_strm *st, uint64_t dst, const void *src, uint64_t n);
+/* Joins the device's copy workers.  Context: device closing. */
+void hc_pipeline_workers_stop(struct hc_dev *dev);
+
+#endif /* HIPCORE_CORE_STREAMOPS_H */

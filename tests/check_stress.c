@@ -1,0 +1,174 @@
+/*
+ * check_stress.c - threads with their own streams sharing buffers: writes,
+ * cross-stream reads and launches, frees while others use the buffers.
+ * Randomised with a fixed seed per thread, bounded in operations (a few
+ * seconds, also under ThreadSanitizer).  Every read checks its bytes
+ * against what the buffer's owner wrote last.
+ */
+#include <check.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hipcore/hipcore.h"
+
+#define NTHREADS 4
+#define NSHARED 8
+#define OPS 2000
+#define BUFSZ 4096
+
+static hc_device dev;
+static hc_kernel kcopy;
+
+/* A shared slot: a buffer and the byte its owner last filled it with.
+ * Only the owner thread writes or frees it; others read it. */
+struct shared {
+	pthread_mutex_t lock;
+	hc_buffer buf;
+	unsigned char value;
+	bool live;
+};
+static struct shared slots[NTHREADS][NSHARED];
+static _Atomic int failures;
+
+#define EXPECT(c) \
+	do { \
+		if (!(c)) \
+			failures++; \
+	} while (0)
+
+static uint32_t rnd(uint32_t *x)
+{
+	*x ^= *x << 13, *x ^= *x >> 17, *x ^= *x << 5;
+	return *x;
+}
+
+static void *worker(void *p)
+{
+	int me = (int)(intptr_t)p;
+	uint32_t seed = 0x9e3779b9u * (uint32_t)(me + 1);
+	unsigned char in[BUFSZ], out[BUFSZ];
+	hc_stream s;
+	hc_buffer mine;
+
+	EXPECT(hc_stream_open(dev, &s) == HC_OK);
+	EXPECT(hc_alloc(s, BUFSZ, &mine) == HC_OK);
+	for (int op = 0; op < OPS; op++) {
+		uint32_t r = rnd(&seed);
+		int k = (int)(r % NSHARED), t = (int)((r >> 8) % NTHREADS);
+		struct shared *own = &slots[me][k], *peer = &slots[t][k];
+
+		switch ((r >> 16) % 4) {
+		case 0: /* (re)fill one of my shared buffers */
+			pthread_mutex_lock(&own->lock);
+			if (!own->live) {
+				EXPECT(hc_alloc(s, BUFSZ, &own->buf) == HC_OK);
+				own->live = true;
+			}
+			own->value = (unsigned char)(r >> 24);
+			memset(in, own->value, BUFSZ);
+			EXPECT(hc_write(s, own->buf, 0, in, BUFSZ, HC_ALLOC_NATIVE, NULL, NULL) ==
+			       HC_OK);
+			pthread_mutex_unlock(&own->lock);
+			break;
+		case 1: /* read a peer's buffer on my stream */
+			pthread_mutex_lock(&peer->lock);
+			if (peer->live) {
+				EXPECT(hc_read(s, peer->buf, 0, out, BUFSZ, NULL) == HC_OK);
+				EXPECT(out[0] == peer->value && out[BUFSZ - 1] == peer->value);
+			}
+			pthread_mutex_unlock(&peer->lock);
+			break;
+		case 2: { /* copy a peer's buffer into mine with a kernel */
+			hc_binding bd[2];
+			hc_launch_desc l = { .kernel = kcopy, .grid = { 1, 1, 1 },
+					     .block = { 64, 1, 1 }, .bindings = bd, .n_bindings = 2 };
+			unsigned char v;
+			bool ok = false;
+
+			pthread_mutex_lock(&peer->lock);
+			if (peer->live) {
+				bd[0] = (hc_binding){ peer->buf, 0, BUFSZ, HC_ACCESS_READ };
+				bd[1] = (hc_binding){ mine, 0, BUFSZ, HC_ACCESS_WRITE };
+				EXPECT(hc_launch(s, &l) == HC_OK);
+				v = peer->value;
+				ok = true;
+			}
+			pthread_mutex_unlock(&peer->lock);
+			if (ok) {
+				EXPECT(hc_read(s, mine, 0, out, BUFSZ, NULL) == HC_OK);
+				EXPECT(out[0] == v && out[BUFSZ - 1] == v);
+			}
+			break;
+		}
+		default: /* free one of mine (others may still use it) */
+			pthread_mutex_lock(&own->lock);
+			if (own->live) {
+				EXPECT(hc_free(own->buf) == HC_OK);
+				own->live = false;
+			}
+			pthread_mutex_unlock(&own->lock);
+			if (r & 0x100)
+				EXPECT(hc_sync(s) == HC_OK);
+			break;
+		}
+	}
+	EXPECT(hc_sync(s) == HC_OK);
+	return (void *)(uintptr_t)s.id;
+}
+
+START_TEST(threads_share_buffers)
+{
+	hc_device_options o;
+	pthread_t th[NTHREADS];
+	hc_stream streams[NTHREADS];
+
+	ck_assert_int_eq(hc_device_options_init(&o), HC_OK);
+	o.data_mode = true;
+	o.capacity = 512 * HC_MIB;
+	o.seed = 42;
+	ck_assert_int_eq(hc_device_open("sim", &o, &dev), HC_OK);
+	ck_assert_int_eq(hc_kernel_load(dev, NULL, 0, "copy", &kcopy), HC_OK);
+	for (int t = 0; t < NTHREADS; t++)
+		for (int k = 0; k < NSHARED; k++)
+			pthread_mutex_init(&slots[t][k].lock, NULL);
+	for (int t = 0; t < NTHREADS; t++)
+		ck_assert_int_eq(pthread_create(&th[t], NULL, worker, (void *)(intptr_t)t), 0);
+	for (int t = 0; t < NTHREADS; t++) {
+		void *ret;
+		pthread_join(th[t], &ret);
+		streams[t].id = (uint64_t)(uintptr_t)ret;
+	}
+	ck_assert_int_eq(failures, 0);
+	{	/* the threads did meet on each other's buffers */
+		hc_device_stats st;
+		ck_assert_int_eq(hc_device_stats_get(dev, &st), HC_OK);
+		ck_assert_uint_gt(st.xstream_waits, 0);
+		ck_assert_uint_gt(st.launches, 0);
+	}
+	/* all joined: each stream closes cleanly with buffers still shared */
+	for (int t = 0; t < NTHREADS; t++)
+		ck_assert_int_eq(hc_stream_close(streams[t]), HC_OK);
+	ck_assert_int_eq(hc_device_close(dev), HC_OK);
+	for (int t = 0; t < NTHREADS; t++)
+		for (int k = 0; k < NSHARED; k++)
+			pthread_mutex_destroy(&slots[t][k].lock);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *su = suite_create("stress");
+	TCase *tc = tcase_create("threads");
+	SRunner *sr;
+	int failed;
+
+	tcase_add_test(tc, threads_share_buffers);
+	tcase_set_timeout(tc, 120);
+	suite_add_tcase(su, tc);
+	sr = srunner_create(su);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -1,0 +1,12 @@
+# tests/streams.mk: the stream operations (write, read, launch, sync,
+# cross-stream, policy) and a threaded stress test.
+if HAVE_CHECK
+check_PROGRAMS += tests/check_streams tests/check_stress
+TESTS += tests/check_streams tests/check_stress
+tests_check_streams_SOURCES = tests/check_streams.c
+tests_check_streams_CFLAGS = $(TEST_CFLAGS)
+tests_check_streams_LDADD = $(TEST_LDADD)
+tests_check_stress_SOURCES = tests/check_stress.c
+tests_check_stress_CFLAGS = $(TEST_CFLAGS)
+tests_check_stress_LDADD = $(TEST_LDADD)
+endif
