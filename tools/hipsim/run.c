@@ -26,6 +26,7 @@ static void run_usage(FILE *out)
 		"  --profile FILE    simulator device profile (default: built-in H200)\n"
 		"  --capacity BYTES  simulated device memory\n"
 		"  --seed N          seed of the workload's sizes and the simulator's jitter\n"
+		"  --data            simulator data mode: real bytes behind device memory\n"
 		"  --pools NAME      default, subslices, exclusive\n"
 		"  --json            print the report as JSON\n"
 		"  --svg FILE        plot memory in use and reserved over virtual time\n",
@@ -60,9 +61,10 @@ int hipsim_run_main(int argc, char **argv)
 		{ "profile", required_argument, 0, 'p' },  { "capacity", required_argument, 0, 'c' },
 		{ "seed", required_argument, 0, 'S' },     { "pools", required_argument, 0, 'P' },
 		{ "json", no_argument, 0, 'j' },           { "svg", required_argument, 0, 'g' },
+		{ "data", no_argument, 0, 'D' },
 		{ "help", no_argument, 0, 'h' },           { 0, 0, 0, 0 },
 	};
-	struct hs_options opt = { .backend = "sim", .data_mode = true };
+	struct hs_options opt = { .backend = "sim" };
 	struct workload_params wp = { .steps = 200, .streams = 4, .seed = 1 };
 	const char *workload = "service";
 	const struct workload *w;
@@ -104,6 +106,7 @@ int hipsim_run_main(int argc, char **argv)
 			}
 			break;
 		case 'j': opt.json = true; break;
+		case 'D': opt.data_mode = true; break;
 		case 'g': opt.svg = optarg; break;
 		case 'h': run_usage(stdout); return HIPSIM_EXIT_OK;
 		default: run_usage(stderr); return HIPSIM_EXIT_USAGE;
