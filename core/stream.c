@@ -17,10 +17,23 @@
 
 /* --- storage: where the pools take pages from ---------------------------- */
 
+/*
+ * A zero-size page (the presets' pool 0 serves zero-size buffers, as
+ * upstream) takes nothing from the backend: it gets an address that no
+ * backend hands out and that is never dereferenced.
+ */
+#define ZERO_PAGE_ADDR (~(uint64_t)0xfff)
+
 static hc_status device_storage_alloc(void *ctx, uint64_t size, uint64_t *addr)
 {
 	struct hc_strm *st = ctx;
-	hc_status rc = st->dev->ops->mem_alloc(st->dev->hal, size, addr);
+	hc_status rc;
+
+	if (size == 0) {
+		*addr = ZERO_PAGE_ADDR;
+		return HC_OK;
+	}
+	rc = st->dev->ops->mem_alloc(st->dev->hal, size, addr);
 
 	if (rc == HC_OK)
 		HC_TRACE(device_alloc, st->handle.id, *addr, size);
@@ -31,6 +44,8 @@ static hc_status device_storage_free(void *ctx, uint64_t addr)
 {
 	struct hc_strm *st = ctx;
 
+	if (addr == ZERO_PAGE_ADDR)
+		return HC_OK;
 	HC_TRACE(device_free, st->handle.id, addr, (uint64_t)0); /* size unknown here */
 	return st->dev->ops->mem_free(st->dev->hal, addr);
 }
@@ -39,7 +54,13 @@ static hc_status pinned_storage_alloc(void *ctx, uint64_t size, uint64_t *addr)
 {
 	struct hc_strm *st = ctx;
 	void *p = NULL;
-	hc_status rc = st->dev->ops->host_alloc(st->dev->hal, size, &p);
+	hc_status rc;
+
+	if (size == 0) {
+		*addr = ZERO_PAGE_ADDR;
+		return HC_OK;
+	}
+	rc = st->dev->ops->host_alloc(st->dev->hal, size, &p);
 
 	*addr = (uint64_t)(uintptr_t)p;
 	if (rc == HC_OK)
@@ -51,6 +72,8 @@ static hc_status pinned_storage_free(void *ctx, uint64_t addr)
 {
 	struct hc_strm *st = ctx;
 
+	if (addr == ZERO_PAGE_ADDR)
+		return HC_OK;
 	HC_TRACE(pinned_free, st->handle.id, addr, (uint64_t)0);
 	return st->dev->ops->host_free(st->dev->hal, (void *)(uintptr_t)addr);
 }

@@ -165,6 +165,26 @@ START_TEST(alloc_free_and_usage)
 }
 END_TEST
 
+START_TEST(zero_size_buffers_take_no_device_memory)
+{
+	hc_buffer z;
+	hc_buffer_info bi;
+	hc_device_stats before, after;
+	uint8_t byte = 7;
+
+	ck_assert_int_eq(hc_device_stats_get(dev, &before), HC_OK);
+	ck_assert_int_eq(hc_alloc(s, 0, &z), HC_OK);
+	ck_assert_int_eq(hc_buffer_info_get(z, &bi), HC_OK);
+	ck_assert_uint_eq(bi.size, 0);
+	ck_assert_int_eq(hc_write(s, z, 0, &byte, 0, HC_ALLOC_NATIVE, NULL, NULL), HC_OK);
+	ck_assert_int_eq(hc_write(s, z, 0, &byte, 1, HC_ALLOC_NATIVE, NULL, NULL), HC_ERR_INVALID);
+	ck_assert_int_eq(hc_free(z), HC_OK);
+	ck_assert_int_eq(hc_memory_cleanup(s), HC_OK);
+	ck_assert_int_eq(hc_device_stats_get(dev, &after), HC_OK);
+	ck_assert_uint_eq(after.device_allocs, before.device_allocs);
+}
+END_TEST
+
 START_TEST(freed_handle_stays_stale_after_reuse)
 {
 	hc_buffer a, b;
@@ -335,6 +355,7 @@ static Suite *api_suite(void)
 	tcase_add_checked_fixture(b, setup, teardown);
 	tcase_add_test(b, alloc_free_and_usage);
 	tcase_add_test(b, freed_handle_stays_stale_after_reuse);
+	tcase_add_test(b, zero_size_buffers_take_no_device_memory);
 	tcase_add_test(b, too_big_and_bad_handles);
 	tcase_add_test(b, buffers_end_with_their_stream);
 	tcase_add_test(b, buffer_of_a_closed_device_is_stale);
