@@ -105,9 +105,10 @@ check_daemons
 exec 9<>"$lock"
 flock -x 9
 ours=
-if ! pgrep -x lttng-sessiond >/dev/null; then
+pidfile=/var/run/lttng/lttng-sessiond.pid
+if ! { [ -s $pidfile ] && kill -0 "$(cat $pidfile)" 2>/dev/null; }; then
 	lttng-sessiond --daemonize --no-kernel >/dev/null 2>&1 || fail "cannot start lttng-sessiond"
-	ours=$(cat /var/run/lttng/lttng-sessiond.pid 2>/dev/null)
+	ours=$(cat $pidfile 2>/dev/null)
 	printf '%s\n' "$ours" >"$lock"
 fi
 flock -s 9
@@ -117,7 +118,7 @@ stop_ours() {	# the last user stops the daemon named in the lock file
 	locked=
 	flock -xn 9 || { exec 9>&-; return 0; }
 	sp=$(cat "$lock")
-	if [ -n "$sp" ] && [ "$sp" = "$(cat /var/run/lttng/lttng-sessiond.pid 2>/dev/null)" ]; then
+	if [ -n "$sp" ] && [ "$sp" = "$(cat $pidfile 2>/dev/null)" ]; then
 		kill "$sp" 2>/dev/null
 		i=0
 		while kill -0 "$sp" 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
@@ -127,7 +128,7 @@ stop_ours() {	# the last user stops the daemon named in the lock file
 	exec 9>&-
 }
 trap 'stop_ours; rm -rf "$tmp"' EXIT
-daemon=$(cat /var/run/lttng/lttng-sessiond.pid)
+daemon=$(cat $pidfile)
 "$emit" 2 700 >"$tmp/other" 2>&1 &
 other=$!
 "$driver" record -o "$tmp/i" -- "$emit" 1 1400 >"$tmp/out" 2>"$tmp/err"
