@@ -1,8 +1,10 @@
 #!/bin/sh
 # trace-roundtrip.sh - records tests/trace_emit with `hipsim record` (through
 # tests/record_driver) and checks the trace with the babeltrace2 CLI: the
-# count of every event, some field values, the vpid context, and that no
-# lttng daemon is left behind that was not running before.
+# count of every event, some field values, the vpid context, snapshot mode,
+# exit status, isolation from another traced process, SIGINT cleanup, and
+# that a daemon hipsim record started is gone when it returns (by its pid:
+# other users of the machine's one root sessiond may run their own).
 # Skips (77) without lttng-sessiond/babeltrace2 or in a --without-lttng build.
 set -u
 b=${top_builddir:-.}
@@ -21,13 +23,22 @@ command -v lttng >/dev/null 2>&1 || skip "lttng not installed"
 command -v babeltrace2 >/dev/null 2>&1 || skip "babeltrace2 not installed"
 [ -f "$module" ] || fail "probe module $module not built"
 
-before=$(pgrep -x lttng-sessiond | sort | tr '\n' ' ')
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/hc-roundtrip.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
+if [ "$(id -u)" = 0 ] && [ -w /run/lock ]; then
+	lock=/run/lock/hipsim-record.lock
+else
+	lock=/tmp/hipsim-record-$(id -u).lock
+fi
 
+# A daemon that `hipsim record` started (it says so on stderr) must be gone
+# once it returns, unless another hipsim record still holds the daemon lock.
 check_daemons() {
-	after=$(pgrep -x lttng-sessiond | sort | tr '\n' ' ')
-	[ "$after" = "$before" ] || fail "lttng-sessiond left behind: before '$before' after '$after'"
+	sp=$(sed -n 's/.*started lttng-sessiond (pid \([0-9]*\)).*/\1/p' "$tmp/err")
+	[ -n "$sp" ] || return 0
+	if kill -0 "$sp" 2>/dev/null && flock -xn "$lock" true; then
+		fail "lttng-sessiond $sp left behind"
+	fi
 }
 
 # 1. normal session, module given with --provider
@@ -86,31 +97,46 @@ rc=$?
 grep -q "hipsim record: 0 events recorded" "$tmp/err" || fail "no-event run not reported: $(cat "$tmp/err")"
 check_daemons
 
-# 4. isolation and reuse of a running daemon: with a sessiond we started,
-# another traced process emitting during the recording is not recorded, and
-# hipsim record leaves the daemon running.
+# 4. isolation and reuse of a running daemon: another traced process
+# emitting during the recording is not recorded, and hipsim record leaves a
+# daemon it did not start running.  The daemon is started like hipsim does
+# (under the daemon lock, pid in the lock file), so that a concurrent
+# hipsim record neither stops it under us nor leaves it behind.
+exec 9<>"$lock"
+flock -x 9
 ours=
-if [ -z "$before" ]; then
+pidfile=/var/run/lttng/lttng-sessiond.pid
+if ! { [ -s $pidfile ] && kill -0 "$(cat $pidfile)" 2>/dev/null; }; then
 	lttng-sessiond --daemonize --no-kernel >/dev/null 2>&1 || fail "cannot start lttng-sessiond"
-	ours=$(cat /var/run/lttng/lttng-sessiond.pid 2>/dev/null)
+	ours=$(cat $pidfile 2>/dev/null)
+	printf '%s\n' "$ours" >"$lock"
 fi
-stop_ours() {
-	[ -n "$ours" ] || return 0
-	kill "$ours" 2>/dev/null
-	i=0
-	while kill -0 "$ours" 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
-	kill -9 "$ours" 2>/dev/null
-	ours=
+flock -s 9
+locked=1
+stop_ours() {	# the last user stops the daemon named in the lock file
+	[ -n "$locked" ] || return 0
+	locked=
+	flock -xn 9 || { exec 9>&-; return 0; }
+	sp=$(cat "$lock")
+	if [ -n "$sp" ] && [ "$sp" = "$(cat $pidfile 2>/dev/null)" ]; then
+		kill "$sp" 2>/dev/null
+		i=0
+		while kill -0 "$sp" 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+		kill -9 "$sp" 2>/dev/null
+	fi
+	: >"$lock"
+	exec 9>&-
 }
 trap 'stop_ours; rm -rf "$tmp"' EXIT
-running=$(pgrep -x lttng-sessiond | sort | tr '\n' ' ')
+daemon=$(cat $pidfile)
 "$emit" 2 700 >"$tmp/other" 2>&1 &
 other=$!
 "$driver" record -o "$tmp/i" -- "$emit" 1 1400 >"$tmp/out" 2>"$tmp/err"
 rc=$?
 wait $other
 [ $rc -eq 0 ] || fail "isolation record exited $rc: $(cat "$tmp/err")"
-[ "$(pgrep -x lttng-sessiond | sort | tr '\n' ' ')" = "$running" ] || fail "running daemon was stopped"
+kill -0 "$daemon" 2>/dev/null || fail "the running daemon $daemon was stopped"
+grep -q "started lttng-sessiond" "$tmp/err" && fail "a second daemon was started"
 pid=$(sed -n 's/^trace_emit: pid //p' "$tmp/out")
 pids=$(babeltrace2 "$tmp/i" 2>/dev/null | sed -n 's/.*vpid = \([0-9]*\).*/\1/p' | sort -u | tr '\n' ' ')
 [ "$pids" = "$pid " ] || fail "isolation: vpids '$pids' recorded, want only $pid (other was $other)"
@@ -127,6 +153,9 @@ wait $rec
 rc=$?
 [ $rc -eq 130 ] || fail "interrupted record exited $rc, want 130: $(cat "$tmp/err")"
 if lttng list 2>/dev/null | grep -q "hipsim-$rec-"; then fail "session left after SIGINT"; fi
+kill -0 "$daemon" 2>/dev/null || fail "the running daemon $daemon was stopped"
 stop_ours
-check_daemons
+if [ -n "$ours" ] && kill -0 "$ours" 2>/dev/null && flock -xn "$lock" true; then
+	fail "our lttng-sessiond $ours left behind"
+fi
 echo "PASS: $((rounds * nev)) events, snapshot $nev, exit status, isolation, SIGINT"

@@ -118,7 +118,7 @@ static inline uint64_t hc_trace_since_ns(uint64_t t0)
 #else /* !HIPCORE_WITH_LTTNG */
 
 /*
- * Without LTTng the provider header is read once more with the LTTng
+ * Without LTTng the provider header is read with the LTTng
  * macros redefined, so that each event becomes an empty static inline
  * hc_trace_check_<event>() with the event's argument types.  HC_TRACE()
  * calls it under `if (0)`: wrong arity or incompatible types fail to

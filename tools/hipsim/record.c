@@ -7,8 +7,9 @@
  *     (resolved on PATH), the output directory (created if missing, must be
  *     writable and empty), and the lttng and lttng-sessiond programs.
  *  2. Reuse a running session daemon, or start `lttng-sessiond --daemonize
- *     --no-kernel` and remember its pid from the pid file: only that one is
- *     stopped at the end (SIGTERM, then SIGKILL after 10 s).
+ *     --no-kernel` and remember its pid from the pid file: only a daemon
+ *     that hipsim started is stopped at the end (SIGTERM, then SIGKILL
+ *     after 10 s), by the last `hipsim record` using it (the daemon lock).
  *  3. Create a uniquely named session (hipsim-<pid>-<n>), a channel of
  *     8 x 4 MiB sub-buffers per CPU so that nothing is discarded in normal
  *     use, enable hipcore:*, add the vpid and vtid contexts.
@@ -40,6 +41,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -69,7 +71,8 @@ struct record {
 	char sessiond[PATH_MAX];
 	char session[64];
 	bool session_created;
-	pid_t daemon_pid;	/* > 0: we started it and must stop it */
+	pid_t daemon_pid;	/* > 0: we started it */
+	int lockfd;		/* the daemon lock, -1 when unusable */
 	int errfd;		/* temp file for the tools' stderr */
 	struct sigaction old_pipe; /* SIGPIPE as the caller had it */
 };
@@ -331,45 +334,175 @@ static pid_t sessiond_running(void)
 	return (pid_t)pid;
 }
 
-static int start_sessiond(struct record *r)
+/*
+ * The daemon lock.  One root session daemon serves the whole machine, so
+ * concurrent `hipsim record`s share it: each holds a shared flock() on the
+ * lock file while it records; the one that starts a daemon does so under
+ * the exclusive lock and writes its pid into the file.  At the end each
+ * tries to take the lock exclusively without waiting: only the last user
+ * gets it, and it stops the daemon named in the file (if that is still the
+ * running one).  A daemon that someone else started is never in the file,
+ * so it is never stopped.  Without a usable lock file (not owned by us),
+ * hipsim falls back to stopping only the daemon it started itself.
+ */
+static void lock_path(char *out, size_t len)
 {
-	const char *argv[] = { "lttng-sessiond", "--daemonize", "--no-kernel", NULL };
-	int st;
+	if (geteuid() == 0 && access("/run/lock", W_OK) == 0)
+		snprintf(out, len, "/run/lock/hipsim-record.lock");
+	else
+		snprintf(out, len, "/tmp/hipsim-record-%ld.lock", (long)geteuid());
+}
 
-	if (sessiond_running())
-		return 0;
-	st = run_tool(r, r->sessiond, argv);
-	if (st != 0) {
-		if (sessiond_running())	/* someone else started one meanwhile */
-			return 0;
-		fprintf(stderr, PROG ": lttng-sessiond failed to start:\n");
-		show_tool_errors(r);
+static int lock_open(void)
+{
+	char path[PATH_MAX];
+	struct stat st;
+	int fd;
+
+	lock_path(path, sizeof(path));
+	fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) != 0 || st.st_uid != geteuid() || !S_ISREG(st.st_mode)) {
+		close(fd);
 		return -1;
 	}
-	r->daemon_pid = sessiond_running();
-	if (!r->daemon_pid) {
-		fprintf(stderr, PROG ": lttng-sessiond started but wrote no pid file\n");
-		return -1;
+	return fd;
+}
+
+/* flock() that gives up when a signal was caught. */
+static int lock_take(int fd, int op)
+{
+	while (flock(fd, op) != 0) {
+		if (errno != EINTR || got_signal)
+			return -1;
 	}
 	return 0;
 }
 
-static void stop_sessiond(struct record *r)
+/*
+ * Takes the lock exclusively, waiting at most 30 s: a holder that waits on
+ * us (a script that keeps it shared around a recording) must not deadlock
+ * it.  On timeout the lock is dropped and hipsim works without it.
+ */
+static int lock_take_ex(struct record *r)
 {
 	struct timespec tick = { 0, 50 * 1000 * 1000 };
 	int i;
 
-	if (r->daemon_pid <= 0)
-		return;
-	if (kill(r->daemon_pid, SIGTERM) == 0) {
-		for (i = 0; i < 200 && kill(r->daemon_pid, 0) == 0; i++)
-			nanosleep(&tick, NULL);
-		if (kill(r->daemon_pid, 0) == 0) {
-			kill(r->daemon_pid, SIGKILL);
-			for (i = 0; i < 40 && kill(r->daemon_pid, 0) == 0; i++)
-				nanosleep(&tick, NULL);
-		}
+	for (i = 0; i < 600; i++) {
+		if (flock(r->lockfd, LOCK_EX | LOCK_NB) == 0)
+			return 0;
+		if (errno != EWOULDBLOCK && errno != EINTR)
+			break;
+		if (got_signal)
+			return -1;
+		nanosleep(&tick, NULL);
 	}
+	close(r->lockfd);
+	r->lockfd = -1;
+	return 0;
+}
+
+static pid_t lock_read_pid(int fd)
+{
+	char buf[32] = "";
+	ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
+
+	return n > 0 ? (pid_t)strtol(buf, NULL, 10) : 0;
+}
+
+static void lock_write_pid(int fd, pid_t pid)
+{
+	char buf[32];
+	int n = pid > 0 ? snprintf(buf, sizeof(buf), "%ld\n", (long)pid) : 0;
+
+	if (ftruncate(fd, 0) == 0 && n > 0 && pwrite(fd, buf, (size_t)n, 0) != n)
+		(void)ftruncate(fd, 0);
+}
+
+static int start_sessiond(struct record *r)
+{
+	const char *argv[] = { "lttng-sessiond", "--daemonize", "--no-kernel", NULL };
+	pid_t running;
+	int st, rc = -1;
+
+	/* A running daemon needs only the shared lock (no writer waits on us). */
+	r->lockfd = lock_open();
+	if (r->lockfd >= 0 && lock_take(r->lockfd, LOCK_SH))
+		return -1;
+	if (sessiond_running())
+		return 0;
+	if (r->lockfd >= 0 && lock_take_ex(r))
+		return -1;
+	running = sessiond_running();
+	if (running) {
+		rc = 0;
+		goto out_share;
+	}
+	if (r->lockfd >= 0)
+		lock_write_pid(r->lockfd, 0); /* a stale pid from a dead daemon */
+	st = run_tool(r, r->sessiond, argv);
+	if (st != 0) {
+		if (sessiond_running()) { /* started by someone else meanwhile */
+			rc = 0;
+			goto out_share;
+		}
+		fprintf(stderr, PROG ": lttng-sessiond failed to start:\n");
+		show_tool_errors(r);
+		goto out_share;
+	}
+	r->daemon_pid = sessiond_running();
+	if (!r->daemon_pid) {
+		fprintf(stderr, PROG ": lttng-sessiond started but wrote no pid file\n");
+		goto out_share;
+	}
+	if (r->lockfd >= 0)
+		lock_write_pid(r->lockfd, r->daemon_pid);
+	fprintf(stderr, PROG ": started lttng-sessiond (pid %ld)\n", (long)r->daemon_pid);
+	rc = 0;
+out_share:
+	if (r->lockfd >= 0 && lock_take(r->lockfd, LOCK_SH))
+		rc = -1;
+	return rc;
+}
+
+static void kill_sessiond(pid_t pid)
+{
+	struct timespec tick = { 0, 50 * 1000 * 1000 };
+	int i;
+
+	if (kill(pid, SIGTERM) != 0)
+		return;
+	fprintf(stderr, PROG ": stopping lttng-sessiond (pid %ld)\n", (long)pid);
+	for (i = 0; i < 200 && kill(pid, 0) == 0; i++)
+		nanosleep(&tick, NULL);
+	if (kill(pid, 0) == 0) {
+		kill(pid, SIGKILL);
+		for (i = 0; i < 40 && kill(pid, 0) == 0; i++)
+			nanosleep(&tick, NULL);
+	}
+}
+
+/* Stops the hipsim-started daemon if this is its last user (see above). */
+static void stop_sessiond(struct record *r)
+{
+	pid_t pid;
+
+	if (r->lockfd < 0) {
+		if (r->daemon_pid > 0)
+			kill_sessiond(r->daemon_pid);
+		r->daemon_pid = 0;
+		return;
+	}
+	if (flock(r->lockfd, LOCK_EX | LOCK_NB) == 0) {
+		pid = lock_read_pid(r->lockfd);
+		if (pid > 0 && pid == sessiond_running())
+			kill_sessiond(pid);
+		lock_write_pid(r->lockfd, 0);
+	}
+	close(r->lockfd); /* drops whichever lock it held */
+	r->lockfd = -1;
 	r->daemon_pid = 0;
 }
 
@@ -555,7 +688,7 @@ static int record_run(struct record *r, const sigset_t *oldmask)
 
 int hipsim_record_main(int argc, char **argv)
 {
-	struct record r = { .errfd = -1 };
+	struct record r = { .errfd = -1, .lockfd = -1 };
 	struct sigaction sa, old_int, old_term, old_hup;
 	sigset_t oldmask;
 	char errpath[] = "/tmp/hipsim-record-XXXXXX";
