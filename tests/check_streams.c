@@ -157,6 +157,45 @@ START_TEST(stage_max_policy_moves_the_limit_of_writes_only)
 }
 END_TEST
 
+/* The pipeline's copy workers run memcpy only: the virtual clock is the
+ * same on every run with the same seed, and exact. */
+START_TEST(pipelined_write_keeps_virtual_time_deterministic)
+{
+	uint64_t n = 50 * MIB + 3, t[2];
+	unsigned char *src = malloc(n), *dst = malloc(n);
+
+	ck_assert_ptr_nonnull(src);
+	ck_assert_ptr_nonnull(dst);
+	pattern(src, n, 77);
+	for (int run = 0; run < 2; run++) {
+		hc_device d;
+		hc_stream st;
+		hc_buffer b;
+		hc_device_options o;
+
+		hc_device_options_init(&o);
+		o.data_mode = true;
+		o.seed = 5;
+		o.capacity = 512 * MIB;
+		ck_assert_int_eq(hc_device_open("sim", &o, &d), HC_OK);
+		ck_assert_int_eq(hc_stream_open(d, &st), HC_OK);
+		ck_assert_int_eq(hc_alloc(st, n, &b), HC_OK);
+		for (int i = 0; i < 3; i++)
+			ck_assert_int_eq(hc_write(st, b, 0, src, n, HC_ALLOC_NATIVE, NULL, NULL), HC_OK);
+		ck_assert_int_eq(hc_sync(st), HC_OK);
+		ck_assert_int_eq(hc_device_now(d, &t[run]), HC_OK);
+		memset(dst, 0, n);
+		ck_assert_int_eq(hc_read(st, b, 0, dst, n, NULL), HC_OK);
+		ck_assert_int_eq(memcmp(src, dst, n), 0);
+		ck_assert_int_eq(hc_device_close(d), HC_OK);
+	}
+	ck_assert_uint_eq(t[0], t[1]);
+	ck_assert_uint_gt(t[0], 0);
+	free(src);
+	free(dst);
+}
+END_TEST
+
 /* --- release callbacks ---------------------------------------------------- */
 
 START_TEST(release_runs_once_after_the_fence)
@@ -553,6 +592,7 @@ Suite *streams_suite(void)
 	tcase_add_loop_test(tc, round_trip_every_threshold, 0, 5 * (int)(sizeof(sizes) / sizeof(sizes[0])));
 	tcase_add_test(tc, staging_stats_per_decision);
 	tcase_add_test(tc, stage_max_policy_moves_the_limit_of_writes_only);
+	tcase_add_test(tc, pipelined_write_keeps_virtual_time_deterministic);
 	tcase_add_test(tc, release_runs_once_after_the_fence);
 	tcase_add_test(tc, cross_stream_waits_exactly_when_needed);
 	tcase_add_test(tc, buffer_freed_while_another_stream_uses_it);
