@@ -483,6 +483,64 @@ START_TEST(info_cache_hits_on_identical_words)
 }
 END_TEST
 
+/* --- failures on the way: nothing leaks, the caller keeps its source ------ */
+
+START_TEST(pinned_memory_refused)
+{
+	hc_stream s2;
+	hc_buffer b;
+	unsigned char *src = calloc(1, 16 * MIB), out[64];
+
+	ck_assert_ptr_nonnull(src);
+	ck_assert_int_eq(hc_stream_open(dev, &s2), HC_OK); /* its pinned pool is empty */
+	ck_assert_int_eq(hc_alloc(s2, 16 * MIB, &b), HC_OK);
+	ck_assert_int_eq(hc_fault_inject(dev, HC_FAULT_PINNED_ALLOC, 1, HC_FAULT_PERSISTENT), HC_OK);
+	released = 0;
+	ck_assert_int_eq(hc_write(s2, b, 0, src, 4096, HC_ALLOC_NATIVE, count_release, NULL),
+			 HC_ERR_OOM);
+	ck_assert_int_eq(hc_write(s2, b, 0, src, 16 * MIB, HC_ALLOC_NATIVE, count_release, NULL),
+			 HC_ERR_OOM);
+	ck_assert_int_eq(hc_read(s2, b, 0, out, sizeof(out), NULL), HC_ERR_OOM);
+	ck_assert_int_eq(released, 0); /* a failed write leaves the source to the caller */
+	/* unstaged writes need no pinned memory */
+	ck_assert_int_eq(hc_write(s2, b, 0, src, 4096, HC_ALLOC_PINNED, count_release, NULL), HC_OK);
+	ck_assert_int_eq(hc_fault_inject(dev, HC_FAULT_PINNED_ALLOC, 0, HC_FAULT_OFF), HC_OK);
+	memset(src, 0x3c, 64);
+	ck_assert_int_eq(hc_write(s2, b, 0, src, 16 * MIB, HC_ALLOC_NATIVE, NULL, NULL), HC_OK);
+	ck_assert_int_eq(hc_read(s2, b, 0, out, sizeof(out), NULL), HC_OK);
+	ck_assert_mem_eq(out, src, sizeof(out));
+	ck_assert_int_eq(hc_sync(s2), HC_OK);
+	ck_assert_int_eq(released, 1);
+	free(src);
+}
+END_TEST
+
+START_TEST(info_buffer_refused)
+{
+	hc_stream s2;
+	hc_buffer a;
+	uint64_t info = 7 | (4ull << 32);
+	hc_binding bd = { { 0 }, 0, 64, HC_ACCESS_WRITE };
+	hc_launch_desc l = { .grid = { 1, 1, 1 }, .block = { 1, 1, 1 }, .bindings = &bd,
+			     .n_bindings = 1, .info = &info, .info_words = 1 };
+
+	ck_assert_int_eq(hc_stream_open(dev, &s2), HC_OK);
+	ck_assert_int_eq(hc_alloc(s2, 64, &a), HC_OK);
+	bd.buffer = a;
+	l.kernel = kern("fill");
+	/* the pinned bounce of the info words is refused: nothing queued */
+	ck_assert_int_eq(hc_fault_inject(dev, HC_FAULT_PINNED_ALLOC, 1, HC_FAULT_PERSISTENT), HC_OK);
+	ck_assert_int_eq(hc_launch(s2, &l), HC_ERR_OOM);
+	ck_assert_uint_eq(stats().launches, 0);
+	ck_assert_int_eq(hc_fault_inject(dev, HC_FAULT_PINNED_ALLOC, 0, HC_FAULT_OFF), HC_OK);
+	ck_assert_int_eq(hc_launch(s2, &l), HC_OK);
+	ck_assert_uint_eq(stats().launches, 1);
+	ck_assert_uint_eq(stats().cache_misses, 2); /* the failed upload cached nothing */
+	ck_assert_uint_eq(stats().cache_hits, 0);
+	ck_assert_int_eq(hc_sync(s2), HC_OK);
+}
+END_TEST
+
 /* --- bad input ------------------------------------------------------------------ */
 
 START_TEST(bad_input_matrix)
@@ -492,7 +550,7 @@ START_TEST(bad_input_matrix)
 	hc_buffer b, other, stale;
 	hc_kernel kfill, kother;
 	unsigned char buf[128] = { 0 };
-	uint64_t info = 1;
+	uint64_t info = 1 | (4ull << 32);
 	hc_binding bd = { { 0 }, 0, 64, HC_ACCESS_WRITE };
 	hc_launch_desc l = { .grid = { 1, 1, 1 }, .block = { 1, 1, 1 }, .bindings = &bd,
 			     .n_bindings = 1, .info = &info, .info_words = 1 };
@@ -603,6 +661,8 @@ Suite *streams_suite(void)
 	tcase_add_test(tc, launch_builtin_kernels);
 	tcase_add_test(tc, info_cache_hits_on_identical_words);
 	tcase_add_test(tc, bad_input_matrix);
+	tcase_add_test(tc, pinned_memory_refused);
+	tcase_add_test(tc, info_buffer_refused);
 	suite_add_tcase(su, tc);
 	return su;
 }
