@@ -483,6 +483,31 @@ START_TEST(info_cache_hits_on_identical_words)
 }
 END_TEST
 
+START_TEST(large_info_bypasses_the_cache)
+{
+	hc_buffer a;
+	static uint64_t info[300]; /* 2400 bytes: above the 2048-byte limit */
+	uint32_t out[8];
+	hc_binding bd = { { 0 }, 0, sizeof(out), HC_ACCESS_WRITE };
+	hc_launch_desc l = { .grid = { 1, 1, 1 }, .block = { 8, 1, 1 }, .bindings = &bd,
+			     .n_bindings = 1, .info = info, .info_words = 300 };
+
+	ck_assert_int_eq(hc_alloc(s, sizeof(out), &a), HC_OK);
+	bd.buffer = a;
+	l.kernel = kern("fill");
+	for (uint32_t v = 1; v <= 3; v++) {
+		info[0] = (uint64_t)(0x01010101u * v) | (4ull << 32);
+		ck_assert_int_eq(hc_launch(s, &l), HC_OK);
+		ck_assert_int_eq(hc_read(s, a, 0, out, sizeof(out), NULL), HC_OK);
+		ck_assert_uint_eq(out[7], 0x01010101u * v);
+	}
+	ck_assert_int_eq(hc_launch(s, &l), HC_OK); /* same words again: still not cached */
+	ck_assert_uint_eq(stats().cache_hits, 0);
+	ck_assert_uint_eq(stats().cache_misses, 0);
+	ck_assert_int_eq(hc_sync(s), HC_OK);
+}
+END_TEST
+
 /* --- failures on the way: nothing leaks, the caller keeps its source ------ */
 
 START_TEST(pinned_memory_refused)
@@ -660,6 +685,7 @@ Suite *streams_suite(void)
 	tcase_add_test(tc, drop_queue_byte_limit_triggers);
 	tcase_add_test(tc, launch_builtin_kernels);
 	tcase_add_test(tc, info_cache_hits_on_identical_words);
+	tcase_add_test(tc, large_info_bypasses_the_cache);
 	tcase_add_test(tc, bad_input_matrix);
 	tcase_add_test(tc, pinned_memory_refused);
 	tcase_add_test(tc, info_buffer_refused);
