@@ -450,6 +450,44 @@ START_TEST(launch_builtin_kernels)
 }
 END_TEST
 
+START_TEST(launch_binds_buffers_of_three_streams)
+{
+	hc_stream sa, sb;
+	hc_buffer a, b, c;
+	uint32_t va[64], vb[64], out[64];
+	hc_binding bd[3];
+	hc_launch_desc l = { .grid = { 1, 1, 1 }, .block = { 64, 1, 1 }, .bindings = bd,
+			     .n_bindings = 3 };
+
+	/* the consumer s has the lowest slot; the origins come after it */
+	ck_assert_int_eq(hc_stream_open(dev, &sb), HC_OK);
+	ck_assert_int_eq(hc_stream_open(dev, &sa), HC_OK);
+	ck_assert_int_eq(hc_alloc(sa, sizeof(va), &a), HC_OK);
+	ck_assert_int_eq(hc_alloc(sb, sizeof(vb), &b), HC_OK);
+	ck_assert_int_eq(hc_alloc(s, sizeof(out), &c), HC_OK);
+	for (int i = 0; i < 64; i++)
+		va[i] = (uint32_t)i << 8, vb[i] = (uint32_t)i;
+	ck_assert_int_eq(hc_write(sa, a, 0, va, sizeof(va), HC_ALLOC_NATIVE, NULL, NULL), HC_OK);
+	ck_assert_int_eq(hc_write(sb, b, 0, vb, sizeof(vb), HC_ALLOC_NATIVE, NULL, NULL), HC_OK);
+	l.kernel = kern("add");
+	bd[0] = (hc_binding){ a, 0, sizeof(va), HC_ACCESS_READ };
+	bd[1] = (hc_binding){ b, 0, sizeof(vb), HC_ACCESS_READ };
+	bd[2] = (hc_binding){ c, 0, sizeof(out), HC_ACCESS_WRITE };
+	ck_assert_int_eq(hc_launch(s, &l), HC_OK);
+	ck_assert_uint_eq(stats().xstream_waits, 2);
+	ck_assert_int_eq(hc_read(s, c, 0, out, sizeof(out), NULL), HC_OK);
+	for (int i = 0; i < 64; i++)
+		ck_assert_uint_eq(out[i], va[i] + vb[i]);
+	/* both origins free their buffers; they come back only after s's fence */
+	ck_assert_int_eq(hc_free(a), HC_OK);
+	ck_assert_int_eq(hc_free(b), HC_OK);
+	ck_assert_int_eq(hc_launch(s, &l), HC_ERR_STALE);
+	ck_assert_int_eq(hc_sync(s), HC_OK);
+	ck_assert_int_eq(hc_stream_close(sa), HC_OK);
+	ck_assert_int_eq(hc_stream_close(sb), HC_OK);
+}
+END_TEST
+
 START_TEST(info_cache_hits_on_identical_words)
 {
 	hc_buffer a;
@@ -684,6 +722,7 @@ Suite *streams_suite(void)
 	tcase_add_test(tc, drop_queue_count_limit_triggers);
 	tcase_add_test(tc, drop_queue_byte_limit_triggers);
 	tcase_add_test(tc, launch_builtin_kernels);
+	tcase_add_test(tc, launch_binds_buffers_of_three_streams);
 	tcase_add_test(tc, info_cache_hits_on_identical_words);
 	tcase_add_test(tc, large_info_bypasses_the_cache);
 	tcase_add_test(tc, bad_input_matrix);
