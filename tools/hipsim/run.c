@@ -62,11 +62,7 @@ int hipsim_run_main(int argc, char **argv)
 		{ "json", no_argument, 0, 'j' },           { "svg", required_argument, 0, 'g' },
 		{ "help", no_argument, 0, 'h' },           { 0, 0, 0, 0 },
 	};
-	/* Timing only, as replay: the workloads use the built-in "add" kernel as
-	 * a timed placeholder whose bindings do not follow its data contract
-	 * (in data mode the simulator now checks and applies kernels as
-	 * hc_launch passes them, and would refuse those launches). */
-	struct hs_options opt = { .backend = "sim", .data_mode = false };
+	struct hs_options opt = { .backend = "sim", .data_mode = true };
 	struct workload_params wp = { .steps = 200, .streams = 4, .seed = 1 };
 	const char *workload = "service";
 	const struct workload *w;
