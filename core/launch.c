@@ -22,7 +22,7 @@
 #include "trace/hipcore_trace.h"
 
 /* trace hipcore:cache kinds */
-enum { CACHE_HIT = 0, CACHE_MISS = 1, CACHE_UNCACHED = 2 };
+enum { CACHE_HIT = 0, CACHE_MISS = 1, CACHE_EVICT = 2, CACHE_UNCACHED = 3 };
 
 hc_status hc_kern_get(struct hc_dev *dev, hc_kernel k, struct hc_kern **out);
 
@@ -50,6 +50,7 @@ static hc_status info_bind(struct hc_strm *st, const uint64_t *w, size_t nw, uin
 	struct hc_slice_ref ref;
 	hc_status rc;
 	uint64_t key = nw ? w[0] : 0;
+	size_t before;
 	bool stored = false;
 
 	hc_mc_set_mode(st->cache, hc_capture_cache_mode(&st->capture));
@@ -80,7 +81,10 @@ static hc_status info_bind(struct hc_strm *st, const uint64_t *w, size_t nw, uin
 		return rc;
 	v.a = (uintptr_t)ref.slice;
 	v.b = ref.id;
+	before = hc_mc_len(st->cache);
 	rc = hc_mc_insert(st->cache, w, nw, v, &stored);
+	if (rc == HC_OK && stored && hc_mc_len(st->cache) <= before) /* LRU made room */
+		HC_TRACE(cache, st->handle.id, (uint8_t)CACHE_EVICT, (uint64_t)0, (uint64_t)0);
 	if (rc != HC_OK || !stored) /* not kept: release after the launch's fence */
 		hc_strm_defer_slice(st, st->dmm, ref, nw * 8);
 	return HC_OK;

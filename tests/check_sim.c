@@ -840,6 +840,22 @@ START_TEST(data_round_trip)
 }
 END_TEST
 
+/* Without data mode kernels only cost time: no count or range to check. */
+START_TEST(kernel_args_unchecked_without_data_mode)
+{
+	struct kfix k;
+	hc_hal_dptr args[1] = { 0x1234 };
+	uint64_t bytes[1] = { 1u << 30 };
+
+	kfix_open(&k, false);
+	ck_assert_int_eq(run_kernel(&k, "fill", 1, args, bytes), HC_OK);
+	ck_assert_int_eq(run_kernel(&k, "add", 1, args, bytes), HC_OK);
+	ck_assert_int_eq(ops->stream_sync(k.dev, k.s), HC_OK);
+	ck_assert_uint_eq(stats(k.dev).launches, 2);
+	ops->device_close(k.dev);
+}
+END_TEST
+
 START_TEST(kernel_fill_words_and_bytes)
 {
 	struct kfix k;
@@ -1533,6 +1549,7 @@ static Suite *make_sim_suite(void)
 	tcase_add_checked_fixture(tc, setup, NULL);
 	tcase_add_test(tc, data_round_trip);
 	tcase_add_test(tc, kernel_fill_words_and_bytes);
+	tcase_add_test(tc, kernel_args_unchecked_without_data_mode);
 	tcase_add_test(tc, kernel_copy_and_add);
 	tcase_add_test(tc, kernels_without_data_mode_only_cost_time);
 	tcase_add_test(tc, module_rules);

@@ -157,6 +157,45 @@ START_TEST(stage_max_policy_moves_the_limit_of_writes_only)
 }
 END_TEST
 
+/* The pipeline's copy workers run memcpy only: the virtual clock is the
+ * same on every run with the same seed, and exact. */
+START_TEST(pipelined_write_keeps_virtual_time_deterministic)
+{
+	uint64_t n = 50 * MIB + 3, t[2];
+	unsigned char *src = malloc(n), *dst = malloc(n);
+
+	ck_assert_ptr_nonnull(src);
+	ck_assert_ptr_nonnull(dst);
+	pattern(src, n, 77);
+	for (int run = 0; run < 2; run++) {
+		hc_device d;
+		hc_stream st;
+		hc_buffer b;
+		hc_device_options o;
+
+		hc_device_options_init(&o);
+		o.data_mode = true;
+		o.seed = 5;
+		o.capacity = 512 * MIB;
+		ck_assert_int_eq(hc_device_open("sim", &o, &d), HC_OK);
+		ck_assert_int_eq(hc_stream_open(d, &st), HC_OK);
+		ck_assert_int_eq(hc_alloc(st, n, &b), HC_OK);
+		for (int i = 0; i < 3; i++)
+			ck_assert_int_eq(hc_write(st, b, 0, src, n, HC_ALLOC_NATIVE, NULL, NULL), HC_OK);
+		ck_assert_int_eq(hc_sync(st), HC_OK);
+		ck_assert_int_eq(hc_device_now(d, &t[run]), HC_OK);
+		memset(dst, 0, n);
+		ck_assert_int_eq(hc_read(st, b, 0, dst, n, NULL), HC_OK);
+		ck_assert_int_eq(memcmp(src, dst, n), 0);
+		ck_assert_int_eq(hc_device_close(d), HC_OK);
+	}
+	ck_assert_uint_eq(t[0], t[1]);
+	ck_assert_uint_gt(t[0], 0);
+	free(src);
+	free(dst);
+}
+END_TEST
+
 /* --- release callbacks ---------------------------------------------------- */
 
 START_TEST(release_runs_once_after_the_fence)
@@ -411,6 +450,44 @@ START_TEST(launch_builtin_kernels)
 }
 END_TEST
 
+START_TEST(launch_binds_buffers_of_three_streams)
+{
+	hc_stream sa, sb;
+	hc_buffer a, b, c;
+	uint32_t va[64], vb[64], out[64];
+	hc_binding bd[3];
+	hc_launch_desc l = { .grid = { 1, 1, 1 }, .block = { 64, 1, 1 }, .bindings = bd,
+			     .n_bindings = 3 };
+
+	/* the consumer s has the lowest slot; the origins come after it */
+	ck_assert_int_eq(hc_stream_open(dev, &sb), HC_OK);
+	ck_assert_int_eq(hc_stream_open(dev, &sa), HC_OK);
+	ck_assert_int_eq(hc_alloc(sa, sizeof(va), &a), HC_OK);
+	ck_assert_int_eq(hc_alloc(sb, sizeof(vb), &b), HC_OK);
+	ck_assert_int_eq(hc_alloc(s, sizeof(out), &c), HC_OK);
+	for (int i = 0; i < 64; i++)
+		va[i] = (uint32_t)i << 8, vb[i] = (uint32_t)i;
+	ck_assert_int_eq(hc_write(sa, a, 0, va, sizeof(va), HC_ALLOC_NATIVE, NULL, NULL), HC_OK);
+	ck_assert_int_eq(hc_write(sb, b, 0, vb, sizeof(vb), HC_ALLOC_NATIVE, NULL, NULL), HC_OK);
+	l.kernel = kern("add");
+	bd[0] = (hc_binding){ a, 0, sizeof(va), HC_ACCESS_READ };
+	bd[1] = (hc_binding){ b, 0, sizeof(vb), HC_ACCESS_READ };
+	bd[2] = (hc_binding){ c, 0, sizeof(out), HC_ACCESS_WRITE };
+	ck_assert_int_eq(hc_launch(s, &l), HC_OK);
+	ck_assert_uint_eq(stats().xstream_waits, 2);
+	ck_assert_int_eq(hc_read(s, c, 0, out, sizeof(out), NULL), HC_OK);
+	for (int i = 0; i < 64; i++)
+		ck_assert_uint_eq(out[i], va[i] + vb[i]);
+	/* both origins free their buffers; they come back only after s's fence */
+	ck_assert_int_eq(hc_free(a), HC_OK);
+	ck_assert_int_eq(hc_free(b), HC_OK);
+	ck_assert_int_eq(hc_launch(s, &l), HC_ERR_STALE);
+	ck_assert_int_eq(hc_sync(s), HC_OK);
+	ck_assert_int_eq(hc_stream_close(sa), HC_OK);
+	ck_assert_int_eq(hc_stream_close(sb), HC_OK);
+}
+END_TEST
+
 START_TEST(info_cache_hits_on_identical_words)
 {
 	hc_buffer a;
@@ -444,6 +521,89 @@ START_TEST(info_cache_hits_on_identical_words)
 }
 END_TEST
 
+START_TEST(large_info_bypasses_the_cache)
+{
+	hc_buffer a;
+	static uint64_t info[300]; /* 2400 bytes: above the 2048-byte limit */
+	uint32_t out[8];
+	hc_binding bd = { { 0 }, 0, sizeof(out), HC_ACCESS_WRITE };
+	hc_launch_desc l = { .grid = { 1, 1, 1 }, .block = { 8, 1, 1 }, .bindings = &bd,
+			     .n_bindings = 1, .info = info, .info_words = 300 };
+
+	ck_assert_int_eq(hc_alloc(s, sizeof(out), &a), HC_OK);
+	bd.buffer = a;
+	l.kernel = kern("fill");
+	for (uint32_t v = 1; v <= 3; v++) {
+		info[0] = (uint64_t)(0x01010101u * v) | (4ull << 32);
+		ck_assert_int_eq(hc_launch(s, &l), HC_OK);
+		ck_assert_int_eq(hc_read(s, a, 0, out, sizeof(out), NULL), HC_OK);
+		ck_assert_uint_eq(out[7], 0x01010101u * v);
+	}
+	ck_assert_int_eq(hc_launch(s, &l), HC_OK); /* same words again: still not cached */
+	ck_assert_uint_eq(stats().cache_hits, 0);
+	ck_assert_uint_eq(stats().cache_misses, 0);
+	ck_assert_int_eq(hc_sync(s), HC_OK);
+}
+END_TEST
+
+/* --- failures on the way: nothing leaks, the caller keeps its source ------ */
+
+START_TEST(pinned_memory_refused)
+{
+	hc_stream s2;
+	hc_buffer b;
+	unsigned char *src = calloc(1, 16 * MIB), out[64];
+
+	ck_assert_ptr_nonnull(src);
+	ck_assert_int_eq(hc_stream_open(dev, &s2), HC_OK); /* its pinned pool is empty */
+	ck_assert_int_eq(hc_alloc(s2, 16 * MIB, &b), HC_OK);
+	ck_assert_int_eq(hc_fault_inject(dev, HC_FAULT_PINNED_ALLOC, 1, HC_FAULT_PERSISTENT), HC_OK);
+	released = 0;
+	ck_assert_int_eq(hc_write(s2, b, 0, src, 4096, HC_ALLOC_NATIVE, count_release, NULL),
+			 HC_ERR_OOM);
+	ck_assert_int_eq(hc_write(s2, b, 0, src, 16 * MIB, HC_ALLOC_NATIVE, count_release, NULL),
+			 HC_ERR_OOM);
+	ck_assert_int_eq(hc_read(s2, b, 0, out, sizeof(out), NULL), HC_ERR_OOM);
+	ck_assert_int_eq(released, 0); /* a failed write leaves the source to the caller */
+	/* unstaged writes need no pinned memory */
+	ck_assert_int_eq(hc_write(s2, b, 0, src, 4096, HC_ALLOC_PINNED, count_release, NULL), HC_OK);
+	ck_assert_int_eq(hc_fault_inject(dev, HC_FAULT_PINNED_ALLOC, 0, HC_FAULT_OFF), HC_OK);
+	memset(src, 0x3c, 64);
+	ck_assert_int_eq(hc_write(s2, b, 0, src, 16 * MIB, HC_ALLOC_NATIVE, NULL, NULL), HC_OK);
+	ck_assert_int_eq(hc_read(s2, b, 0, out, sizeof(out), NULL), HC_OK);
+	ck_assert_mem_eq(out, src, sizeof(out));
+	ck_assert_int_eq(hc_sync(s2), HC_OK);
+	ck_assert_int_eq(released, 1);
+	free(src);
+}
+END_TEST
+
+START_TEST(info_buffer_refused)
+{
+	hc_stream s2;
+	hc_buffer a;
+	uint64_t info = 7 | (4ull << 32);
+	hc_binding bd = { { 0 }, 0, 64, HC_ACCESS_WRITE };
+	hc_launch_desc l = { .grid = { 1, 1, 1 }, .block = { 1, 1, 1 }, .bindings = &bd,
+			     .n_bindings = 1, .info = &info, .info_words = 1 };
+
+	ck_assert_int_eq(hc_stream_open(dev, &s2), HC_OK);
+	ck_assert_int_eq(hc_alloc(s2, 64, &a), HC_OK);
+	bd.buffer = a;
+	l.kernel = kern("fill");
+	/* the pinned bounce of the info words is refused: nothing queued */
+	ck_assert_int_eq(hc_fault_inject(dev, HC_FAULT_PINNED_ALLOC, 1, HC_FAULT_PERSISTENT), HC_OK);
+	ck_assert_int_eq(hc_launch(s2, &l), HC_ERR_OOM);
+	ck_assert_uint_eq(stats().launches, 0);
+	ck_assert_int_eq(hc_fault_inject(dev, HC_FAULT_PINNED_ALLOC, 0, HC_FAULT_OFF), HC_OK);
+	ck_assert_int_eq(hc_launch(s2, &l), HC_OK);
+	ck_assert_uint_eq(stats().launches, 1);
+	ck_assert_uint_eq(stats().cache_misses, 2); /* the failed upload cached nothing */
+	ck_assert_uint_eq(stats().cache_hits, 0);
+	ck_assert_int_eq(hc_sync(s2), HC_OK);
+}
+END_TEST
+
 /* --- bad input ------------------------------------------------------------------ */
 
 START_TEST(bad_input_matrix)
@@ -453,7 +613,7 @@ START_TEST(bad_input_matrix)
 	hc_buffer b, other, stale;
 	hc_kernel kfill, kother;
 	unsigned char buf[128] = { 0 };
-	uint64_t info = 1;
+	uint64_t info = 1 | (4ull << 32);
 	hc_binding bd = { { 0 }, 0, 64, HC_ACCESS_WRITE };
 	hc_launch_desc l = { .grid = { 1, 1, 1 }, .block = { 1, 1, 1 }, .bindings = &bd,
 			     .n_bindings = 1, .info = &info, .info_words = 1 };
@@ -553,6 +713,7 @@ Suite *streams_suite(void)
 	tcase_add_loop_test(tc, round_trip_every_threshold, 0, 5 * (int)(sizeof(sizes) / sizeof(sizes[0])));
 	tcase_add_test(tc, staging_stats_per_decision);
 	tcase_add_test(tc, stage_max_policy_moves_the_limit_of_writes_only);
+	tcase_add_test(tc, pipelined_write_keeps_virtual_time_deterministic);
 	tcase_add_test(tc, release_runs_once_after_the_fence);
 	tcase_add_test(tc, cross_stream_waits_exactly_when_needed);
 	tcase_add_test(tc, buffer_freed_while_another_stream_uses_it);
@@ -561,8 +722,12 @@ Suite *streams_suite(void)
 	tcase_add_test(tc, drop_queue_count_limit_triggers);
 	tcase_add_test(tc, drop_queue_byte_limit_triggers);
 	tcase_add_test(tc, launch_builtin_kernels);
+	tcase_add_test(tc, launch_binds_buffers_of_three_streams);
 	tcase_add_test(tc, info_cache_hits_on_identical_words);
+	tcase_add_test(tc, large_info_bypasses_the_cache);
 	tcase_add_test(tc, bad_input_matrix);
+	tcase_add_test(tc, pinned_memory_refused);
+	tcase_add_test(tc, info_buffer_refused);
 	suite_add_tcase(su, tc);
 	return su;
 }

@@ -14,7 +14,8 @@
 
 #define NTHREADS 4
 #define NSHARED 8
-#define OPS 2000
+#define OPS 4000
+#define BIG (9 * HC_MIB) /* pipelined: the device's copy workers are shared */
 #define BUFSZ 4096
 
 static hc_device dev;
@@ -52,8 +53,19 @@ static void *worker(void *p)
 	hc_buffer mine;
 
 	EXPECT(hc_stream_open(dev, &s) == HC_OK);
+	unsigned char *big = malloc(BIG);
+	hc_buffer bigbuf;
+
+	EXPECT(big != NULL);
 	EXPECT(hc_alloc(s, BUFSZ, &mine) == HC_OK);
+	EXPECT(hc_alloc(s, BIG, &bigbuf) == HC_OK);
 	for (int op = 0; op < OPS; op++) {
+		if (big && op % 500 == 0) {
+			memset(big, me + op, BIG);
+			EXPECT(hc_write(s, bigbuf, 0, big, BIG, HC_ALLOC_NATIVE, NULL, NULL) == HC_OK);
+			EXPECT(hc_read(s, bigbuf, BIG - BUFSZ, out, BUFSZ, NULL) == HC_OK);
+			EXPECT(out[0] == (unsigned char)(me + op) && out[BUFSZ - 1] == out[0]);
+		}
 		uint32_t r = rnd(&seed);
 		int k = (int)(r % NSHARED), t = (int)((r >> 8) % NTHREADS);
 		struct shared *own = &slots[me][k], *peer = &slots[t][k];
@@ -114,6 +126,7 @@ static void *worker(void *p)
 		}
 	}
 	EXPECT(hc_sync(s) == HC_OK);
+	free(big);
 	return (void *)(uintptr_t)s.id;
 }
 
@@ -125,7 +138,7 @@ START_TEST(threads_share_buffers)
 
 	ck_assert_int_eq(hc_device_options_init(&o), HC_OK);
 	o.data_mode = true;
-	o.capacity = 512 * HC_MIB;
+	o.capacity = 1024 * HC_MIB;
 	o.seed = 42;
 	ck_assert_int_eq(hc_device_open("sim", &o, &dev), HC_OK);
 	ck_assert_int_eq(hc_kernel_load(dev, NULL, 0, "copy", &kcopy), HC_OK);
@@ -145,6 +158,7 @@ START_TEST(threads_share_buffers)
 		ck_assert_int_eq(hc_device_stats_get(dev, &st), HC_OK);
 		ck_assert_uint_gt(st.xstream_waits, 0);
 		ck_assert_uint_gt(st.launches, 0);
+		ck_assert_uint_eq(st.writes_pipelined, NTHREADS * (OPS / 500));
 	}
 	/* all joined: each stream closes cleanly with buffers still shared */
 	for (int t = 0; t < NTHREADS; t++)
