@@ -151,6 +151,15 @@ hc_status hc_alloc(hc_stream s, uint64_t size, hc_buffer *out)
 				(unsigned long long)size);
 		goto out_unlock;
 	}
+	if (HC_TRACE_ENABLED(pool_reserve)) {
+		struct hc_mm_decision dec;
+		uint64_t align = st->dev->props.alignment ? st->dev->props.alignment : 1;
+
+		hc_mm_last_decision(st->dmm, &dec);
+		/* page: the pool does not report a page index yet; 0 (trace doc). */
+		HC_TRACE_DO(pool_reserve, s.id, dec.pool, (uint64_t)0, (uint8_t)dec.new_page, size,
+			    (align - size % align) % align);
+	}
 	st->buf_seq = hc_gen_next(st->buf_seq);
 	st->bufs[idx] = (struct hc_buf){ .ref = ref, .addr = addr, .size = size,
 					 .stamp = hc_cursor_advance(&st->cursor),
