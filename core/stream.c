@@ -233,7 +233,8 @@ void hc_strm_teardown(struct hc_strm *st)
 	st->inbox.closed = true;
 	free(st->inbox.unpin);
 	st->inbox.unpin = NULL;
-	st->inbox.n = st->inbox.cap = 0;
+	__atomic_store_n(&st->inbox.n, 0, __ATOMIC_RELAXED);
+	st->inbox.cap = 0;
 	pthread_mutex_unlock(&st->inbox.lock);
 	st->open = false;
 	pthread_mutex_unlock(&st->lock);
@@ -291,11 +292,15 @@ void hc_strm_inbox_drain(struct hc_strm *st)
 	uint32_t *idx;
 	size_t n;
 
+	/* Every call drains: skip the lock when nothing was posted. */
+	if (__atomic_load_n(&st->inbox.n, __ATOMIC_ACQUIRE) == 0)
+		return;
 	pthread_mutex_lock(&st->inbox.lock);
 	idx = st->inbox.unpin;
 	n = st->inbox.n;
 	st->inbox.unpin = NULL;
-	st->inbox.n = st->inbox.cap = 0;
+	__atomic_store_n(&st->inbox.n, 0, __ATOMIC_RELAXED);
+	st->inbox.cap = 0;
 	pthread_mutex_unlock(&st->inbox.lock);
 	for (size_t i = 0; i < n; i++)
 		hc_buf_remote_unpin(st, idx[i]);

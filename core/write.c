@@ -9,6 +9,12 @@
  *    least HC_PIPE_MIN_BYTES move through the chunk pipeline (pipeline.c);
  *    smaller ones through one pinned bounce slice that goes back to the pool
  *    through the drop queue after the copy's fence.
+ *  - direct from pageable memory (NATIVE/DEVICE/OTHER at or above the
+ *    staging limit): the decision says no full-size pinned copy, and none
+ *    is made, but the bytes still move through the chunk pipeline, which
+ *    needs only its small ring of pinned chunks; the driver's own pageable
+ *    path runs at a fraction of pinned bandwidth (reference/h200-probe.md).
+ *    The source may be reused when the call returns.
  *  - direct: the copy reads the caller's memory (PINNED: asynchronously).
  *    The caller's release goes on the drop queue and runs after the copy's
  *    fence; with release NULL the caller keeps responsibility (hc_sync).
@@ -106,8 +112,15 @@ hc_status hc_write(hc_stream s, hc_buffer b, uint64_t off, const void *src, uint
 	rc = hc_xs_before(&ls, u);
 	if (rc != HC_OK)
 		goto out_unlock;
+	bool pageable = prop != HC_ALLOC_PINNED && prop != HC_ALLOC_FILE;
+	bool pipe_direct = !dec.through_pinned && pageable && n >= HC_PIPE_MIN_BYTES &&
+			   !hc_capture_is_recording(&st->capture);
+
 	if (dec.through_pinned) {
 		rc = hc_write_staged(st, u->buf->addr + off, src, n, &pipelined);
+	} else if (pipe_direct) {
+		pipelined = true;
+		rc = hc_pipeline_write(st, u->buf->addr + off, src, n);
 	} else {
 		rc = dev->ops->copy_h2d(dev->hal, st->hal, u->buf->addr + off, src, n,
 					prop == HC_ALLOC_PINNED);
@@ -116,7 +129,7 @@ hc_status hc_write(hc_stream s, hc_buffer b, uint64_t off, const void *src, uint
 		 dec.flush_after, pipelined);
 	if (rc != HC_OK)
 		goto out_unpin;
-	if (dec.through_pinned) {
+	if (dec.through_pinned || pipe_direct) {
 		atomic_fetch_add(pipelined ? &dev->stats.writes_pipelined : &dev->stats.writes_staged, 1);
 		if (release)
 			release(arg); /* the bytes are in pinned memory now */

@@ -173,8 +173,11 @@ static void unpin_post(void *p)
 		}
 		/* Without memory the pin stays: the buffer leaks until the
 		 * origin closes, which is safe. */
-		if (in->n < in->cap)
-			in->unpin[in->n++] = a->idx;
+		if (in->n < in->cap) {
+			in->unpin[in->n] = a->idx;
+			/* Atomic: the owner's fast path reads n without the lock. */
+			__atomic_store_n(&in->n, in->n + 1, __ATOMIC_RELEASE);
+		}
 	}
 	pthread_mutex_unlock(&in->lock);
 	free(a);
