@@ -22,6 +22,7 @@ void hc_et_fini(struct hc_errtrack *et)
 	for (size_t i = 0; i < et->n; i++)
 		free(et->items[i].r);
 	free(et->items);
+	free(et->last_ops);
 	memset(et, 0, sizeof(*et));
 }
 
@@ -387,12 +388,15 @@ hc_status hc_et_fence_result(struct hc_strm *st, void *ev, hc_status rc)
 		uint64_t *ops = take_failed(st, &nops);
 		bool *used = nops ? calloc(nops, sizeof(*used)) : NULL;
 
-		if (nops > 0 && used && !et->lost)
+		et->last_exact = nops > 0 && used && !et->lost;
+		if (et->last_exact)
 			attribute_exact(st, ops, nops, used);
 		else
 			attribute_conservative(st);
 		free(used);
-		free(ops);
+		free(et->last_ops);
+		et->last_ops = ops;
+		et->nlast_ops = nops;
 	}
 	items_retire(st, et->n, false);
 	et->lost = false;
@@ -400,4 +404,16 @@ hc_status hc_et_fence_result(struct hc_strm *st, void *ev, hc_status rc)
 		hc_hal_error(rc, saved.backend_code, saved.backend_name[0] ? saved.backend_name : NULL,
 			     "%s", saved.message);
 	return rc;
+}
+
+bool hc_et_ops_clean(const struct hc_strm *st, uint64_t lo, uint64_t hi)
+{
+	const struct hc_errtrack *et = &st->et;
+
+	if (!et->last_exact || hi <= lo)
+		return false;
+	for (size_t i = 0; i < et->nlast_ops; i++)
+		if (et->last_ops[i] > lo && et->last_ops[i] <= hi)
+			return false;
+	return true;
 }

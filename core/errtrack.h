@@ -68,6 +68,9 @@ struct hc_errtrack {
 	} fences[HC_ET_FENCES];
 	size_t nfences;
 	bool lost; /* an item could not be recorded: the next failure is conservative */
+	uint64_t *last_ops; /* failed op ids the last failed fence took */
+	size_t nlast_ops;
+	bool last_exact; /* ... and whether it was attributed exactly */
 };
 
 /* hc_et_fini - free the items.  Context: stream teardown. */
@@ -126,5 +129,12 @@ void hc_et_fence_forget(struct hc_strm *st, void *ev);
  * Return: @rc.  Context: @st locked.
  */
 hc_status hc_et_fence_result(struct hc_strm *st, void *ev, hc_status rc);
+
+/*
+ * hc_et_ops_clean - after a failed fence, did the ops in (@lo, @hi] succeed?
+ * True only when that fence was attributed exactly and named none of them
+ * (a read whose own copy succeeded may use its bytes).  Context: @st locked.
+ */
+bool hc_et_ops_clean(const struct hc_strm *st, uint64_t lo, uint64_t hi);
 
 #endif /* HIPCORE_CORE_ERRTRACK_H */

@@ -35,14 +35,19 @@ static hc_status read_bounce(struct hc_strm *st, void *dst, uint64_t src, uint64
 	while (done < n) {
 		uint64_t len = n - done < chunk ? n - done : chunk;
 		hc_hal_event *ev = NULL;
+		uint64_t m0 = hc_et_mark(st), m1;
 
 		rc = ops->copy_d2h(st->dev->hal, st->hal, (void *)(uintptr_t)addr, src + done, len,
 				   true);
+		m1 = hc_et_mark(st);
 		if (rc == HC_OK)
 			rc = hc_strm_fence_record(st, (void **)&ev);
 		if (rc == HC_OK) {
 			rc = hc_strm_fence_wait(st, ev);
 			hc_strm_fence_destroy(st, ev);
+			/* Other work's failure: this copy's bytes are good. */
+			if (rc == HC_ERR_DEVICE && hc_et_ops_clean(st, m0, m1))
+				rc = HC_OK;
 		}
 		if (rc != HC_OK) {
 			/* The copy may still be queued: it must not land in a reused slice. */
