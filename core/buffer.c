@@ -176,7 +176,7 @@ static void buf_release(struct hc_strm *st, uint32_t idx)
 {
 	struct hc_buf *b = &st->bufs[idx];
 
-	hc_eg_forget(st->dev->errors, hc_buf_handle(st, idx).id);
+	hc_et_forget(st->dev, hc_buf_handle(st, idx).id);
 	hc_mm_release(st->dmm, b->ref);
 	buf_table_put(st, idx);
 }

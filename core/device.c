@@ -202,6 +202,7 @@ hc_status hc_device_open(const char *backend, const hc_device_options *opts, hc_
 	rc = hc_eg_create(&dev->errors);
 	if (rc != HC_OK)
 		goto err_close_hal;
+	pthread_mutex_init(&dev->eg_lock, NULL);
 	dev->layout.preset = HC_LAYOUT_DEFAULT;
 	rc = publish(dev);
 	if (rc != HC_OK)
@@ -213,6 +214,7 @@ hc_status hc_device_open(const char *backend, const hc_device_options *opts, hc_
 	return HC_OK;
 
 err_free_errors:
+	pthread_mutex_destroy(&dev->eg_lock);
 	hc_eg_destroy(dev->errors);
 err_close_hal:
 	dev->ops->device_close(dev->hal);
@@ -256,6 +258,7 @@ hc_status hc_device_close(hc_device d)
 	}
 	hc_kernels_unload_all(dev);
 	hc_eg_destroy(dev->errors);
+	pthread_mutex_destroy(&dev->eg_lock);
 	free(dev->layout_pools);
 	dev->ops->device_close(dev->hal);
 	pthread_mutex_destroy(&dev->lock);

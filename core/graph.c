@@ -22,6 +22,7 @@
  * work on its stream is done under the stream lock, never both at once
  * except dev -> stream in destroy.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -312,8 +313,14 @@ hc_status hc_graph_replay(hc_stream s, hc_graph g)
 	} else if (hc_capture_is_recording(&st->capture)) {
 		rc = hc_fail(HC_ERR_STATE, "hc_graph_replay: the stream is recording a capture");
 	} else {
+		uint64_t mark = hc_et_mark(st);
+		char desc[HC_ET_DESC_MAX];
+
 		rc = dev->ops->graph_launch(dev->hal, st->hal, hg);
 		hc_cursor_advance(&st->cursor);
+		snprintf(desc, sizeof(desc), "replay of graph %#llx", (unsigned long long)g.id);
+		if (rc == HC_OK) /* a failure inside is attributed to the replay */
+			hc_et_add(st, HC_EG_KERNEL, mark, desc, NULL, 0);
 	}
 	HC_TRACE(graph_replay, s.id, g.id, (int32_t)rc, hc_trace_since_ns(t0));
 	hc_strm_unlock(st);
@@ -344,7 +351,7 @@ hc_status hc_graph_destroy(hc_graph g)
 		goto out_unlock;
 	}
 	/* The graph's last replay may still run: wait before unpinning. */
-	rc = dev->ops->stream_sync(dev->hal, st->hal);
+	rc = hc_strm_sync_wait(st);
 	pthread_mutex_unlock(&st->lock);
 	graph_release(dev, rec);
 out_unlock:

@@ -15,7 +15,16 @@
  * say so and stay pinned until the launch's fence (xstream.c); a WRITE
  * binding of the stream's own buffer restamps it.  After the launch the drop
  * queue is flushed when its triggers fire (never while a capture records).
+ *
+ * Failures (errtrack.h): outside a capture, a launch whose READ bindings
+ * overlap bytes tainted by failed work is not run; it becomes a derived
+ * failure that taints its write bindings, and hc_launch returns
+ * HC_ERR_TAINTED naming it.  A queued launch is remembered until its fence
+ * (with the op ids of its info upload and the kernel) so that a late
+ * failure taints exactly its write bindings.  A launch recorded into a
+ * capture is not checked: it runs at replay, on whatever the bytes are then.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "core/streamops.h"
@@ -132,6 +141,11 @@ hc_status hc_launch(hc_stream s, const hc_launch_desc *l)
 	struct hc_dev *dev;
 	struct hc_strm *st;
 	size_t nb, na, i, used = 0;
+	struct hc_et_range rr[HC_LOCKSET_MAX_BUFS];
+	char desc[HC_ET_DESC_MAX];
+	hc_failure_id derived;
+	uint64_t mark = 0;
+	bool recording;
 	hc_status rc;
 
 	rc = launch_check(l);
@@ -159,6 +173,9 @@ hc_status hc_launch(hc_stream s, const hc_launch_desc *l)
 	pthread_mutex_lock(&dev->lock);
 	rc = hc_kern_get(dev, l->kernel, &k);
 	fn = rc == HC_OK ? k->fn : NULL;
+	if (rc == HC_OK)
+		snprintf(desc, sizeof(desc), "kernel %.40s (launch %llu)", k->name,
+			 (unsigned long long)atomic_fetch_add(&dev->launch_seq, 1) + 1);
 	pthread_mutex_unlock(&dev->lock);
 	if (rc != HC_OK)
 		return rc;
@@ -181,9 +198,19 @@ hc_status hc_launch(hc_stream s, const hc_launch_desc *l)
 				     (unsigned long long)bd->offset, (unsigned long long)size);
 			goto out_unlock;
 		}
+		rr[i] = (struct hc_et_range){ bufs[i].id, bd->offset, bd->size,
+					      (bd->access & HC_ACCESS_WRITE) != 0,
+					      (bd->access & HC_ACCESS_READ) != 0 };
 		dptr[i] = ls.use[i].buf->addr + bd->offset;
 		bytes[i] = bd->size;
 		args[i] = &dptr[i];
+	}
+	recording = hc_capture_is_recording(&st->capture);
+	if (!recording) {
+		rc = hc_et_check_reads(st, "hc_launch", desc, rr, nb, &derived);
+		if (rc != HC_OK)
+			goto out_unlock;
+		mark = hc_et_mark(st);
 	}
 	na = nb;
 	if (l->info_words > 0) {
@@ -213,6 +240,9 @@ hc_status hc_launch(hc_stream s, const hc_launch_desc *l)
 		for (i = 0; i < nb; i++)
 			if ((l->bindings[i].access & HC_ACCESS_WRITE) && ls.use[i].origin == st)
 				ls.use[i].buf->stamp = hc_cursor_advance(&st->cursor);
+		hc_et_add(st, HC_EG_KERNEL, mark, desc, rr, nb);
+	} else if (rc == HC_ERR_DEVICE && !recording) {
+		hc_et_fail_now(st, HC_EG_KERNEL, desc, rr, nb);
 	}
 out_unpin:
 	/* Pin each distinct remote buffer once per binding that waited. */

@@ -11,7 +11,9 @@ libhipcore_internal_la_SOURCES += \
 	core/memory.c \
 	core/kernel.c \
 	core/graph.c \
-	core/todo.c \
+	core/errtrack.h \
+	core/errtrack.c \
+	core/explain.c \
 	core/streamops.h \
 	core/xstream.c \
 	core/write.c \

@@ -20,7 +20,9 @@
  * own buffers takes that lock once.  Releases that must reach another
  * stream after a fence go through that stream's inbox (a leaf lock), which
  * the owner drains at its next call.  The device's copy-worker pool
- * (pipeline.c) has its own leaf locks.
+ * (pipeline.c) has its own leaf locks.  The error graph (dev->errors) is
+ * guarded by dev->eg_lock, a leaf: taken under stream locks (or none),
+ * never while another lock is taken inside it (core/errtrack.c).
  */
 #ifndef HIPCORE_CORE_OBJECT_H
 #define HIPCORE_CORE_OBJECT_H
@@ -32,6 +34,7 @@
 #include "core/cursor.h"
 #include "core/drop_queue.h"
 #include "core/errgraph.h"
+#include "core/errtrack.h"
 #include "core/handle.h"
 #include "core/internal.h"
 #include "core/metacache.h"
@@ -81,7 +84,7 @@ struct hc_strm {
 	struct hc_capture capture;
 	struct hc_metacache *cache;
 	struct hc_inbox inbox;
-
+	struct hc_errtrack et; /* work in flight since the last clean fence */
 };
 
 struct hc_kern {
@@ -134,7 +137,10 @@ struct hc_dev {
 	uint32_t ngraphs, capgraphs;
 	_Atomic uint64_t graph_seq; /* ids of graphs' metadata-cache pins */
 
-	struct hc_errgraph *errors;
+	struct hc_errgraph *errors;   /* guarded by @eg_lock (a leaf) */
+	pthread_mutex_t eg_lock;
+	_Atomic bool eg_inexact;      /* the backend cannot attribute failures */
+	_Atomic uint64_t launch_seq;  /* numbers launches in failure descriptions */
 	struct hc_core_stats stats;
 	hc_policy policy; /* drop-queue and staging policy for new streams; 0 = default */
 	struct hc_copy_workers *workers; /* pipeline.c: memcpy helpers, created lazily */
@@ -156,6 +162,11 @@ void hc_strm_teardown(struct hc_strm *st);
 void hc_strm_inbox_drain(struct hc_strm *st);
 /* Waits for @fence on the host; a late failure taints in-flight work. */
 hc_status hc_strm_fence_wait(struct hc_strm *st, void *fence);
+/* Records a fence on @st that hc_strm_fence_wait knows; destroys it. */
+hc_status hc_strm_fence_record(struct hc_strm *st, void **fence);
+void hc_strm_fence_destroy(struct hc_strm *st, void *fence);
+/* Syncs the whole stream; a late failure taints in-flight work. */
+hc_status hc_strm_sync_wait(struct hc_strm *st);
 hc_status hc_strm_queues_init(struct hc_strm *st);
 hc_status hc_strm_dq_flush(struct hc_strm *st);
 void hc_strm_cache_clear_unpinned(struct hc_strm *st);

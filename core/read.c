@@ -6,7 +6,9 @@
  * slice, wait for the fence, memcpy out.  A read blocks the host, so it is
  * illegal while a capture records (HC_ERR_STATE).  Reading another stream's
  * buffer first waits for that stream when the cursors say so (xstream.c);
- * the read is over when the call returns, so no pin outlives it.
+ * the read is over when the call returns, so no pin outlives it.  Bytes
+ * tainted by failed work (errtrack.h; checked after the wait, which may
+ * find a late failure) give HC_ERR_TAINTED and the failure's id.
  */
 #include <string.h>
 
@@ -33,14 +35,19 @@ static hc_status read_bounce(struct hc_strm *st, void *dst, uint64_t src, uint64
 	while (done < n) {
 		uint64_t len = n - done < chunk ? n - done : chunk;
 		hc_hal_event *ev = NULL;
+		uint64_t m0 = hc_et_mark(st), m1;
 
 		rc = ops->copy_d2h(st->dev->hal, st->hal, (void *)(uintptr_t)addr, src + done, len,
 				   true);
+		m1 = hc_et_mark(st);
 		if (rc == HC_OK)
-			rc = ops->event_record(st->dev->hal, st->hal, &ev);
+			rc = hc_strm_fence_record(st, (void **)&ev);
 		if (rc == HC_OK) {
 			rc = hc_strm_fence_wait(st, ev);
-			ops->event_destroy(st->dev->hal, ev);
+			hc_strm_fence_destroy(st, ev);
+			/* Other work's failure: this copy's bytes are good. */
+			if (rc == HC_ERR_DEVICE && hc_et_ops_clean(st, m0, m1))
+				rc = HC_OK;
 		}
 		if (rc != HC_OK) {
 			/* The copy may still be queued: it must not land in a reused slice. */
@@ -86,6 +93,20 @@ hc_status hc_read(hc_stream s, hc_buffer b, uint64_t off, void *dst, uint64_t n,
 	rc = hc_xs_before(&ls, u);
 	if (rc == HC_OK)
 		rc = read_bounce(ls.st, dst, u->buf->addr + off, n);
+	if (rc == HC_OK || rc == HC_ERR_DEVICE) {
+		/* After the wait: a late failure found by it has tainted already. */
+		hc_failure_id f = hc_et_query(ls.st->dev, b.id, off, n);
+
+		if (f) {
+			if (failure)
+				*failure = f;
+			rc = hc_fail(HC_ERR_TAINTED,
+				     "hc_read: bytes %llu..%llu of buffer %#llx were produced by failed "
+				     "work (failure #%llu; see hc_failure_explain)",
+				     (unsigned long long)off, (unsigned long long)(off + n - 1),
+				     (unsigned long long)b.id, (unsigned long long)f);
+		}
+	}
 out_unlock:
 	HC_TRACE(read, s.id, b.id, off, n, (uint8_t)0, (int32_t)rc, hc_trace_since_ns(t0));
 	hc_lockset_release(&ls);

@@ -82,9 +82,7 @@ static hc_status pinned_storage_free(void *ctx, uint64_t addr)
 
 static hc_status fence_record(void *ctx, void **fence)
 {
-	struct hc_strm *st = ctx;
-
-	return st->dev->ops->event_record(st->dev->hal, st->hal, (hc_hal_event **)fence);
+	return hc_strm_fence_record(ctx, fence);
 }
 
 static hc_status fence_sync(void *ctx, void *fence)
@@ -96,9 +94,7 @@ static hc_status fence_sync(void *ctx, void *fence)
 
 static void fence_destroy(void *ctx, void *fence)
 {
-	struct hc_strm *st = ctx;
-
-	st->dev->ops->event_destroy(st->dev->hal, fence);
+	hc_strm_fence_destroy(ctx, fence);
 }
 
 /* --- open / close -------------------------------------------------------- */
@@ -213,10 +209,11 @@ void hc_strm_teardown(struct hc_strm *st)
 	hc_strm_inbox_drain(st);
 	dev->ops->stream_sync(dev->hal, st->hal);
 	hc_strm_queues_fini(st); /* drop queue drained, cache values freed */
+	hc_et_fini(&st->et);
 	for (uint32_t i = 0; i < st->nbufs; i++) {
 		struct hc_buf *b = &st->bufs[i];
 		if (b->live || b->freed_pinned) {
-			hc_eg_forget(dev->errors, hc_buf_handle(st, i).id);
+			hc_et_forget(dev, hc_buf_handle(st, i).id);
 			hc_mm_release(st->dmm, b->ref);
 		}
 	}
@@ -369,7 +366,27 @@ void hc_strm_cache_clear_unpinned(struct hc_strm *st)
 	hc_mc_clear_unpinned(st->cache);
 }
 
+hc_status hc_strm_fence_record(struct hc_strm *st, void **fence)
+{
+	hc_status rc = st->dev->ops->event_record(st->dev->hal, st->hal, (hc_hal_event **)fence);
+
+	if (rc == HC_OK)
+		hc_et_fence_recorded(st, *fence);
+	return rc;
+}
+
+void hc_strm_fence_destroy(struct hc_strm *st, void *fence)
+{
+	hc_et_fence_forget(st, fence);
+	st->dev->ops->event_destroy(st->dev->hal, fence);
+}
+
 hc_status hc_strm_fence_wait(struct hc_strm *st, void *fence)
 {
-	return st->dev->ops->event_sync(st->dev->hal, fence);
+	return hc_et_fence_result(st, fence, st->dev->ops->event_sync(st->dev->hal, fence));
+}
+
+hc_status hc_strm_sync_wait(struct hc_strm *st)
+{
+	return hc_et_fence_result(st, NULL, st->dev->ops->stream_sync(st->dev->hal, st->hal));
 }

@@ -23,7 +23,7 @@ hc_status hc_sync(hc_stream s)
 		rc = hc_fail(HC_ERR_STATE, "hc_sync: not while a graph records on this stream");
 		goto out_unlock;
 	}
-	rc = st->dev->ops->stream_sync(st->dev->hal, st->hal);
+	rc = hc_strm_sync_wait(st);
 	rc2 = hc_strm_dq_flush(st);
 	if (rc == HC_OK)
 		rc = rc2;

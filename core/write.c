@@ -21,7 +21,12 @@
  * Afterwards the drop queue is flushed when the decision asks for it or its
  * triggers fire, never while a capture records.  A write by the buffer's
  * origin stream restamps it (cross-stream cursors, xstream.c).
+ *
+ * Failures (errtrack.h): outside a capture a queued write clears the taint
+ * of its destination range at once and is remembered until its fence, so a
+ * late failure of its copy taints exactly that range again.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "core/streamops.h"
@@ -83,7 +88,10 @@ hc_status hc_write(hc_stream s, hc_buffer b, uint64_t off, const void *src, uint
 	struct hc_use *u;
 	struct hc_dev *dev;
 	hc_staging dec;
-	bool pipelined = false;
+	struct hc_et_range rr;
+	char desc[HC_ET_DESC_MAX];
+	uint64_t mark = 0;
+	bool pipelined = false, recording;
 	hc_status rc;
 
 	if ((unsigned)prop > HC_ALLOC_OTHER)
@@ -116,6 +124,12 @@ hc_status hc_write(hc_stream s, hc_buffer b, uint64_t off, const void *src, uint
 	bool pipe_direct = !dec.through_pinned && pageable && n >= HC_PIPE_MIN_BYTES &&
 			   !hc_capture_is_recording(&st->capture);
 
+	recording = hc_capture_is_recording(&st->capture);
+	rr = (struct hc_et_range){ b.id, off, n, true, false };
+	snprintf(desc, sizeof(desc), "write of %llu bytes at %llu", (unsigned long long)n,
+		 (unsigned long long)off);
+	if (!recording)
+		mark = hc_et_mark(st);
 	if (dec.through_pinned) {
 		rc = hc_write_staged(st, u->buf->addr + off, src, n, &pipelined);
 	} else if (pipe_direct) {
@@ -127,9 +141,16 @@ hc_status hc_write(hc_stream s, hc_buffer b, uint64_t off, const void *src, uint
 	}
 	HC_TRACE(staging, st->handle.id, b.id, n, (uint8_t)prop, dec.through_pinned,
 		 dec.flush_after, pipelined);
+	if (rc == HC_ERR_DEVICE && !recording)
+		hc_et_fail_now(st, HC_EG_COPY, desc, &rr, 1);
 	if (rc != HC_OK)
 		goto out_unpin;
 	if (dec.through_pinned || pipe_direct) {
+	if (!recording) {
+		hc_et_written(dev, b.id, off, n);
+		hc_et_add(st, HC_EG_COPY, mark, desc, &rr, 1);
+	}
+	if (dec.through_pinned) {
 		atomic_fetch_add(pipelined ? &dev->stats.writes_pipelined : &dev->stats.writes_staged, 1);
 		if (release)
 			release(arg); /* the bytes are in pinned memory now */

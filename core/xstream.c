@@ -219,7 +219,7 @@ void hc_xs_after(struct hc_lockset *ls, struct hc_use *u)
 	a = malloc(sizeof(*a));
 	if (!a) {
 		/* Cannot queue the unpin: wait for the work instead. */
-		st->dev->ops->stream_sync(st->dev->hal, st->hal);
+		hc_strm_sync_wait(st);
 		return;
 	}
 	*a = (struct unpin_arg){ o, o->gen, u->idx };
@@ -236,7 +236,7 @@ void hc_strm_defer(struct hc_strm *st, void (*release)(void *), void *arg, uint6
 
 	if (hc_dq_push(&st->dq, &e) != HC_OK) {
 		/* No room to queue it: make its fence pass now. */
-		st->dev->ops->stream_sync(st->dev->hal, st->hal);
+		hc_strm_sync_wait(st);
 		release(arg);
 		return;
 	}
@@ -263,7 +263,7 @@ void hc_strm_defer_slice(struct hc_strm *st, struct hc_mm *mm, struct hc_slice_r
 	struct slice_arg *a = malloc(sizeof(*a));
 
 	if (!a) {
-		st->dev->ops->stream_sync(st->dev->hal, st->hal);
+		hc_strm_sync_wait(st);
 		hc_mm_release(mm, ref);
 		return;
 	}

@@ -80,6 +80,42 @@ enum hc_hal_ctl_op {
 	HC_HAL_CTL_FAULT = 2,       /* arg: struct hc_hal_fault_arg * */
 	HC_HAL_CTL_STATS = 3,       /* arg: struct hc_hal_stats * */
 	HC_HAL_CTL_SET_HOST_NS = 4, /* sim: arg: uint64_t *: advance host clock to */
+	HC_HAL_CTL_LAST_OP = 5,     /* arg: struct hc_hal_op_arg * */
+	HC_HAL_CTL_TAKE_FAILED = 6, /* arg: struct hc_hal_failed_arg * */
+};
+
+/*
+ * Attributing late failures (core/errtrack.c).  A backend that can say
+ * which queued work failed numbers the work it queues per stream: each
+ * launch, copy (h2d, d2h, d2d) and graph_launch that is queued (not
+ * captured) gets the next op id of its stream, from 1.  Event and wait
+ * operations get none.  The caller queues on a stream under its own lock, so
+ * reading LAST_OP right before and right after queuing brackets exactly the
+ * ids of what it queued.
+ *
+ * HC_HAL_CTL_LAST_OP: @op receives the id of the last op queued on @stream
+ * (0 before the first).
+ * HC_HAL_CTL_TAKE_FAILED: @ops receives up to @cap ids of ops of @stream
+ * that failed and were not taken yet, oldest first; @n the number of such
+ * ops (may exceed @cap: the rest stay for the next take).  Work of a graph
+ * launch that fails is reported as the graph_launch op.  A failure another
+ * stream inherited through an event wait is reported only on the stream
+ * whose work failed.
+ *
+ * A backend whose errors are not attributable (hip: the runtime's errors
+ * are sticky and name no operation) returns HC_ERR_UNSUPPORTED for both;
+ * core then taints, at a failed fence, every work item in flight on that
+ * stream since its last clean fence.  sim implements both exactly.
+ */
+struct hc_hal_op_arg {
+	hc_hal_stream *stream;
+	uint64_t op;
+};
+
+struct hc_hal_failed_arg {
+	hc_hal_stream *stream;
+	uint64_t *ops;
+	size_t cap, n;
 };
 
 struct hc_hal_fault_arg {

@@ -154,6 +154,10 @@ static hc_status sim_ctl_locked(hc_hal_dev *dev, int op, void *arg)
 		return HC_OK;
 	case HC_HAL_CTL_FAULT:
 		return sim_fault_arm(dev, arg);
+	case HC_HAL_CTL_LAST_OP:
+		return sim_last_op(dev, arg);
+	case HC_HAL_CTL_TAKE_FAILED:
+		return sim_take_failed(dev, arg);
 	default:
 		return hc_hal_error(HC_ERR_UNSUPPORTED, 0, NULL, "sim ctl: unknown op %d", op);
 	}

@@ -132,6 +132,7 @@ hc_status sim_graph_launch(hc_hal_dev *dev, hc_hal_stream *s, hc_hal_graph *g)
 		return hc_hal_error(HC_ERR_UNSUPPORTED, 0, NULL,
 				    "sim graph_launch: launching a graph into a capture is not modelled");
 	sim_host_cost(dev, dev->prof.graph_launch_ns);
+	s->op_seq++; /* the whole launch is one op (hal.h) */
 	for (size_t i = 0; i < g->n; i++) {
 		const struct sim_op *op = &g->ops[i];
 		switch (op->kind) {

@@ -70,7 +70,9 @@ struct sim_host_block {
 struct sim_failure {
 	char msg[256];
 	uint64_t stream_id; /* the stream whose work failed */
+	uint64_t op;        /* that stream's op id of the failed work */
 	bool reported;
+	bool taken; /* returned by ctl(TAKE_FAILED) */
 };
 
 struct sim_capture {
@@ -86,6 +88,7 @@ struct hc_hal_stream {
 	uint64_t id;       /* serial number, for failures */
 	uint64_t ready_ns; /* completion time of the last queued op */
 	uint32_t fail;     /* first unreported failure of queued work, 0 none */
+	uint64_t op_seq;   /* op id of the last launch/copy/graph_launch queued */
 	bool capturing;
 	struct sim_capture cap;
 };
@@ -195,6 +198,9 @@ hc_status sim_event_query(hc_hal_dev *dev, hc_hal_event *e, bool *done);
 void sim_event_destroy(hc_hal_dev *dev, hc_hal_event *e);
 void sim_wait_op(hc_hal_dev *dev, hc_hal_stream *s, uint64_t done_ns, uint32_t fail);
 void sim_streams_release(hc_hal_dev *dev);
+/* ctl(HC_HAL_CTL_LAST_OP) and ctl(HC_HAL_CTL_TAKE_FAILED); dev locked. */
+hc_status sim_last_op(hc_hal_dev *dev, struct hc_hal_op_arg *a);
+hc_status sim_take_failed(hc_hal_dev *dev, struct hc_hal_failed_arg *a);
 
 /* sim_copy.c */
 hc_status sim_copy_h2d(hc_hal_dev *dev, hc_hal_stream *s, hc_hal_dptr dst, const void *src,

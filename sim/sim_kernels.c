@@ -244,6 +244,7 @@ hc_status sim_launch(hc_hal_dev *dev, hc_hal_stream *s, hc_hal_function *fn,
 	}
 	if (!s->capturing) {
 		sim_host_cost(dev, dev->prof.launch_call_ns);
+		s->op_seq++;
 		sim_run_kernel(dev, s, &op);
 		return HC_OK;
 	}

@@ -15,6 +15,11 @@
  * that covers the failure returns HC_ERR_DEVICE with its message and marks
  * it reported; later fences do not report it again.
  *
+ * Attribution (hal.h): each launch, copy and graph launch queued on a
+ * stream outside a capture takes the stream's next op id (op_seq); a
+ * failure remembers the op id of the work that failed, and
+ * ctl(TAKE_FAILED) hands a stream's failures out once each.
+ *
  * Events recorded on a capturing stream belong to the capture and have no
  * completion time: syncing, querying or waiting on one from outside the
  * capture is HC_ERR_STATE.
@@ -88,7 +93,9 @@ void sim_stream_fail(hc_hal_dev *dev, hc_hal_stream *s, const char *fmt, ...)
 	vsnprintf(f->msg, sizeof(f->msg), fmt, ap);
 	va_end(ap);
 	f->stream_id = s->id;
+	f->op = s->op_seq;
 	f->reported = false;
+	f->taken = false;
 	if (!sim_fail_pending(dev, s->fail))
 		s->fail = (uint32_t)dev->nfails;
 }
@@ -318,4 +325,37 @@ void sim_streams_release(hc_hal_dev *dev)
 	dev->fails = NULL;
 	dev->nfails = dev->capfails = 0;
 	dev->ncapturing = 0;
+}
+
+hc_status sim_last_op(hc_hal_dev *dev, struct hc_hal_op_arg *a)
+{
+	hc_status st = sim_check_stream(dev, a->stream, "ctl LAST_OP");
+
+	if (st)
+		return st;
+	a->op = a->stream->op_seq;
+	return HC_OK;
+}
+
+hc_status sim_take_failed(hc_hal_dev *dev, struct hc_hal_failed_arg *a)
+{
+	hc_status st = sim_check_stream(dev, a->stream, "ctl TAKE_FAILED");
+
+	if (st)
+		return st;
+	if (!a->ops && a->cap > 0)
+		return hc_hal_error(HC_ERR_INVALID, 0, NULL, "sim ctl TAKE_FAILED: ops is NULL");
+	a->n = 0;
+	for (size_t i = 0; i < dev->nfails; i++) {
+		struct sim_failure *f = &dev->fails[i];
+
+		if (f->taken || f->stream_id != a->stream->id)
+			continue;
+		if (a->n < a->cap) {
+			a->ops[a->n] = f->op;
+			f->taken = true;
+		}
+		a->n++;
+	}
+	return HC_OK;
 }

@@ -1,7 +1,9 @@
 /*
  * check_graph.c - the capture lifecycle through the public API on the
  * simulator: every transition legal and illegal, priming, the rejection of
- * a capture that grows the pool, replay and destroy, bad handles.
+ * a capture that grows the pool, replay and destroy, bad handles; writes
+ * and launches recorded with their info words and replayed in data mode,
+ * the metadata cache's pins, captures rejected for needing new pages.
  */
 #include <check.h>
 #include <stdlib.h>
@@ -220,6 +222,235 @@ START_TEST(graphs_end_with_their_stream)
 }
 END_TEST
 
+
+/* --- capture with writes, launches and the metadata cache ---------------- */
+
+#define NB 4096
+
+static hc_kernel kern(const char *name)
+{
+	hc_kernel k;
+
+	ck_assert_int_eq(hc_kernel_load(dev, NULL, 0, name, &k), HC_OK);
+	return k;
+}
+
+static hc_device_stats stats(void)
+{
+	hc_device_stats st;
+
+	ck_assert_int_eq(hc_device_stats_get(dev, &st), HC_OK);
+	return st;
+}
+
+static void fill_bytes(unsigned char *p, size_t n, unsigned seed)
+{
+	for (size_t i = 0; i < n; i++)
+		p[i] = (unsigned char)(i * 31 + seed * 7 + 1);
+}
+
+static hc_status launch_copy(hc_kernel k, hc_buffer src, hc_buffer dst, uint64_t n)
+{
+	hc_binding bd[2] = { { src, 0, n, HC_ACCESS_READ }, { dst, 0, n, HC_ACCESS_WRITE } };
+	hc_launch_desc l = { .kernel = k, .grid = { 1, 1, 1 }, .block = { 64, 1, 1 },
+			     .bindings = bd, .n_bindings = 2 };
+
+	return hc_launch(s, &l);
+}
+
+/* fill(@dst, value) with the value in the info words (cached). */
+static hc_status launch_fill(hc_kernel k, hc_buffer dst, uint64_t n, uint32_t value)
+{
+	uint64_t info = value | (4ull << 32);
+	hc_binding bd[1] = { { dst, 0, n, HC_ACCESS_WRITE } };
+	hc_launch_desc l = { .kernel = k, .grid = { 1, 1, 1 }, .block = { 64, 1, 1 },
+			     .bindings = bd, .n_bindings = 1, .info = &info, .info_words = 1 };
+
+	return hc_launch(s, &l);
+}
+
+static void expect_fill(hc_buffer b, uint64_t n, uint32_t value)
+{
+	uint32_t out[NB / 4];
+
+	ck_assert_int_eq(hc_read(s, b, 0, out, n, NULL), HC_OK);
+	for (uint64_t i = 0; i < n / 4; i++)
+		ck_assert_uint_eq(out[i], value);
+}
+
+static void expect_bytes(hc_buffer b, const unsigned char *want, uint64_t n)
+{
+	unsigned char out[NB];
+
+	ck_assert_int_eq(hc_read(s, b, 0, out, n, NULL), HC_OK);
+	ck_assert_mem_eq(out, want, n);
+}
+
+START_TEST(captured_writes_and_launches_replay_with_real_effects)
+{
+	hc_kernel kc = kern("copy"), kf = kern("fill");
+	unsigned char p0[NB], p1[NB], junk[NB];
+	hc_buffer in, out, f, other;
+	hc_device_stats before, after;
+	hc_graph g;
+
+	fill_bytes(p0, NB, 0);
+	fill_bytes(p1, NB, 1);
+	ck_assert_int_eq(hc_alloc(s, NB, &in), HC_OK);
+	ck_assert_int_eq(hc_alloc(s, NB, &out), HC_OK);
+	ck_assert_int_eq(hc_alloc(s, NB, &f), HC_OK);
+	ck_assert_int_eq(hc_alloc(s, NB, &other), HC_OK);
+	ck_assert_int_eq(hc_graph_prepare(s), HC_OK);
+	/* warm-up: the same shapes, other data */
+	ck_assert_int_eq(hc_write(s, in, 0, p0, NB, HC_ALLOC_NATIVE, NULL, NULL), HC_OK);
+	ck_assert_int_eq(launch_copy(kc, in, out, NB), HC_OK);
+	ck_assert_int_eq(launch_fill(kf, f, NB, 0x01020304u), HC_OK);
+	ck_assert_int_eq(hc_sync(s), HC_OK);
+	expect_bytes(out, p0, NB);
+	ck_assert_int_eq(hc_graph_begin(s), HC_OK);
+	before = stats();
+	ck_assert_int_eq(hc_write(s, in, 0, p1, NB, HC_ALLOC_NATIVE, NULL, NULL), HC_OK);
+	ck_assert_int_eq(launch_copy(kc, in, out, NB), HC_OK);
+	ck_assert_int_eq(launch_fill(kf, f, NB, 0x01020304u), HC_OK);
+	after = stats();
+	ck_assert_uint_eq(after.device_allocs, before.device_allocs); /* nothing allocated */
+	ck_assert_uint_eq(after.cache_hits, before.cache_hits + 1);     /* info from warm-up */
+	ck_assert_uint_eq(after.cache_misses, before.cache_misses);
+	ck_assert_int_eq(hc_graph_end(s, &g), HC_OK);
+	/* recording ran nothing */
+	expect_bytes(out, p0, NB);
+	/* change what replay must not depend on: the warm-up's outputs, and
+	 * pinned staging traffic that would reuse an early-released slice */
+	memset(junk, 0x5a, sizeof(junk));
+	ck_assert_int_eq(hc_write(s, out, 0, junk, NB, HC_ALLOC_NATIVE, NULL, NULL), HC_OK);
+	ck_assert_int_eq(hc_write(s, f, 0, junk, NB, HC_ALLOC_NATIVE, NULL, NULL), HC_OK);
+	for (int i = 0; i < 8; i++)
+		ck_assert_int_eq(hc_write(s, other, 0, junk, NB, HC_ALLOC_NATIVE, NULL, NULL), HC_OK);
+	ck_assert_int_eq(hc_sync(s), HC_OK);
+	ck_assert_int_eq(hc_memory_cleanup(s), HC_OK);
+	ck_assert_int_eq(hc_graph_replay(s, g), HC_OK);
+	ck_assert_int_eq(hc_sync(s), HC_OK);
+	expect_bytes(in, p1, NB);  /* the recorded write's bytes, kept by the graph */
+	expect_bytes(out, p1, NB); /* the recorded copy read them */
+	expect_fill(f, NB, 0x01020304u);
+	/* a second replay after the same churn does it again */
+	ck_assert_int_eq(hc_write(s, out, 0, junk, NB, HC_ALLOC_NATIVE, NULL, NULL), HC_OK);
+	ck_assert_int_eq(hc_write(s, in, 0, junk, NB, HC_ALLOC_NATIVE, NULL, NULL), HC_OK);
+	ck_assert_int_eq(hc_graph_replay(s, g), HC_OK);
+	expect_bytes(out, p1, NB);
+	ck_assert_int_eq(hc_graph_destroy(g), HC_OK);
+}
+END_TEST
+
+/* upstream hip_graph_input_rewrite: new input bytes, same graph. */
+START_TEST(replay_sees_rewritten_input)
+{
+	hc_kernel kc = kern("copy");
+	unsigned char p[NB];
+	hc_buffer in, out;
+	hc_graph g;
+
+	ck_assert_int_eq(hc_alloc(s, NB, &in), HC_OK);
+	ck_assert_int_eq(hc_alloc(s, NB, &out), HC_OK);
+	enter(CAPTURE);
+	ck_assert_int_eq(launch_copy(kc, in, out, NB), HC_OK);
+	ck_assert_int_eq(hc_graph_end(s, &g), HC_OK);
+	for (unsigned k = 2; k < 5; k++) {
+		fill_bytes(p, NB, k);
+		ck_assert_int_eq(hc_write(s, in, 0, p, NB, HC_ALLOC_NATIVE, NULL, NULL), HC_OK);
+		ck_assert_int_eq(hc_graph_replay(s, g), HC_OK);
+		expect_bytes(out, p, NB);
+	}
+	ck_assert_int_eq(hc_graph_destroy(g), HC_OK);
+}
+END_TEST
+
+START_TEST(cache_pins_live_as_long_as_the_graph)
+{
+	hc_kernel kf = kern("fill");
+	hc_buffer f;
+	hc_device_stats a, b;
+	hc_graph g;
+
+	ck_assert_int_eq(hc_alloc(s, NB, &f), HC_OK);
+	ck_assert_int_eq(hc_graph_prepare(s), HC_OK);
+	a = stats();
+	ck_assert_int_eq(launch_fill(kf, f, NB, 7), HC_OK); /* warm-up: miss */
+	ck_assert_int_eq(hc_sync(s), HC_OK);
+	ck_assert_int_eq(hc_graph_begin(s), HC_OK);
+	ck_assert_int_eq(launch_fill(kf, f, NB, 7), HC_OK); /* recorded: hit */
+	ck_assert_int_eq(hc_graph_end(s, &g), HC_OK);
+	b = stats();
+	ck_assert_uint_eq(b.cache_misses - a.cache_misses, 1);
+	ck_assert_uint_eq(b.cache_hits - a.cache_hits, 1);
+	ck_assert_int_eq(launch_fill(kf, f, NB, 9), HC_OK); /* normal mode: miss, unpinned */
+	ck_assert_int_eq(hc_sync(s), HC_OK);
+	/* cleanup evicts what is not pinned; the graph's entry stays */
+	ck_assert_int_eq(hc_memory_cleanup(s), HC_OK);
+	a = stats();
+	ck_assert_int_eq(launch_fill(kf, f, NB, 7), HC_OK);
+	b = stats();
+	ck_assert_uint_eq(b.cache_hits - a.cache_hits, 1);
+	ck_assert_int_eq(launch_fill(kf, f, NB, 9), HC_OK);
+	a = stats();
+	ck_assert_uint_eq(a.cache_misses - b.cache_misses, 1);
+	ck_assert_int_eq(hc_graph_replay(s, g), HC_OK);
+	expect_fill(f, NB, 7); /* the info buffer the graph uses is intact */
+	/* destroyed: its pin goes, and cleanup may evict the entry */
+	ck_assert_int_eq(hc_graph_destroy(g), HC_OK);
+	ck_assert_int_eq(hc_memory_cleanup(s), HC_OK);
+	a = stats();
+	ck_assert_int_eq(launch_fill(kf, f, NB, 7), HC_OK);
+	b = stats();
+	ck_assert_uint_eq(b.cache_misses - a.cache_misses, 1);
+	ck_assert_uint_eq(b.cache_hits, a.cache_hits);
+	ck_assert_int_eq(hc_sync(s), HC_OK);
+	expect_fill(f, NB, 7);
+}
+END_TEST
+
+START_TEST(a_capture_needing_a_new_device_page_is_rejected)
+{
+	hc_kernel kf = kern("fill");
+	hc_buffer f;
+	hc_device_stats a, b;
+	hc_graph g = { 0 };
+
+	ck_assert_int_eq(hc_alloc(s, NB, &f), HC_OK);
+	ck_assert_int_eq(hc_sync(s), HC_OK);
+	enter(CAPTURE); /* no warm-up: the info buffer needs a fresh page */
+	a = stats();
+	ck_assert(launch_fill(kf, f, NB, 11) != HC_OK);
+	b = stats();
+	ck_assert_uint_eq(b.device_allocs, a.device_allocs);
+	ck_assert_int_eq(hc_graph_end(s, &g), HC_ERR_STATE);
+	ck_assert(g.id == 0);
+	/* usable afterwards, in normal mode */
+	ck_assert_int_eq(launch_fill(kf, f, NB, 11), HC_OK);
+	expect_fill(f, NB, 11);
+	enter(CAPTURE);
+	ck_assert_int_eq(hc_graph_end(s, &g), HC_OK);
+	ck_assert_int_eq(hc_graph_destroy(g), HC_OK);
+}
+END_TEST
+
+START_TEST(a_capture_needing_a_new_pinned_page_is_rejected)
+{
+	unsigned char p[NB];
+	hc_buffer in;
+	hc_graph g = { 0 };
+
+	fill_bytes(p, NB, 3);
+	ck_assert_int_eq(hc_alloc(s, NB, &in), HC_OK);
+	enter(CAPTURE); /* no warm-up: staging needs a pinned page */
+	ck_assert(hc_write(s, in, 0, p, NB, HC_ALLOC_NATIVE, NULL, NULL) != HC_OK);
+	ck_assert_int_eq(hc_graph_end(s, &g), HC_ERR_STATE);
+	ck_assert(g.id == 0);
+	ck_assert_int_eq(hc_write(s, in, 0, p, NB, HC_ALLOC_NATIVE, NULL, NULL), HC_OK);
+	expect_bytes(in, p, NB);
+}
+END_TEST
+
 static Suite *graph_suite(void)
 {
 	Suite *su = suite_create("graph");
@@ -233,6 +464,11 @@ static Suite *graph_suite(void)
 	tcase_add_test(tc, bad_graph_handles);
 	tcase_add_test(tc, a_capturing_stream_cannot_close_or_change_layout);
 	tcase_add_test(tc, graphs_end_with_their_stream);
+	tcase_add_test(tc, captured_writes_and_launches_replay_with_real_effects);
+	tcase_add_test(tc, replay_sees_rewritten_input);
+	tcase_add_test(tc, cache_pins_live_as_long_as_the_graph);
+	tcase_add_test(tc, a_capture_needing_a_new_device_page_is_rejected);
+	tcase_add_test(tc, a_capture_needing_a_new_pinned_page_is_rejected);
 	suite_add_tcase(su, tc);
 	return su;
 }

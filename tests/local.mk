@@ -35,3 +35,4 @@ include tests/streams.mk
 # hipsim run recorded for real (needs lttng-sessiond; skips otherwise).
 TESTS += tests/trace-hipsim.sh
 EXTRA_DIST += tests/trace-hipsim.sh
+include tests/errors.mk

@@ -1038,6 +1038,12 @@ static hc_status hip_ctl(hc_hal_dev *dev, int op, void *arg)
 		memcpy(arg, &dev->stats, sizeof(dev->stats));
 		pthread_mutex_unlock(&dev->lock);
 		return HC_OK;
+	case HC_HAL_CTL_LAST_OP:
+	case HC_HAL_CTL_TAKE_FAILED:
+		/* HIP errors are sticky and name no operation: core falls back to
+		 * tainting all in-flight work of the stream (hal.h). */
+		return hc_hal_error(HC_ERR_UNSUPPORTED, 0, NULL,
+				    "hip: ctl op %d: failures are not attributable to operations", op);
 	default:
 		return hc_hal_error(HC_ERR_UNSUPPORTED, 0, NULL, "hip: ctl op %d is not supported", op);
 	}

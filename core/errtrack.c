@@ -1,0 +1,419 @@
+/*
+ * errtrack.c - work in flight per stream, and what a failure taints.
+ *
+ * The rules are in errtrack.h.  Every call into the error graph holds
+ * dev->eg_lock and nothing else is taken under it (a leaf lock), so any
+ * stream may record failures and taint while holding its own lock(s).
+ * dev->eg_inexact is set the first time the backend says it cannot
+ * attribute failures (HC_ERR_UNSUPPORTED from ctl LAST_OP); core then never
+ * asks again and treats every failed fence conservatively.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/object.h"
+#include "trace/hipcore_trace.h"
+
+#define HC_ET_MAX_CAUSES 64
+
+void hc_et_fini(struct hc_errtrack *et)
+{
+	for (size_t i = 0; i < et->n; i++)
+		free(et->items[i].r);
+	free(et->items);
+	free(et->last_ops);
+	memset(et, 0, sizeof(*et));
+}
+
+uint64_t hc_et_mark(struct hc_strm *st)
+{
+	struct hc_dev *dev = st->dev;
+	struct hc_hal_op_arg a = { st->hal, 0 };
+
+	if (atomic_load(&dev->eg_inexact) || hc_capture_is_recording(&st->capture))
+		return 0;
+	if (dev->ops->ctl(dev->hal, HC_HAL_CTL_LAST_OP, &a) != HC_OK) {
+		atomic_store(&dev->eg_inexact, true);
+		return 0;
+	}
+	return a.op;
+}
+
+void hc_et_add(struct hc_strm *st, enum hc_eg_kind kind, uint64_t mark, const char *desc,
+	       const struct hc_et_range *r, size_t nr)
+{
+	struct hc_errtrack *et = &st->et;
+	struct hc_et_item *it;
+
+	if (hc_capture_is_recording(&st->capture))
+		return;
+	if (et->n == et->cap) {
+		size_t ncap = et->cap ? et->cap * 2 : 16;
+		struct hc_et_item *ni = realloc(et->items, ncap * sizeof(*ni));
+
+		if (!ni) {
+			et->lost = true;
+			return;
+		}
+		et->items = ni;
+		et->cap = ncap;
+	}
+	it = &et->items[et->n];
+	memset(it, 0, sizeof(*it));
+	if (nr) {
+		it->r = malloc(nr * sizeof(*r));
+		if (!it->r) {
+			et->lost = true;
+			return;
+		}
+		memcpy(it->r, r, nr * sizeof(*r));
+	}
+	it->nr = nr;
+	it->seq = ++et->seq;
+	it->kind = kind;
+	snprintf(it->desc, sizeof(it->desc), "%s", desc);
+	if (!atomic_load(&st->dev->eg_inexact)) {
+		it->op_lo = mark;
+		it->op_hi = hc_et_mark(st);
+	}
+	et->n++;
+}
+
+/* --- the error graph under eg_lock ------------------------------------- */
+
+/* Records a failure; 0 when the graph could not (OOM).  eg_lock held. */
+static hc_failure_id eg_fail(struct hc_strm *st, enum hc_eg_kind kind, const char *desc,
+			     const hc_failure_id *causes, size_t n)
+{
+	struct hc_dev *dev = st->dev;
+	hc_failure_id id = 0;
+
+	if (hc_eg_fail(dev->errors, kind, st->handle.id, desc, causes, n, &id) != HC_OK)
+		return 0;
+	atomic_fetch_add(&dev->stats.failures, 1);
+	HC_TRACE(failure, dev->handle.id, id, (int32_t)kind, (uint32_t)n, st->handle.id);
+	return id;
+}
+
+/* Taints the write ranges of @r with @id.  eg_lock held. */
+static void eg_taint_writes(struct hc_dev *dev, hc_failure_id id, const struct hc_et_range *r,
+			    size_t nr)
+{
+	if (!id)
+		return;
+	for (size_t i = 0; i < nr; i++) {
+		if (!r[i].write || r[i].size == 0)
+			continue;
+		if (hc_eg_taint(dev->errors, r[i].buf, r[i].off, r[i].size, id) == HC_OK)
+			HC_TRACE(taint, id, r[i].buf, r[i].off, r[i].size);
+	}
+}
+
+/* The distinct failures tainting the read ranges of @r (at most @cap). */
+static size_t eg_read_causes(struct hc_dev *dev, const struct hc_et_range *r, size_t nr,
+			     hc_failure_id *causes, size_t cap)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < nr && n < cap; i++) {
+		hc_failure_id got[HC_ET_MAX_CAUSES];
+		size_t ng = 0;
+
+		if (!r[i].read || r[i].size == 0)
+			continue;
+		if (hc_eg_causes_in(dev->errors, r[i].buf, r[i].off, r[i].size, got,
+				    HC_ET_MAX_CAUSES, &ng) != HC_OK)
+			continue;
+		if (ng > HC_ET_MAX_CAUSES)
+			ng = HC_ET_MAX_CAUSES;
+		for (size_t j = 0; j < ng && n < cap; j++) {
+			size_t k;
+
+			for (k = 0; k < n && causes[k] != got[j]; k++)
+				;
+			if (k == n)
+				causes[n++] = got[j];
+		}
+	}
+	return n;
+}
+
+hc_status hc_et_check_reads(struct hc_strm *st, const char *fn, const char *desc,
+			    const struct hc_et_range *r, size_t nr, hc_failure_id *out)
+{
+	struct hc_dev *dev = st->dev;
+	hc_failure_id causes[HC_ET_MAX_CAUSES], id;
+	size_t n;
+
+	*out = 0;
+	pthread_mutex_lock(&dev->eg_lock);
+	n = eg_read_causes(dev, r, nr, causes, HC_ET_MAX_CAUSES);
+	if (n == 0) {
+		pthread_mutex_unlock(&dev->eg_lock);
+		return HC_OK;
+	}
+	id = eg_fail(st, HC_EG_DERIVED, desc, causes, n);
+	eg_taint_writes(dev, id, r, nr);
+	pthread_mutex_unlock(&dev->eg_lock);
+	*out = id;
+	return hc_fail(HC_ERR_TAINTED,
+		       "%s: %s reads data of failed work (failure #%llu); not run, recorded as "
+		       "failure #%llu", fn, desc, (unsigned long long)causes[0],
+		       (unsigned long long)id);
+}
+
+hc_failure_id hc_et_fail_now(struct hc_strm *st, enum hc_eg_kind kind, const char *desc,
+			     const struct hc_et_range *r, size_t nr)
+{
+	hc_failure_id id;
+
+	pthread_mutex_lock(&st->dev->eg_lock);
+	id = eg_fail(st, kind, desc, NULL, 0);
+	eg_taint_writes(st->dev, id, r, nr);
+	pthread_mutex_unlock(&st->dev->eg_lock);
+	return id;
+}
+
+void hc_et_written(struct hc_dev *dev, uint64_t buf, uint64_t off, uint64_t size)
+{
+	pthread_mutex_lock(&dev->eg_lock);
+	hc_eg_written(dev->errors, buf, off, size);
+	pthread_mutex_unlock(&dev->eg_lock);
+}
+
+hc_failure_id hc_et_query(struct hc_dev *dev, uint64_t buf, uint64_t off, uint64_t size)
+{
+	hc_failure_id id;
+
+	pthread_mutex_lock(&dev->eg_lock);
+	id = hc_eg_query(dev->errors, buf, off, size);
+	pthread_mutex_unlock(&dev->eg_lock);
+	return id;
+}
+
+void hc_et_forget(struct hc_dev *dev, uint64_t buf)
+{
+	pthread_mutex_lock(&dev->eg_lock);
+	hc_eg_forget(dev->errors, buf);
+	pthread_mutex_unlock(&dev->eg_lock);
+}
+
+/* --- fences -------------------------------------------------------------- */
+
+void hc_et_fence_recorded(struct hc_strm *st, void *ev)
+{
+	struct hc_errtrack *et = &st->et;
+
+	if (et->nfences == HC_ET_FENCES) { /* forget the oldest: its wait retires nothing */
+		memmove(&et->fences[0], &et->fences[1], (HC_ET_FENCES - 1) * sizeof(et->fences[0]));
+		et->nfences--;
+	}
+	et->fences[et->nfences].ev = ev;
+	et->fences[et->nfences].upto = et->seq;
+	et->nfences++;
+}
+
+void hc_et_fence_forget(struct hc_strm *st, void *ev)
+{
+	struct hc_errtrack *et = &st->et;
+
+	for (size_t i = 0; i < et->nfences; i++) {
+		if (et->fences[i].ev != ev)
+			continue;
+		memmove(&et->fences[i], &et->fences[i + 1],
+			(et->nfences - i - 1) * sizeof(et->fences[0]));
+		et->nfences--;
+		return;
+	}
+}
+
+/* Retires the first @k items; a clean kernel clears its writes' taint. */
+static void items_retire(struct hc_strm *st, size_t k, bool clear)
+{
+	struct hc_errtrack *et = &st->et;
+
+	if (clear && k > 0) {
+		pthread_mutex_lock(&st->dev->eg_lock);
+		for (size_t i = 0; i < k; i++) {
+			const struct hc_et_item *it = &et->items[i];
+
+			if (it->kind != HC_EG_KERNEL)
+				continue; /* host writes cleared their taint when queued */
+			for (size_t j = 0; j < it->nr; j++)
+				if (it->r[j].write)
+					hc_eg_written(st->dev->errors, it->r[j].buf, it->r[j].off,
+						      it->r[j].size);
+		}
+		pthread_mutex_unlock(&st->dev->eg_lock);
+	}
+	for (size_t i = 0; i < k; i++)
+		free(et->items[i].r);
+	memmove(et->items, et->items + k, (et->n - k) * sizeof(*et->items));
+	et->n -= k;
+}
+
+/* The backend's failed op ids of @st; NULL with *n 0 when not attributable. */
+static uint64_t *take_failed(struct hc_strm *st, size_t *n)
+{
+	struct hc_dev *dev = st->dev;
+	uint64_t *ops = NULL;
+	size_t len = 0;
+
+	*n = 0;
+	if (atomic_load(&dev->eg_inexact))
+		return NULL;
+	for (;;) {
+		uint64_t buf[16];
+		struct hc_hal_failed_arg a = { st->hal, buf, 16, 0 };
+		size_t got;
+		uint64_t *no;
+
+		if (dev->ops->ctl(dev->hal, HC_HAL_CTL_TAKE_FAILED, &a) != HC_OK) {
+			atomic_store(&dev->eg_inexact, true);
+			break;
+		}
+		got = a.n < 16 ? a.n : 16;
+		if (got == 0)
+			break;
+		no = realloc(ops, (len + got) * sizeof(*ops));
+		if (!no)
+			break; /* those taken are lost: the failure stays conservative */
+		ops = no;
+		memcpy(ops + len, buf, got * sizeof(*ops));
+		len += got;
+		if (a.n <= 16)
+			break;
+	}
+	*n = len;
+	return ops;
+}
+
+static bool item_failed(const struct hc_et_item *it, const uint64_t *ops, size_t n, bool *used)
+{
+	bool hit = false;
+
+	for (size_t i = 0; i < n; i++)
+		if (ops[i] > it->op_lo && ops[i] <= it->op_hi) {
+			used[i] = true;
+			hit = true;
+		}
+	return hit;
+}
+
+/* A failed fence with attribution: item by item, in queue order. */
+static void attribute_exact(struct hc_strm *st, const uint64_t *ops, size_t nops, bool *used)
+{
+	struct hc_dev *dev = st->dev;
+	struct hc_errtrack *et = &st->et;
+	char desc[HC_EG_DESC_MAX];
+
+	pthread_mutex_lock(&dev->eg_lock);
+	for (size_t i = 0; i < et->n; i++) {
+		const struct hc_et_item *it = &et->items[i];
+		hc_failure_id causes[HC_ET_MAX_CAUSES], id;
+		size_t nc;
+
+		if (item_failed(it, ops, nops, used)) {
+			snprintf(desc, sizeof(desc), "%s failed on the device", it->desc);
+			id = eg_fail(st, it->kind, desc, NULL, 0);
+			eg_taint_writes(dev, id, it->r, it->nr);
+			continue;
+		}
+		nc = eg_read_causes(dev, it->r, it->nr, causes, HC_ET_MAX_CAUSES);
+		if (nc > 0) {
+			snprintf(desc, sizeof(desc), "%s ran on failed data", it->desc);
+			id = eg_fail(st, HC_EG_DERIVED, desc, causes, nc);
+			eg_taint_writes(dev, id, it->r, it->nr);
+			continue;
+		}
+		if (it->kind == HC_EG_KERNEL)
+			for (size_t j = 0; j < it->nr; j++)
+				if (it->r[j].write)
+					hc_eg_written(dev->errors, it->r[j].buf, it->r[j].off,
+						      it->r[j].size);
+	}
+	for (size_t i = 0; i < nops; i++) {
+		if (used[i])
+			continue;
+		snprintf(desc, sizeof(desc), "untracked work (op %llu) failed on the device",
+			 (unsigned long long)ops[i]);
+		eg_fail(st, HC_EG_DEVICE, desc, NULL, 0);
+	}
+	pthread_mutex_unlock(&dev->eg_lock);
+}
+
+/* A failed fence without attribution: one failure taints everything. */
+static void attribute_conservative(struct hc_strm *st)
+{
+	struct hc_dev *dev = st->dev;
+	struct hc_errtrack *et = &st->et;
+	char desc[HC_EG_DESC_MAX];
+	hc_failure_id id;
+
+	snprintf(desc, sizeof(desc), "device error at a fence; %zu work item%s in flight tainted%s",
+		 et->n, et->n == 1 ? "" : "s", et->lost ? " (some untracked)" : "");
+	pthread_mutex_lock(&dev->eg_lock);
+	id = eg_fail(st, HC_EG_DEVICE, desc, NULL, 0);
+	for (size_t i = 0; i < et->n; i++)
+		eg_taint_writes(dev, id, et->items[i].r, et->items[i].nr);
+	pthread_mutex_unlock(&dev->eg_lock);
+}
+
+hc_status hc_et_fence_result(struct hc_strm *st, void *ev, hc_status rc)
+{
+	struct hc_errtrack *et = &st->et;
+	hc_error_info saved;
+	bool have_saved;
+
+	if (rc == HC_OK) {
+		size_t k = 0;
+		uint64_t upto = ev ? 0 : et->seq;
+
+		for (size_t i = 0; ev && i < et->nfences; i++)
+			if (et->fences[i].ev == ev)
+				upto = et->fences[i].upto;
+		while (k < et->n && et->items[k].seq <= upto)
+			k++;
+		items_retire(st, k, true);
+		if (!ev)
+			et->lost = false;
+		return rc;
+	}
+	if (rc != HC_ERR_DEVICE)
+		return rc;
+	have_saved = hc_last_error(&saved) == HC_OK;
+	{
+		size_t nops;
+		uint64_t *ops = take_failed(st, &nops);
+		bool *used = nops ? calloc(nops, sizeof(*used)) : NULL;
+
+		et->last_exact = nops > 0 && used && !et->lost;
+		if (et->last_exact)
+			attribute_exact(st, ops, nops, used);
+		else
+			attribute_conservative(st);
+		free(used);
+		free(et->last_ops);
+		et->last_ops = ops;
+		et->nlast_ops = nops;
+	}
+	items_retire(st, et->n, false);
+	et->lost = false;
+	if (have_saved) /* keep the wait's own detail for the caller */
+		hc_hal_error(rc, saved.backend_code, saved.backend_name[0] ? saved.backend_name : NULL,
+			     "%s", saved.message);
+	return rc;
+}
+
+bool hc_et_ops_clean(const struct hc_strm *st, uint64_t lo, uint64_t hi)
+{
+	const struct hc_errtrack *et = &st->et;
+
+	if (!et->last_exact || hi <= lo)
+		return false;
+	for (size_t i = 0; i < et->nlast_ops; i++)
+		if (et->last_ops[i] > lo && et->last_ops[i] <= hi)
+			return false;
+	return true;
+}
