@@ -120,11 +120,10 @@ hc_status hc_write(hc_stream s, hc_buffer b, uint64_t off, const void *src, uint
 	rc = hc_xs_before(&ls, u);
 	if (rc != HC_OK)
 		goto out_unlock;
-	bool pageable = prop != HC_ALLOC_PINNED && prop != HC_ALLOC_FILE;
-	bool pipe_direct = !dec.through_pinned && pageable && n >= HC_PIPE_MIN_BYTES &&
-			   !hc_capture_is_recording(&st->capture);
-
 	recording = hc_capture_is_recording(&st->capture);
+	bool pageable = prop != HC_ALLOC_PINNED && prop != HC_ALLOC_FILE;
+	bool pipe_direct = !dec.through_pinned && pageable && n >= HC_PIPE_MIN_BYTES && !recording;
+
 	rr = (struct hc_et_range){ b.id, off, n, true, false };
 	snprintf(desc, sizeof(desc), "write of %llu bytes at %llu", (unsigned long long)n,
 		 (unsigned long long)off);
@@ -145,12 +144,11 @@ hc_status hc_write(hc_stream s, hc_buffer b, uint64_t off, const void *src, uint
 		hc_et_fail_now(st, HC_EG_COPY, desc, &rr, 1);
 	if (rc != HC_OK)
 		goto out_unpin;
-	if (dec.through_pinned || pipe_direct) {
 	if (!recording) {
 		hc_et_written(dev, b.id, off, n);
 		hc_et_add(st, HC_EG_COPY, mark, desc, &rr, 1);
 	}
-	if (dec.through_pinned) {
+	if (dec.through_pinned || pipe_direct) {
 		atomic_fetch_add(pipelined ? &dev->stats.writes_pipelined : &dev->stats.writes_staged, 1);
 		if (release)
 			release(arg); /* the bytes are in pinned memory now */
