@@ -35,12 +35,22 @@ NVCC ?= nvcc
 noinst_PROGRAMS += tests/gpu/check_hip_gpu
 tests_gpu_check_hip_gpu_SOURCES = tests/gpu/check_hip_gpu.c
 tests_gpu_check_hip_gpu_LDADD = libhipcore-internal.la
+# The suite of issue 6 through the public API on backend "hip".
+noinst_PROGRAMS += tests/gpu/check_api_gpu
+tests_gpu_check_api_gpu_SOURCES = tests/gpu/check_api_gpu.c
+tests_gpu_check_api_gpu_LDADD = libhipcore-internal.la
+tests_gpu_check_api_gpu_LDFLAGS = -no-install
+tests_gpu_check_hip_gpu_LDFLAGS = -no-install
 tests/gpu/kernels.ptx: $(srcdir)/tests/gpu/kernels.cu
 	@$(MKDIR_P) tests/gpu
 	$(AM_V_GEN)$(NVCC) -ptx -arch=compute_80 -o $@ $(srcdir)/tests/gpu/kernels.cu
 CLEANFILES += tests/gpu/kernels.ptx
-check-gpu: tests/gpu/check_hip_gpu
+check-gpu: tests/gpu/check_hip_gpu tests/gpu/check_api_gpu
 	@if command -v $(NVCC) >/dev/null 2>&1; then $(MAKE) $(AM_MAKEFLAGS) tests/gpu/kernels.ptx; fi
-	@rc=0; HC_GPU_PTX=tests/gpu/kernels.ptx $(LIBTOOL) --mode=execute tests/gpu/check_hip_gpu \
-		|| rc=$$?; if test $$rc -eq 77; then echo "check-gpu: skipped"; rc=0; fi; exit $$rc
+	@fail=0; for t in check_hip_gpu check_api_gpu; do \
+		rc=0; HC_GPU_PTX=tests/gpu/kernels.ptx $(LIBTOOL) --mode=execute tests/gpu/$$t \
+			|| rc=$$?; \
+		if test $$rc -eq 77; then echo "check-gpu: $$t skipped"; \
+		elif test $$rc -ne 0; then echo "check-gpu: $$t FAILED ($$rc)"; fail=1; fi; \
+	done; exit $$fail
 .PHONY: check-gpu
