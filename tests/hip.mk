@@ -54,3 +54,8 @@ check-gpu: tests/gpu/check_hip_gpu tests/gpu/check_api_gpu
 		elif test $$rc -ne 0; then echo "check-gpu: $$t FAILED ($$rc)"; fail=1; fi; \
 	done; exit $$fail
 .PHONY: check-gpu
+# check-gpu-dry: check_api_gpu's cases on the simulator in data mode (no
+# GPU needed): a dry run of the suite's expectations before device time.
+check-gpu-dry: tests/gpu/check_api_gpu
+	HC_API_GPU_BACKEND=sim $(LIBTOOL) --mode=execute tests/gpu/check_api_gpu
+.PHONY: check-gpu-dry

@@ -18,6 +18,12 @@
  * host_alloc.  Without a runtime or device it prints "SKIP: no GPU
  * runtime/device: <reason>" and exits 77.  Plain C with its own CHECK
  * macro: the GPU machine has no Check library.
+ *
+ * HC_API_GPU_BACKEND=sim runs the same cases on the simulator in data mode
+ * (2 GiB, 128 MiB steps for the OOM case, malloc'd PINNED sources, the
+ * built-in "add" kernel against a buffer of the constant in place of the
+ * PTX kernels, no garbage-image case): a dry run of the suite's
+ * expectations on a machine without a GPU.
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -53,6 +59,9 @@ static const hc_error_info *last(void)
 static hc_device dev;
 static const struct hc_hal_ops *H; /* second open: pinned host memory only */
 static hc_hal_dev *HD;
+static int on_sim;                 /* HC_API_GPU_BACKEND=sim: the dry run */
+static uint64_t oom_step = (uint64_t)8 << 30;
+static uint64_t total_memory;
 
 static void fill(unsigned char *p, uint64_t n, unsigned seed)
 {
@@ -94,7 +103,7 @@ static unsigned char *source_of(hc_alloc_property p, uint64_t n, int *how)
 	void *m = NULL;
 
 	*how = 0;
-	if (p == HC_ALLOC_PINNED) {
+	if (p == HC_ALLOC_PINNED && !on_sim) {
 		if (H->host_alloc(HD, n ? n : 1, &m) != HC_OK)
 			return NULL;
 		*how = 1;
@@ -238,6 +247,77 @@ static hc_launch_desc desc(hc_kernel k, const hc_binding *b, size_t nb, const ui
 				 .info = info, .info_words = 2, .bindings = b, .n_bindings = nb };
 }
 
+/*
+ * The two kernels: out = in + info[1] and p += info[1], over N words.  On
+ * the simulator both are its "add" with a buffer of info[1] as the second
+ * operand (made before any capture, on stream kstream; info still passed,
+ * so the info cache sees the same words).
+ */
+static hc_kernel k_add, k_inc;
+static hc_stream kstream;
+static struct {
+	uint32_t k;
+	hc_buffer b;
+} consts[8];
+
+static hc_status const_buf(uint32_t k, hc_buffer *out)
+{
+	uint32_t *w;
+	size_t i;
+	hc_status st;
+
+	for (i = 0; i < 8 && consts[i].b.id; i++)
+		if (consts[i].k == k) {
+			*out = consts[i].b;
+			return HC_OK;
+		}
+	if (i == 8 || !(w = malloc(N * 4)))
+		return HC_ERR_OOM;
+	for (uint32_t j = 0; j < N; j++)
+		w[j] = k;
+	st = hc_alloc(kstream, N * 4, &consts[i].b);
+	if (st == HC_OK)
+		st = hc_write(kstream, consts[i].b, 0, w, N * 4, HC_ALLOC_NATIVE, NULL, NULL);
+	if (st == HC_OK)
+		st = hc_sync(kstream);
+	free(w);
+	consts[i].k = k;
+	*out = consts[i].b;
+	return st;
+}
+
+static hc_status launch_add(hc_stream s, hc_buffer in, uint64_t in_off, hc_buffer out,
+			    uint64_t out_off, const uint64_t *info)
+{
+	hc_binding b[3] = { { in, in_off, N * 4, HC_ACCESS_READ },
+			    { out, out_off, N * 4, HC_ACCESS_WRITE } };
+	hc_launch_desc l = desc(k_add, b, 2, info);
+
+	if (on_sim) {
+		b[2] = b[1];
+		b[1] = (hc_binding){ { 0 }, 0, N * 4, HC_ACCESS_READ };
+		if (const_buf((uint32_t)info[1], &b[1].buffer) != HC_OK)
+			return HC_ERR_OOM;
+		l.n_bindings = 3;
+	}
+	return hc_launch(s, &l);
+}
+
+static hc_status launch_inc(hc_stream s, hc_buffer p, const uint64_t *info)
+{
+	hc_binding b[3] = { { p, 0, N * 4, HC_ACCESS_READ_WRITE } };
+	hc_launch_desc l = desc(k_inc, b, 1, info);
+
+	if (on_sim) {
+		b[1] = (hc_binding){ { 0 }, 0, N * 4, HC_ACCESS_READ };
+		b[2] = b[0];
+		if (const_buf((uint32_t)info[1], &b[1].buffer) != HC_OK)
+			return HC_ERR_OOM;
+		l.n_bindings = 3;
+	}
+	return hc_launch(s, &l);
+}
+
 static int words_are(const uint32_t *w, uint32_t mul, uint32_t add)
 {
 	for (uint32_t i = 0; i < N; i++)
@@ -247,7 +327,7 @@ static int words_are(const uint32_t *w, uint32_t mul, uint32_t add)
 }
 
 /* Write on A, api_add on B reading A's buffer, read on B. */
-static void cross_stream(hc_kernel add)
+static void cross_stream(void)
 {
 	hc_stream a, b;
 	hc_buffer in, out;
@@ -264,13 +344,7 @@ static void cross_stream(hc_kernel add)
 	s0 = stats();
 	/* 4 MiB NATIVE: staged, so the copy is queued when hc_write returns */
 	CHECK(hc_write(a, in, 0, host, N * 4, HC_ALLOC_NATIVE, NULL, NULL) == HC_OK, "write on A");
-	{
-		hc_binding bind[2] = { { in, 0, N * 4, HC_ACCESS_READ },
-				       { out, 0, N * 4, HC_ACCESS_WRITE } };
-		hc_launch_desc l = desc(add, bind, 2, info);
-
-		CHECK(hc_launch(b, &l) == HC_OK, "launch on B");
-	}
+	CHECK(launch_add(b, in, 0, out, 0, info) == HC_OK, "launch on B");
 	memset(host, 0, N * 4);
 	CHECK(hc_read(b, out, 0, host, N * 4, NULL) == HC_OK, "read on B");
 	CHECK(words_are(host, 7, 5), "consumer saw the producer's bytes: [1] = %u", host[1]);
@@ -286,14 +360,12 @@ static void cross_stream(hc_kernel add)
 }
 
 /* api_add twice with the same info: the second is a cache hit. */
-static void kernel_and_cache(hc_kernel add)
+static void kernel_and_cache(void)
 {
 	hc_stream s;
 	hc_buffer in, out;
 	uint32_t *host = malloc(N * 4);
 	uint64_t info[2] = { N, 3 }, info2[2] = { N, 9 };
-	hc_binding bind[2];
-	hc_launch_desc l;
 	hc_device_stats s0, s1, s2;
 
 	if (!host)
@@ -304,14 +376,13 @@ static void kernel_and_cache(hc_kernel add)
 	for (uint32_t i = 0; i < N; i++)
 		host[i] = i * 2u;
 	CHECK(hc_write(s, in, 0, host, N * 4, HC_ALLOC_NATIVE, NULL, NULL) == HC_OK, "write");
-	bind[0] = (hc_binding){ in, 0, N * 4, HC_ACCESS_READ };
+	const_buf(3, &(hc_buffer){ 0 });
+	const_buf(9, &(hc_buffer){ 0 });
 	/* out bound at offset 4096: the kernel gets address + offset */
-	bind[1] = (hc_binding){ out, 4096, N * 4, HC_ACCESS_WRITE };
-	l = desc(add, bind, 2, info);
 	s0 = stats();
-	CHECK(hc_launch(s, &l) == HC_OK, "launch 1");
+	CHECK(launch_add(s, in, 0, out, 4096, info) == HC_OK, "launch 1");
 	s1 = stats();
-	CHECK(hc_launch(s, &l) == HC_OK, "launch 2, same info");
+	CHECK(launch_add(s, in, 0, out, 4096, info) == HC_OK, "launch 2, same info");
 	s2 = stats();
 	CHECK(s1.cache_misses == s0.cache_misses + 1, "first launch misses");
 	CHECK(s2.cache_hits == s1.cache_hits + 1 && s2.cache_misses == s1.cache_misses,
@@ -322,8 +393,7 @@ static void kernel_and_cache(hc_kernel add)
 	memset(host, 0, N * 4);
 	CHECK(hc_read(s, out, 4096, host, N * 4, NULL) == HC_OK, "read");
 	CHECK(words_are(host, 2, 3), "api_add result: [1] = %u", host[1]);
-	l.info = info2;
-	CHECK(hc_launch(s, &l) == HC_OK, "launch 3, other info");
+	CHECK(launch_add(s, in, 0, out, 4096, info2) == HC_OK, "launch 3, other info");
 	CHECK(stats().cache_misses == s2.cache_misses + 1, "new info misses");
 	CHECK(hc_read(s, out, 4096, host, N * 4, NULL) == HC_OK, "read");
 	CHECK(words_are(host, 2, 9), "api_add with info[1] = 9: [1] = %u", host[1]);
@@ -332,15 +402,13 @@ static void kernel_and_cache(hc_kernel add)
 	free(host);
 }
 
-static void graphs(hc_kernel inc)
+static void graphs(void)
 {
 	hc_stream s;
 	hc_buffer p, extra;
 	hc_graph g = { 0 }, g2 = { 0 };
 	uint32_t *host = malloc(N * 4);
 	uint64_t info[2] = { N, 1 };
-	hc_binding bind[1];
-	hc_launch_desc l;
 	hc_status st;
 
 	if (!host)
@@ -350,13 +418,12 @@ static void graphs(hc_kernel inc)
 	for (uint32_t i = 0; i < N; i++)
 		host[i] = i;
 	CHECK(hc_write(s, p, 0, host, N * 4, HC_ALLOC_NATIVE, NULL, NULL) == HC_OK, "write");
-	bind[0] = (hc_binding){ p, 0, N * 4, HC_ACCESS_READ_WRITE };
-	l = desc(inc, bind, 1, info);
+	const_buf(1, &(hc_buffer){ 0 });
 
 	CHECK(hc_graph_prepare(s) == HC_OK, "prepare");
-	CHECK(hc_launch(s, &l) == HC_OK, "warm-up launch"); /* +1 */
+	CHECK(launch_inc(s, p, info) == HC_OK, "warm-up launch"); /* +1 */
 	CHECK(hc_graph_begin(s) == HC_OK, "begin");
-	CHECK(hc_launch(s, &l) == HC_OK, "captured launch"); /* not run */
+	CHECK(launch_inc(s, p, info) == HC_OK, "captured launch"); /* not run */
 	st = hc_graph_end(s, &g);
 	CHECK(st == HC_OK && g.id != 0, "end: %s", hc_status_str(st));
 	CHECK(hc_read(s, p, 0, host, N * 4, NULL) == HC_OK, "read");
@@ -373,11 +440,11 @@ static void graphs(hc_kernel inc)
 
 	/* an allocation of a never-seen size inside the capture */
 	CHECK(hc_graph_prepare(s) == HC_OK, "prepare");
-	CHECK(hc_launch(s, &l) == HC_OK, "warm-up launch");
+	CHECK(launch_inc(s, p, info) == HC_OK, "warm-up launch");
 	CHECK(hc_graph_begin(s) == HC_OK, "begin");
 	st = hc_alloc(s, 3 * HC_MIB + 777, &extra);
 	printf("# hc_alloc inside capture: %s\n", hc_status_str(st));
-	CHECK(hc_launch(s, &l) == HC_OK, "captured launch");
+	CHECK(launch_inc(s, p, info) == HC_OK, "captured launch");
 	st = hc_graph_end(s, &g2);
 	CHECK(st == HC_ERR_STATE && g2.id == 0, "end after an allocation inside the capture: %s",
 	      hc_status_str(st));
@@ -392,25 +459,34 @@ static void graphs(hc_kernel inc)
 static void kernels(const char *ptx_path)
 {
 	size_t size = 0;
-	char *ptx = read_file(ptx_path, &size);
-	hc_kernel add, inc, none;
+	char *ptx = on_sim ? NULL : read_file(ptx_path, &size);
+	hc_kernel none;
 	hc_status st;
 
-	CHECK(ptx != NULL, "cannot read PTX from %s", ptx_path);
-	if (!ptx)
-		return;
-	CHECK(hc_kernel_load(dev, ptx, size, "api_add", &add) == HC_OK, "load api_add");
-	CHECK(hc_kernel_load(dev, ptx, size, "api_inc", &inc) == HC_OK, "load api_inc");
-	st = hc_kernel_load(dev, ptx, size, "no_such_kernel", &none);
-	CHECK(st == HC_ERR_DEVICE, "missing kernel: %s", hc_status_str(st));
-	printf("# missing kernel: %s (%d)\n", last()->backend_name, last()->backend_code);
-	free(ptx);
-	cross_stream(add);
+	if (on_sim) {
+		CHECK(hc_kernel_load(dev, NULL, 0, "add", &k_add) == HC_OK, "load sim add");
+		k_inc = k_add;
+	} else {
+		CHECK(ptx != NULL, "cannot read PTX from %s", ptx_path);
+		if (!ptx)
+			return;
+		CHECK(hc_kernel_load(dev, ptx, size, "api_add", &k_add) == HC_OK, "load api_add");
+		CHECK(hc_kernel_load(dev, ptx, size, "api_inc", &k_inc) == HC_OK, "load api_inc");
+		st = hc_kernel_load(dev, ptx, size, "no_such_kernel", &none);
+		CHECK(st == HC_ERR_DEVICE, "missing kernel: %s", hc_status_str(st));
+		printf("# missing kernel: %s (%d)\n", last()->backend_name, last()->backend_code);
+		free(ptx);
+	}
+	CHECK(hc_stream_open(dev, &kstream) == HC_OK, "constants' stream");
+	cross_stream();
 	printf("# cross-stream done\n");
-	kernel_and_cache(add);
+	kernel_and_cache();
 	printf("# kernel and cache done\n");
-	graphs(inc);
+	graphs();
 	printf("# graphs done\n");
+	for (int i = 0; i < 8 && consts[i].b.id; i++)
+		CHECK(hc_free(consts[i].b) == HC_OK, "free constant %d", i);
+	CHECK(hc_stream_close(kstream) == HC_OK, "close constants' stream");
 }
 
 static void garbage_image(void)
@@ -432,9 +508,10 @@ static void garbage_image(void)
 static void oom_and_retry(void)
 {
 	enum { MAXA = 64 };
-	const uint64_t big = (uint64_t)8 << 30;
+	const uint64_t big = oom_step;
 	hc_buffer a[MAXA];
 	hc_device_stats s0 = stats(), s1, s2;
+	uint64_t held = 0;
 	hc_stream s;
 	hc_status st = HC_OK;
 	int n = 0;
@@ -443,17 +520,38 @@ static void oom_and_retry(void)
 	while (n < MAXA && (st = hc_alloc(s, big, &a[n])) == HC_OK)
 		n++;
 	CHECK(st == HC_ERR_OOM, "allocation until refusal: %s after %d", hc_status_str(st), n);
-	printf("# refused after %d x 8 GiB: %s\n", n, last()->message);
+	printf("# refused after %d x %llu MiB: %s\n", n, (unsigned long long)(big / HC_MIB),
+	       last()->message);
 	s1 = stats();
 	CHECK(s1.alloc_retries > s0.alloc_retries, "the refusal ran cleanup and retry (%llu)",
 	      (unsigned long long)(s1.alloc_retries - s0.alloc_retries));
 	for (int i = 0; i < n; i++)
 		CHECK(hc_free(a[i]) == HC_OK, "free %d", i);
-	/* a size never seen: the freed pages must go back to the device first,
-	 * by cleanup-and-retry if the pools kept them */
+	{
+		hc_memory_usage m;
+
+		CHECK(hc_memory_usage_get(s, HC_MEMORY_DEVICE, &m) == HC_OK && m.number_allocs == 0,
+		      "all freed");
+		held = m.bytes_reserved;
+		printf("# after the frees the pools hold %llu MiB\n",
+		       (unsigned long long)(held / HC_MIB));
+	}
+	/* a size never seen while the pools may still hold every page: the
+	 * backend refuses, cleanup gives the empty pages back, the retry passes */
+	st = hc_alloc(s, big + big / 2, &a[0]);
+	CHECK(st == HC_OK, "1.5 x step after the frees: %s", hc_status_str(st));
+	s2 = stats();
+	printf("# 1.5 x step: alloc_retries +%llu\n",
+	       (unsigned long long)(s2.alloc_retries - s1.alloc_retries));
+	if (held + big + big / 2 > total_memory)
+		CHECK(s2.alloc_retries == s1.alloc_retries + 1,
+		      "the pools' pages stood in the way: one cleanup-and-retry, not %llu",
+		      (unsigned long long)(s2.alloc_retries - s1.alloc_retries));
+	if (st == HC_OK)
+		CHECK(hc_free(a[0]) == HC_OK, "free");
 	n = n > 2 ? n - 1 : n;
 	for (int i = 0; i < n; i++) {
-		st = hc_alloc(s, big + HC_MIB, &a[i]);
+		st = hc_alloc(s, big, &a[i]);
 		CHECK(st == HC_OK, "allocate again after OOM, %d: %s", i, hc_status_str(st));
 		if (st != HC_OK) {
 			n = i;
@@ -461,7 +559,7 @@ static void oom_and_retry(void)
 		}
 	}
 	s2 = stats();
-	printf("# reallocated %d x (8 GiB + 1 MiB); alloc_retries %llu -> %llu -> %llu\n", n,
+	printf("# reallocated %d x step; alloc_retries %llu -> %llu -> %llu\n", n,
 	       (unsigned long long)s0.alloc_retries, (unsigned long long)s1.alloc_retries,
 	       (unsigned long long)s2.alloc_retries);
 	for (int i = 0; i < n; i++)
@@ -474,39 +572,50 @@ int main(int argc, char **argv)
 {
 	struct hc_hal_open_args args = { .ordinal = 0 };
 	const char *ptx = argc > 1 ? argv[1] : getenv("HC_GPU_PTX");
+	const char *backend = getenv("HC_API_GPU_BACKEND");
+	hc_device_options o;
 	hc_device_info info;
 	hc_status st;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	st = hc_device_open("hip", NULL, &dev);
+	on_sim = backend && strcmp(backend, "sim") == 0;
+	hc_device_options_init(&o);
+	if (on_sim) {
+		o.data_mode = true;
+		o.capacity = (uint64_t)2 << 30;
+		oom_step = 128 * HC_MIB;
+	}
+	st = hc_device_open(on_sim ? "sim" : "hip", &o, &dev);
 	if (st == HC_ERR_NO_RUNTIME) {
 		printf("SKIP: no GPU runtime/device: %s\n", last()->message);
 		return 77;
 	}
 	if (st != HC_OK) {
-		printf("FAIL: hc_device_open(\"hip\"): %s: %s\n", hc_status_str(st),
-		       last()->message);
+		printf("FAIL: hc_device_open: %s: %s\n", hc_status_str(st), last()->message);
 		return 1;
 	}
 	H = hc_hip_ops();
-	if (H->device_open(&args, &HD) != HC_OK) {
+	if (!on_sim && H->device_open(&args, &HD) != HC_OK) {
 		printf("FAIL: second open of the HIP backend: %s\n", last()->message);
 		hc_device_close(dev);
 		return 1;
 	}
 	CHECK(hc_device_info_get(dev, &info) == HC_OK, "info");
-	CHECK(strcmp(info.backend, "hip") == 0, "backend %s", info.backend);
+	CHECK(strcmp(info.backend, on_sim ? "sim" : "hip") == 0, "backend %s", info.backend);
+	total_memory = info.total_memory;
 	printf("# device: %s (%s), %llu bytes\n", info.name, info.backend,
 	       (unsigned long long)info.total_memory);
-	printf("# PINNED sources: page-locked memory from a second hc_hip_ops() open\n");
+	printf("# PINNED sources: %s\n", on_sim ? "malloc (simulator dry run)"
+					      : "page-locked memory from a second hc_hip_ops() open");
 
 	round_trips();
 	printf("# round trips done\n");
-	if (ptx)
+	if (ptx || on_sim)
 		kernels(ptx);
 	else
 		printf("# no PTX (argv[1] or HC_GPU_PTX): kernel, cross-stream and graph cases not run\n");
-	garbage_image();
+	if (!on_sim)
+		garbage_image();
 	oom_and_retry();
 	printf("# oom and retry done\n");
 	{
@@ -519,7 +628,8 @@ int main(int argc, char **argv)
 		       (unsigned long long)s.cache_hits, (unsigned long long)s.cache_misses,
 		       (unsigned long long)s.alloc_retries, (unsigned long long)s.failures);
 	}
-	H->device_close(HD);
+	if (!on_sim)
+		H->device_close(HD);
 	CHECK(hc_device_close(dev) == HC_OK, "close");
 	printf("%s: %d checks, %d failures\n", failures ? "FAIL" : "PASS", checks, failures);
 	return failures ? 1 : 0;
