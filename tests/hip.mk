@@ -59,3 +59,10 @@ check-gpu: tests/gpu/check_hip_gpu tests/gpu/check_api_gpu
 check-gpu-dry: tests/gpu/check_api_gpu
 	HC_API_GPU_BACKEND=sim $(LIBTOOL) --mode=execute tests/gpu/check_api_gpu
 .PHONY: check-gpu-dry
+# gpu-carry: the GPU programs, kernels.cu and the libraries they need into
+# $(top_srcdir)/_carry/gpu for tests/gpu/run-on-device.sh on the GPU machine.
+EXTRA_DIST += tests/gpu/make-carry.sh tests/gpu/run-on-device.sh
+gpu-carry: tests/gpu/check_hip_gpu tests/gpu/check_api_gpu bench/gpu/bench_hip_gpu \
+		bench/gpu/bench_api_gpu bench/gpu/bench_write_gpu
+	cd $(top_srcdir) && tests/gpu/make-carry.sh $(abs_builddir)
+.PHONY: gpu-carry

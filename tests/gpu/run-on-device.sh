@@ -3,7 +3,12 @@
 # machine, from what tests/gpu/make-carry.sh gathered (run from the
 # repository root there):
 #
-#   tests/gpu/run-on-device.sh [CARRY_DIR]        (default _carry/gpu)
+#   tests/gpu/run-on-device.sh [CARRY_DIR [PROGRAM...]]
+#
+# CARRY_DIR defaults to _carry/gpu (git-ignored: name it in the device
+# tool's carry).  PROGRAM picks some of the five (all by default), to split
+# the run over several device calls of at most 10 minutes each;
+# HC_GPU_TIMEOUT (seconds, default 240) bounds each program.
 #
 # It puts the carried libraries (CARRY_DIR/lib, and CARRY_DIR/debs/*.deb
 # unpacked under /opt/carry when present) and the CUDA runtime's directory
@@ -15,6 +20,8 @@
 # Exit status: 0 when both checks passed (or skipped with 77), else 1.
 set -u
 carry=${1:-_carry/gpu}
+test $# -gt 0 && shift
+progs=${*:-check_hip_gpu check_api_gpu bench_hip_gpu bench_api_gpu bench_write_gpu}
 out=${OUT:-$(mktemp -d /tmp/hc-gpu.XXXXXX)}
 nvcc=${NVCC:-/usr/local/cuda/bin/nvcc}
 per_prog=${HC_GPU_TIMEOUT:-240}
@@ -52,7 +59,8 @@ fi
 : >"$out/summary"
 : >"$out/bench.jsonl"
 status=0
-for p in check_hip_gpu check_api_gpu bench_hip_gpu bench_api_gpu bench_write_gpu; do
+for p in $progs; do
+	test -x "$carry/bin/$p" || { echo "$p missing from $carry/bin" >>"$out/summary"; status=1; continue; }
 	echo "== $p" >&2
 	timeout "$per_prog" "$carry/bin/$p" >"$out/$p.out" 2>"$out/$p.err"
 	rc=$?
@@ -66,9 +74,11 @@ for p in check_hip_gpu check_api_gpu bench_hip_gpu bench_api_gpu bench_write_gpu
 		esac ;;
 	*)
 		grep '^{' "$out/$p.out" >>"$out/bench.jsonl"
-		if test $rc -eq 0; then verdict=ran; else verdict=FAIL; status=1; fi ;;
+		if test $rc -ne 0; then verdict=FAIL; status=1
+		elif grep -q SKIP "$out/$p.err"; then verdict=skip
+		else verdict=ran; fi ;;
 	esac
-	echo "$p rc=$rc $verdict $(grep -E '^(PASS|FAIL|SKIP)' "$out/$p.out" | tail -1)" >>"$out/summary"
+	echo "$p rc=$rc $verdict $(grep -hE '^(PASS|FAIL|SKIP)|SKIP:' "$out/$p.out" "$out/$p.err" | tail -1 | cut -c1-200)" >>"$out/summary"
 done
 echo "== summary ($out)" >&2
 cat "$out/summary" >&2
