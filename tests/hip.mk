@@ -54,10 +54,14 @@ check-gpu: tests/gpu/check_hip_gpu tests/gpu/check_api_gpu
 		elif test $$rc -ne 0; then echo "check-gpu: $$t FAILED ($$rc)"; fail=1; fi; \
 	done; exit $$fail
 .PHONY: check-gpu
-# check-gpu-dry: check_api_gpu's cases on the simulator in data mode (no
-# GPU needed): a dry run of the suite's expectations before device time.
-check-gpu-dry: tests/gpu/check_api_gpu
+# check-gpu-dry: check_api_gpu without a GPU, a dry run of the suite's
+# expectations before device time: every case on the simulator in data
+# mode, then the round trips and the garbage image on backend "hip" over
+# the fake runtime of tests/fake_cudart.c.
+check-gpu-dry: tests/gpu/check_api_gpu tests/fake_cudart.la
 	HC_API_GPU_BACKEND=sim $(LIBTOOL) --mode=execute tests/gpu/check_api_gpu
+	HC_API_GPU_CASES="trips garbage" HIPCORE_HIP_LIBRARY=$(abs_builddir)/tests/.libs/fake_cudart.so \
+		$(LIBTOOL) --mode=execute tests/gpu/check_api_gpu
 .PHONY: check-gpu-dry
 # gpu-carry: the GPU programs, kernels.cu and the libraries they need into
 # $(top_srcdir)/_carry/gpu for tests/gpu/run-on-device.sh on the GPU machine.
