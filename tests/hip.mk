@@ -28,7 +28,8 @@ tests_fake_hip_la_LDFLAGS = -module -avoid-version -shared -rpath /nowhere
 
 EXTRA_DIST += tests/gpu/kernels.cu
 
-# check-gpu: the HIP backend against the real device through hc_hip_ops().
+# check-gpu: the HIP backend against the real device, through hc_hip_ops()
+# (check_hip_gpu) and through the public API (check_api_gpu, issue 6).
 # Skips (77) without a runtime or device.  NVCC compiles the test kernel to
 # PTX when present; else the test uses tests/gpu/kernels.ptx if shipped.
 NVCC ?= nvcc

@@ -1,5 +1,6 @@
-// kernels.cu - kernels for tests/gpu/check_hip_gpu.c, compiled to PTX by
-// `nvcc -ptx` during `make check-gpu`.
+// kernels.cu - kernels for tests/gpu/check_hip_gpu.c and check_api_gpu.c,
+// compiled to PTX by `nvcc -ptx` during `make check-gpu` (or by
+// tests/gpu/run-on-device.sh on the GPU machine).
 extern "C" __global__ void add_one(unsigned int *p, unsigned int n)
 {
 	unsigned int i = blockIdx.x * blockDim.x + threadIdx.x;
