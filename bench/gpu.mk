@@ -3,3 +3,16 @@
 hc_benches += bench/gpu/bench_hip_gpu
 bench_gpu_bench_hip_gpu_SOURCES = bench/gpu/bench_hip_gpu.c
 bench_gpu_bench_hip_gpu_LDADD = libhipcore-internal.la
+
+# libhipcore's pools through the public API on backend "hip", beside
+# cudaMallocAsync, cudaMalloc and cudaHostAlloc (bench "gpu_pool").
+hc_benches += bench/gpu/bench_api_gpu
+bench_gpu_bench_api_gpu_SOURCES = bench/gpu/bench_api_gpu.c
+bench_gpu_bench_api_gpu_CPPFLAGS = $(AM_CPPFLAGS) $(LTTNG_UST_CFLAGS)
+bench_gpu_bench_api_gpu_CFLAGS = $(AM_CFLAGS) -O2
+bench_gpu_bench_api_gpu_LDADD = libhipcore-internal.la
+bench_gpu_bench_api_gpu_LDFLAGS = -no-install
+bench_gpu_bench_hip_gpu_LDFLAGS = -no-install
+# bench/streams.mk declares bench_write_gpu; linked here without a libtool
+# wrapper too, so that tests/gpu/make-carry.sh can ship the real binary.
+bench_gpu_bench_write_gpu_LDFLAGS = -no-install

@@ -28,19 +28,46 @@ tests_fake_hip_la_LDFLAGS = -module -avoid-version -shared -rpath /nowhere
 
 EXTRA_DIST += tests/gpu/kernels.cu
 
-# check-gpu: the HIP backend against the real device through hc_hip_ops().
+# check-gpu: the HIP backend against the real device, through hc_hip_ops()
+# (check_hip_gpu) and through the public API (check_api_gpu, issue 6).
 # Skips (77) without a runtime or device.  NVCC compiles the test kernel to
 # PTX when present; else the test uses tests/gpu/kernels.ptx if shipped.
 NVCC ?= nvcc
 noinst_PROGRAMS += tests/gpu/check_hip_gpu
 tests_gpu_check_hip_gpu_SOURCES = tests/gpu/check_hip_gpu.c
 tests_gpu_check_hip_gpu_LDADD = libhipcore-internal.la
+# The suite of issue 6 through the public API on backend "hip".
+noinst_PROGRAMS += tests/gpu/check_api_gpu
+tests_gpu_check_api_gpu_SOURCES = tests/gpu/check_api_gpu.c
+tests_gpu_check_api_gpu_LDADD = libhipcore-internal.la
+tests_gpu_check_api_gpu_LDFLAGS = -no-install
+tests_gpu_check_hip_gpu_LDFLAGS = -no-install
 tests/gpu/kernels.ptx: $(srcdir)/tests/gpu/kernels.cu
 	@$(MKDIR_P) tests/gpu
 	$(AM_V_GEN)$(NVCC) -ptx -arch=compute_80 -o $@ $(srcdir)/tests/gpu/kernels.cu
 CLEANFILES += tests/gpu/kernels.ptx
-check-gpu: tests/gpu/check_hip_gpu
+check-gpu: tests/gpu/check_hip_gpu tests/gpu/check_api_gpu
 	@if command -v $(NVCC) >/dev/null 2>&1; then $(MAKE) $(AM_MAKEFLAGS) tests/gpu/kernels.ptx; fi
-	@rc=0; HC_GPU_PTX=tests/gpu/kernels.ptx $(LIBTOOL) --mode=execute tests/gpu/check_hip_gpu \
-		|| rc=$$?; if test $$rc -eq 77; then echo "check-gpu: skipped"; rc=0; fi; exit $$rc
+	@fail=0; for t in check_hip_gpu check_api_gpu; do \
+		rc=0; HC_GPU_PTX=tests/gpu/kernels.ptx $(LIBTOOL) --mode=execute tests/gpu/$$t \
+			|| rc=$$?; \
+		if test $$rc -eq 77; then echo "check-gpu: $$t skipped"; \
+		elif test $$rc -ne 0; then echo "check-gpu: $$t FAILED ($$rc)"; fail=1; fi; \
+	done; exit $$fail
 .PHONY: check-gpu
+# check-gpu-dry: check_api_gpu without a GPU, a dry run of the suite's
+# expectations before device time: every case on the simulator in data
+# mode, then the round trips and the garbage image on backend "hip" over
+# the fake runtime of tests/fake_cudart.c.
+check-gpu-dry: tests/gpu/check_api_gpu tests/fake_cudart.la
+	HC_API_GPU_BACKEND=sim $(LIBTOOL) --mode=execute tests/gpu/check_api_gpu
+	HC_API_GPU_CASES="trips garbage" HIPCORE_HIP_LIBRARY=$(abs_builddir)/tests/.libs/fake_cudart.so \
+		$(LIBTOOL) --mode=execute tests/gpu/check_api_gpu
+.PHONY: check-gpu-dry
+# gpu-carry: the GPU programs, kernels.cu and the libraries they need into
+# $(top_srcdir)/_carry/gpu for tests/gpu/run-on-device.sh on the GPU machine.
+EXTRA_DIST += tests/gpu/make-carry.sh tests/gpu/run-on-device.sh
+gpu-carry: tests/gpu/check_hip_gpu tests/gpu/check_api_gpu bench/gpu/bench_hip_gpu \
+		bench/gpu/bench_api_gpu bench/gpu/bench_write_gpu
+	cd $(top_srcdir) && tests/gpu/make-carry.sh $(abs_builddir)
+.PHONY: gpu-carry
