@@ -167,6 +167,7 @@ hc_status hc_graph_begin(hc_stream s)
 	hc_mm_capture_priming_end(st->dmm);
 	hc_mm_capture_priming_end(st->pmm);
 	hc_dq_set_deferred(&st->dq, true);
+	st->capture_memops = 0;
 	rc = st->dev->ops->capture_begin(st->dev->hal, st->hal);
 	if (rc != HC_OK) {
 		hc_dq_set_deferred(&st->dq, false);
@@ -227,6 +228,14 @@ hc_status hc_graph_end(hc_stream s, hc_graph *out)
 		return rc;
 	}
 	rc = dev->ops->capture_end(dev->hal, st->hal, &hg);
+	if (rc == HC_OK && st->capture_memops) {
+		dev->ops->graph_destroy(dev->hal, hg);
+		hg = NULL;
+		rc = hc_fail(HC_ERR_STATE,
+			     "hc_graph_end: the capture attempted %llu device memory operation(s) "
+			     "(allocation or free); nothing may be allocated or freed while recording",
+			     (unsigned long long)st->capture_memops);
+	}
 	hc_dq_set_deferred(&st->dq, false);
 	trace_transition(st, HC_CAPTURE_RECORDING, HC_CAPTURE_NONE, 0);
 	if (rc != HC_OK) {

@@ -82,6 +82,7 @@ struct hc_strm {
 	struct hc_drop_queue dq;
 	struct hc_cursor_state cursor;
 	struct hc_capture capture;
+	uint64_t capture_memops; /* memory operations attempted while recording */
 	struct hc_metacache *cache;
 	struct hc_inbox inbox;
 	struct hc_errtrack et; /* work in flight since the last clean fence */

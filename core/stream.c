@@ -24,6 +24,18 @@
  */
 #define ZERO_PAGE_ADDR (~(uint64_t)0xfff)
 
+/*
+ * A device or pinned allocation or free attempted while the stream records
+ * makes the capture invalid, whatever the backend did with it: on a real
+ * runtime it would be a memory node (the first launch works, every relaunch
+ * fails) or a call that breaks the capture.  hc_graph_end rejects it.
+ */
+static void capture_note_memop(struct hc_strm *st)
+{
+	if (hc_capture_is_recording(&st->capture))
+		st->capture_memops++;
+}
+
 static hc_status device_storage_alloc(void *ctx, uint64_t size, uint64_t *addr)
 {
 	struct hc_strm *st = ctx;
@@ -33,6 +45,7 @@ static hc_status device_storage_alloc(void *ctx, uint64_t size, uint64_t *addr)
 		*addr = ZERO_PAGE_ADDR;
 		return HC_OK;
 	}
+	capture_note_memop(st);
 	rc = st->dev->ops->mem_alloc(st->dev->hal, size, addr);
 
 	if (rc == HC_OK)
@@ -46,6 +59,7 @@ static hc_status device_storage_free(void *ctx, uint64_t addr)
 
 	if (addr == ZERO_PAGE_ADDR)
 		return HC_OK;
+	capture_note_memop(st);
 	HC_TRACE(device_free, st->handle.id, addr, (uint64_t)0); /* size unknown here */
 	return st->dev->ops->mem_free(st->dev->hal, addr);
 }
@@ -60,6 +74,7 @@ static hc_status pinned_storage_alloc(void *ctx, uint64_t size, uint64_t *addr)
 		*addr = ZERO_PAGE_ADDR;
 		return HC_OK;
 	}
+	capture_note_memop(st);
 	rc = st->dev->ops->host_alloc(st->dev->hal, size, &p);
 
 	*addr = (uint64_t)(uintptr_t)p;
@@ -74,6 +89,7 @@ static hc_status pinned_storage_free(void *ctx, uint64_t addr)
 
 	if (addr == ZERO_PAGE_ADDR)
 		return HC_OK;
+	capture_note_memop(st);
 	HC_TRACE(pinned_free, st->handle.id, addr, (uint64_t)0);
 	return st->dev->ops->host_free(st->dev->hal, (void *)(uintptr_t)addr);
 }
