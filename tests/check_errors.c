@@ -295,6 +295,40 @@ START_TEST(clean_kernel_write_clears_taint_after_its_fence)
 }
 END_TEST
 
+START_TEST(in_flight_write_repairs_a_later_found_failure)
+{
+	hc_buffer a = buf_with(s, pat), b = buf_with(s, zero);
+	hc_failure_id f;
+
+	ck_assert_int_eq(hc_sync(s), HC_OK);
+	ck_assert_int_eq(hc_fault_inject(dev, HC_FAULT_LAUNCH, 1, HC_FAULT_ONCE), HC_OK);
+	ck_assert_int_eq(copy_k(s, a, 0, b, 0, 256), HC_OK);
+	ck_assert_int_eq(hc_write(s, b, 0, pat, 64, HC_ALLOC_NATIVE, NULL, NULL), HC_OK);
+	ck_assert_int_eq(hc_sync(s), HC_ERR_DEVICE);
+	read_ok(s, b, 0, 64, pat); /* written after the failed kernel */
+	f = read_tainted(s, b, 64, 192);
+	ck_assert_uint_eq(read_tainted(s, b, 60, 8), f);
+}
+END_TEST
+
+START_TEST(derived_taint_survives_earlier_work_retiring)
+{
+	hc_buffer a = buf_with(s, pat), b = buf_with(s, zero), c = buf_with(s, zero);
+	hc_failure_id f1, f2;
+
+	ck_assert_int_eq(hc_fault_inject(dev, HC_FAULT_LAUNCH, 1, HC_FAULT_ONCE), HC_OK);
+	ck_assert_int_eq(copy_k(s, a, 0, b, 0, 64), HC_OK);
+	ck_assert_int_eq(hc_sync(s), HC_ERR_DEVICE);
+	f1 = read_tainted(s, b, 0, 64);
+	ck_assert_int_eq(copy_k(s, a, 0, c, 0, 128), HC_OK);         /* clean, in flight */
+	ck_assert_int_eq(copy_k(s, b, 0, c, 0, 64), HC_ERR_TAINTED); /* derived, later */
+	ck_assert_int_eq(hc_sync(s), HC_OK);
+	f2 = read_tainted(s, c, 0, 64);
+	ck_assert_uint_ne(f2, f1);
+	read_ok(s, c, 128, 128, zero);
+}
+END_TEST
+
 /* --- copies and fences ---------------------------------------------------- */
 
 START_TEST(failed_copy_taints_its_destination)
@@ -466,6 +500,8 @@ static Suite *errors_suite(void)
 	tcase_add_test(tc, read_write_binding_of_tainted_range);
 	tcase_add_test(tc, host_writes_clear_taint);
 	tcase_add_test(tc, clean_kernel_write_clears_taint_after_its_fence);
+	tcase_add_test(tc, in_flight_write_repairs_a_later_found_failure);
+	tcase_add_test(tc, derived_taint_survives_earlier_work_retiring);
 	tcase_add_test(tc, failed_copy_taints_its_destination);
 	tcase_add_test(tc, fence_fault_taints_in_flight_work_conservatively);
 	tcase_add_test(tc, clean_fences_retire_work);
