@@ -139,6 +139,27 @@ static size_t eg_read_causes(struct hc_dev *dev, const struct hc_et_range *r, si
 	return n;
 }
 
+/*
+ * Taint entered now (not at a fence) must not be cleared when earlier work
+ * of the stream retires: such work no longer counts as writing any range
+ * that overlaps @r's write ranges (conservative: the rest of its range
+ * keeps whatever taint it has).  Context: @st locked.
+ */
+static void items_drop_writes(struct hc_strm *st, const struct hc_et_range *r, size_t nr)
+{
+	struct hc_errtrack *et = &st->et;
+
+	for (size_t i = 0; i < et->n; i++)
+		for (size_t j = 0; j < et->items[i].nr; j++) {
+			struct hc_et_range *w = &et->items[i].r[j];
+
+			for (size_t k = 0; w->write && k < nr; k++)
+				if (r[k].write && r[k].buf == w->buf && r[k].off < w->off + w->size &&
+				    w->off < r[k].off + r[k].size)
+					w->write = false;
+		}
+}
+
 hc_status hc_et_check_reads(struct hc_strm *st, const char *fn, const char *desc,
 			    const struct hc_et_range *r, size_t nr, hc_failure_id *out)
 {
@@ -156,6 +177,7 @@ hc_status hc_et_check_reads(struct hc_strm *st, const char *fn, const char *desc
 	id = eg_fail(st, HC_EG_DERIVED, desc, causes, n);
 	eg_taint_writes(dev, id, r, nr);
 	pthread_mutex_unlock(&dev->eg_lock);
+	items_drop_writes(st, r, nr);
 	*out = id;
 	return hc_fail(HC_ERR_TAINTED,
 		       "%s: %s reads data of failed work (failure #%llu); not run, recorded as "
@@ -172,6 +194,7 @@ hc_failure_id hc_et_fail_now(struct hc_strm *st, enum hc_eg_kind kind, const cha
 	id = eg_fail(st, kind, desc, NULL, 0);
 	eg_taint_writes(st->dev, id, r, nr);
 	pthread_mutex_unlock(&st->dev->eg_lock);
+	items_drop_writes(st, r, nr);
 	return id;
 }
 
@@ -238,8 +261,6 @@ static void items_retire(struct hc_strm *st, size_t k, bool clear)
 		for (size_t i = 0; i < k; i++) {
 			const struct hc_et_item *it = &et->items[i];
 
-			if (it->kind != HC_EG_KERNEL)
-				continue; /* host writes cleared their taint when queued */
 			for (size_t j = 0; j < it->nr; j++)
 				if (it->r[j].write)
 					hc_eg_written(st->dev->errors, it->r[j].buf, it->r[j].off,
@@ -247,6 +268,8 @@ static void items_retire(struct hc_strm *st, size_t k, bool clear)
 		}
 		pthread_mutex_unlock(&st->dev->eg_lock);
 	}
+	if (k == 0)
+		return;
 	for (size_t i = 0; i < k; i++)
 		free(et->items[i].r);
 	memmove(et->items, et->items + k, (et->n - k) * sizeof(*et->items));
@@ -327,11 +350,9 @@ static void attribute_exact(struct hc_strm *st, const uint64_t *ops, size_t nops
 			eg_taint_writes(dev, id, it->r, it->nr);
 			continue;
 		}
-		if (it->kind == HC_EG_KERNEL)
-			for (size_t j = 0; j < it->nr; j++)
-				if (it->r[j].write)
-					hc_eg_written(dev->errors, it->r[j].buf, it->r[j].off,
-						      it->r[j].size);
+		for (size_t j = 0; j < it->nr; j++)
+			if (it->r[j].write)
+				hc_eg_written(dev->errors, it->r[j].buf, it->r[j].off, it->r[j].size);
 	}
 	for (size_t i = 0; i < nops; i++) {
 		if (used[i])

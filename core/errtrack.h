@@ -4,14 +4,20 @@
  * Each stream keeps the work it queued since its last clean fence (struct
  * hc_et_item: the backend's op ids of the work, what it was, the byte ranges
  * it reads and writes).  A fence that passes cleanly retires the items
- * queued before the fence was recorded; for a successful kernel, retiring
- * clears the taint of its write ranges.  A fence that fails (HC_ERR_DEVICE)
+ * queued before the fence was recorded, and retiring clears the taint of
+ * their write ranges (a host write also cleared its range when queued).
+ * Taint entered at once (a derived failure at launch, a call that failed
+ * when queued) stops earlier in-flight work of the same stream from
+ * clearing the overlapping ranges when it retires; in-flight work of other
+ * streams is not adjusted (known limit).  A fence that fails (HC_ERR_DEVICE)
  * attributes the failure:
  *  - exact (the backend implements HC_HAL_CTL_LAST_OP/TAKE_FAILED, hal.h):
  *    items in queue order; an item whose op ids include a failed op gets a
  *    kernel/copy failure and taints its write ranges; an item that read
  *    bytes tainted by then gets a derived failure with an edge to each cause
- *    and taints its writes; any other item is retired as clean.  Failed ops
+ *    and taints its writes; any other item is retired as clean (clearing its
+ *    write ranges, so a later host write repairs what a failed kernel
+ *    before it tainted).  Failed ops
  *    that match no item (a read's copy, a graph launch) record one device
  *    failure without taint.  A failed fence for which the backend names no
  *    failed op (an injected fence fault, a failure inherited through an

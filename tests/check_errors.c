@@ -295,6 +295,40 @@ START_TEST(clean_kernel_write_clears_taint_after_its_fence)
 }
 END_TEST
 
+START_TEST(in_flight_write_repairs_a_later_found_failure)
+{
+	hc_buffer a = buf_with(s, pat), b = buf_with(s, zero);
+	hc_failure_id f;
+
+	ck_assert_int_eq(hc_sync(s), HC_OK);
+	ck_assert_int_eq(hc_fault_inject(dev, HC_FAULT_LAUNCH, 1, HC_FAULT_ONCE), HC_OK);
+	ck_assert_int_eq(copy_k(s, a, 0, b, 0, 256), HC_OK);
+	ck_assert_int_eq(hc_write(s, b, 0, pat, 64, HC_ALLOC_NATIVE, NULL, NULL), HC_OK);
+	ck_assert_int_eq(hc_sync(s), HC_ERR_DEVICE);
+	read_ok(s, b, 0, 64, pat); /* written after the failed kernel */
+	f = read_tainted(s, b, 64, 192);
+	ck_assert_uint_eq(read_tainted(s, b, 60, 8), f);
+}
+END_TEST
+
+START_TEST(derived_taint_survives_earlier_work_retiring)
+{
+	hc_buffer a = buf_with(s, pat), b = buf_with(s, zero), c = buf_with(s, zero);
+	hc_failure_id f1, f2;
+
+	ck_assert_int_eq(hc_fault_inject(dev, HC_FAULT_LAUNCH, 1, HC_FAULT_ONCE), HC_OK);
+	ck_assert_int_eq(copy_k(s, a, 0, b, 0, 64), HC_OK);
+	ck_assert_int_eq(hc_sync(s), HC_ERR_DEVICE);
+	f1 = read_tainted(s, b, 0, 64);
+	ck_assert_int_eq(copy_k(s, a, 0, c, 0, 128), HC_OK);         /* clean, in flight */
+	ck_assert_int_eq(copy_k(s, b, 0, c, 0, 64), HC_ERR_TAINTED); /* derived, later */
+	ck_assert_int_eq(hc_sync(s), HC_OK);
+	f2 = read_tainted(s, c, 0, 64);
+	ck_assert_uint_ne(f2, f1);
+	read_ok(s, c, 128, 128, zero);
+}
+END_TEST
+
 /* --- copies and fences ---------------------------------------------------- */
 
 START_TEST(failed_copy_taints_its_destination)
@@ -394,6 +428,55 @@ START_TEST(other_stream_unaffected)
 }
 END_TEST
 
+START_TEST(failed_kernel_of_another_stream_taints_the_origins_buffer)
+{
+	hc_stream s2;
+	hc_buffer a = buf_with(s, pat), b = buf_with(s, zero);
+	hc_failure_id f;
+	char text[512];
+
+	ck_assert_int_eq(hc_stream_open(dev, &s2), HC_OK);
+	ck_assert_int_eq(hc_sync(s), HC_OK);
+	ck_assert_int_eq(hc_fault_inject(dev, HC_FAULT_LAUNCH, 1, HC_FAULT_ONCE), HC_OK);
+	ck_assert_int_eq(copy_k(s2, a, 0, b, 64, 64), HC_OK); /* queued on s2, writes s's b */
+	ck_assert_int_eq(hc_sync(s2), HC_ERR_DEVICE);
+	f = read_tainted(s, b, 64, 64); /* the origin sees it */
+	read_ok(s, b, 0, 64, zero);
+	ck_assert_int_eq(hc_failure_explain(dev, f, text, sizeof(text)), HC_OK);
+	ck_assert_ptr_nonnull(strstr(text, "kernel copy (launch 1) failed on the device"));
+	ck_assert_int_eq(hc_stream_close(s2), HC_OK);
+}
+END_TEST
+
+START_TEST(failed_graph_replay_is_recorded)
+{
+	hc_buffer a = buf_with(s, pat), b = buf_with(s, zero);
+	hc_graph g;
+	hc_failure_id f = 0;
+	char text[512];
+
+	ck_assert_int_eq(hc_sync(s), HC_OK);
+	ck_assert_int_eq(hc_graph_prepare(s), HC_OK);
+	ck_assert_int_eq(hc_graph_begin(s), HC_OK);
+	ck_assert_int_eq(copy_k(s, a, 0, b, 0, 64), HC_OK);
+	ck_assert_int_eq(hc_graph_end(s, &g), HC_OK);
+	ck_assert_int_eq(hc_fault_inject(dev, HC_FAULT_LAUNCH, 1, HC_FAULT_ONCE), HC_OK);
+	ck_assert_int_eq(hc_graph_replay(s, g), HC_OK);
+	ck_assert_int_eq(hc_sync(s), HC_ERR_DEVICE);
+	ck_assert_uint_eq(failures(), 1);
+	/* the failure names the replay (its work's ranges are not tracked) */
+	for (hc_failure_id i = 1; i < 16 && !f; i++)
+		if (hc_failure_explain(dev, i, text, sizeof(text)) == HC_OK)
+			f = i;
+	ck_assert_uint_ne(f, 0);
+	ck_assert_ptr_nonnull(strstr(text, "replay of graph"));
+	ck_assert_int_eq(hc_graph_replay(s, g), HC_OK);
+	ck_assert_int_eq(hc_sync(s), HC_OK);
+	read_ok(s, b, 0, 64, pat);
+	ck_assert_int_eq(hc_graph_destroy(g), HC_OK);
+}
+END_TEST
+
 START_TEST(free_forgets_taint)
 {
 	hc_buffer a = buf_with(s, pat), b = buf_with(s, zero);
@@ -466,10 +549,14 @@ static Suite *errors_suite(void)
 	tcase_add_test(tc, read_write_binding_of_tainted_range);
 	tcase_add_test(tc, host_writes_clear_taint);
 	tcase_add_test(tc, clean_kernel_write_clears_taint_after_its_fence);
+	tcase_add_test(tc, in_flight_write_repairs_a_later_found_failure);
+	tcase_add_test(tc, derived_taint_survives_earlier_work_retiring);
 	tcase_add_test(tc, failed_copy_taints_its_destination);
 	tcase_add_test(tc, fence_fault_taints_in_flight_work_conservatively);
 	tcase_add_test(tc, clean_fences_retire_work);
 	tcase_add_test(tc, other_stream_unaffected);
+	tcase_add_test(tc, failed_kernel_of_another_stream_taints_the_origins_buffer);
+	tcase_add_test(tc, failed_graph_replay_is_recorded);
 	tcase_add_test(tc, free_forgets_taint);
 	tcase_add_test(tc, explain_bad_input);
 	suite_add_tcase(su, tc);

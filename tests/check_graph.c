@@ -434,6 +434,34 @@ START_TEST(a_capture_needing_a_new_device_page_is_rejected)
 }
 END_TEST
 
+START_TEST(a_failed_end_discards_the_cache_pins)
+{
+	hc_kernel kf = kern("fill");
+	hc_buffer f, b;
+	hc_device_stats a, c;
+	hc_graph g = { 0 };
+
+	ck_assert_int_eq(hc_alloc(s, NB, &f), HC_OK);
+	ck_assert_int_eq(hc_graph_prepare(s), HC_OK);
+	ck_assert_int_eq(launch_fill(kf, f, NB, 5), HC_OK);
+	ck_assert_int_eq(hc_sync(s), HC_OK);
+	ck_assert_int_eq(hc_graph_begin(s), HC_OK);
+	a = stats();
+	ck_assert_int_eq(launch_fill(kf, f, NB, 5), HC_OK); /* hit: pinned for the capture */
+	ck_assert(hc_alloc(s, 3145733, &b) != HC_OK);       /* spoils the capture */
+	ck_assert_int_eq(hc_graph_end(s, &g), HC_ERR_STATE);
+	c = stats();
+	ck_assert_uint_eq(c.cache_hits - a.cache_hits, 1);
+	/* nothing holds the entry now: cleanup evicts it */
+	ck_assert_int_eq(hc_memory_cleanup(s), HC_OK);
+	a = stats();
+	ck_assert_int_eq(launch_fill(kf, f, NB, 5), HC_OK);
+	c = stats();
+	ck_assert_uint_eq(c.cache_misses - a.cache_misses, 1);
+	expect_fill(f, NB, 5);
+}
+END_TEST
+
 START_TEST(a_capture_needing_a_new_pinned_page_is_rejected)
 {
 	unsigned char p[NB];
@@ -469,6 +497,7 @@ static Suite *graph_suite(void)
 	tcase_add_test(tc, cache_pins_live_as_long_as_the_graph);
 	tcase_add_test(tc, a_capture_needing_a_new_device_page_is_rejected);
 	tcase_add_test(tc, a_capture_needing_a_new_pinned_page_is_rejected);
+	tcase_add_test(tc, a_failed_end_discards_the_cache_pins);
 	suite_add_tcase(su, tc);
 	return su;
 }
