@@ -35,7 +35,7 @@
 #define REPLAY_PROGRESS_EVERY (1u << 20)
 
 static uint8_t scratch[REPLAY_SCRATCH];
-static const uint64_t info_zero[REPLAY_MAX_INFO];
+static uint64_t info_words[REPLAY_MAX_INFO];
 
 
 static void replay_usage(FILE *out)
@@ -118,6 +118,31 @@ static int get_buffer(struct hs_replay *r, const struct hs_rev *ev, uint64_t id,
 	return 0;
 }
 
+/*
+ * Info words that meet the metadata cache as the recorded ones did.  The
+ * trace gives the first word (key) and whether the cache hit; contents are
+ * {key, tag, 0...}: a miss gets a fresh tag, a hit reuses the tag of the
+ * last contents with that key and length, so the replay's cache holds the
+ * same entries (by size and order) as the recorded one.  Without a cache
+ * event the words are zeros.
+ */
+static void make_info(struct hs_replay *r, const struct hs_rev *ev, size_t nw)
+{
+	uint64_t slot = ev->info_key * 0x9e3779b97f4a7c15ull ^ nw, tag = 0;
+
+	memset(info_words, 0, nw * sizeof(info_words[0]));
+	if (nw == 0 || ev->info_cache == HS_REV_INFO_UNKNOWN)
+		return;
+	info_words[0] = ev->info_key;
+	if (nw == 1)
+		return;
+	if (ev->info_cache != HS_REV_INFO_HIT || !hs_idmap_get(&r->info_tags, slot, &tag)) {
+		tag = ++r->info_next_tag;
+		hs_idmap_put(&r->info_tags, slot, tag);
+	}
+	info_words[1] = tag;
+}
+
 static void do_launch(struct hs_replay *r, const struct hs_rev *ev, hc_stream s)
 {
 	hc_binding bind[HS_REV_MAX_BINDINGS];
@@ -136,10 +161,11 @@ static void do_launch(struct hs_replay *r, const struct hs_rev *ev, hc_stream s)
 		bind[i].access = (hc_access)ev->bindings[i].access;
 	}
 	l.kernel = r->kernel;
+	l.info_words = ev->info_words < REPLAY_MAX_INFO ? ev->info_words : REPLAY_MAX_INFO;
+	make_info(r, ev, l.info_words);
 	l.bindings = bind;
 	l.n_bindings = ev->n_bindings;
-	l.info = info_zero;
-	l.info_words = ev->info_words < REPLAY_MAX_INFO ? ev->info_words : REPLAY_MAX_INFO;
+	l.info = info_words;
 	l.duration_hint_ns = ev->duration_ns;
 	hs_event(&r->d, hc_launch(s, &l), "launch");
 }
@@ -261,6 +287,7 @@ int hs_replay_open(struct hs_replay *r, const struct hs_options *opt, const hc_p
 	r->trace_path = trace_path;
 	hs_idmap_init(&r->buffers);
 	hs_idmap_init(&r->graphs);
+	hs_idmap_init(&r->info_tags);
 	if (hs_driver_open(&r->d, opt) != 0)
 		return -1;
 	if (policy && (rc = hc_device_set_policy(r->d.dev, policy)) != HC_OK) {
@@ -280,6 +307,7 @@ void hs_replay_close(struct hs_replay *r)
 	hs_driver_close(&r->d);
 	hs_idmap_free(&r->buffers);
 	hs_idmap_free(&r->graphs);
+	hs_idmap_free(&r->info_tags);
 }
 
 int hipsim_replay_main(int argc, char **argv)

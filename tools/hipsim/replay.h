@@ -19,6 +19,8 @@ struct hs_replay {
 	struct hs_idmap buffers; /* trace buffer id -> hc_buffer id */
 	struct hs_idmap graphs;	 /* trace graph id -> hc_graph id */
 	hc_kernel kernel;	 /* loaded at the first launch */
+	struct hs_idmap info_tags; /* (info key, words) -> tag of its last contents */
+	uint64_t info_next_tag;
 	uint64_t failures_seen;
 	uint64_t alloc_failures_reproduced, alloc_failures_not_reproduced;
 };
