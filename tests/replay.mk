@@ -35,3 +35,8 @@ tests_check_replay_CFLAGS = $(TEST_CFLAGS) $(JANSSON_CFLAGS) $(BABELTRACE2_CFLAG
 tests_check_replay_LDADD = $(CHECK_LIBS) $(JANSSON_LIBS) $(BABELTRACE2_LIBS)
 endif
 EXTRA_DIST += tests/readers.supp
+
+# Record `hipsim run` with LTTng, replay the trace, same memory figures;
+# replay determinism.  Skips (77) without LTTng or babeltrace2.
+TESTS += tests/replay-roundtrip.sh
+EXTRA_DIST += tests/replay-roundtrip.sh

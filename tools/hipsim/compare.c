@@ -5,6 +5,10 @@
  * are flattened to dotted keys.  Every key present in both is printed in A's
  * order with both values; numbers also get B - A and B / A ("-" when A is 0).
  * Keys present in only one file are listed after the table.
+ *
+ * `--keys K1,K2,...` prints only those keys and makes the exit status say
+ * whether they agree: 0 all equal in both, 1 some differ or are missing
+ * (for scripts, e.g. the replay round trip), 2 bad input.
  */
 #include <inttypes.h>
 #include <jansson.h>
@@ -72,20 +76,72 @@ static void print_value(char *buf, size_t len, json_t *v)
 	}
 }
 
+/* Whether @k is one of the comma-separated @keys (NULL: every key is). */
+static int selected(const char *keys, const char *k)
+{
+	size_t n = strlen(k);
+
+	if (!keys)
+		return 1;
+	for (const char *p = keys; *p;) {
+		const char *e = strchr(p, ',');
+		size_t len = e ? (size_t)(e - p) : strlen(p);
+
+		if (len == n && strncmp(p, k, n) == 0)
+			return 1;
+		if (!e)
+			break;
+		p = e + 1;
+	}
+	return 0;
+}
+
+/* Every key of @keys is in both and equal.  Return: 1 yes, 0 no. */
+static int keys_agree(const char *keys, json_t *a, json_t *b)
+{
+	char k[128];
+	int ok = 1;
+
+	for (const char *p = keys; *p;) {
+		const char *e = strchr(p, ',');
+		size_t len = e ? (size_t)(e - p) : strlen(p);
+		json_t *x, *y;
+
+		snprintf(k, sizeof(k), "%.*s", (int)(len < sizeof(k) ? len : sizeof(k) - 1), p);
+		x = json_object_get(a, k);
+		y = json_object_get(b, k);
+		if (!x || !y || !json_equal(x, y)) {
+			fprintf(stderr, "hipsim compare: %s differs%s\n", k,
+				!x || !y ? " (missing)" : "");
+			ok = 0;
+		}
+		if (!e)
+			break;
+		p = e + 1;
+	}
+	return ok;
+}
+
 int hipsim_compare_main(int argc, char **argv)
 {
 	json_t *a, *b, *x, *y;
-	const char *k;
+	const char *k, *keys = NULL;
 	char va[64], vb[64];
-	int only = 0;
+	int only = 0, status = HIPSIM_EXIT_OK;
 
 	if (argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
-		printf("usage: hipsim compare A.json B.json\nPrints every key of two JSON reports side by side, "
-		       "with B - A and B / A.\n");
+		printf("usage: hipsim compare [--keys K1,K2,...] A.json B.json\n"
+		       "Prints every key of two JSON reports side by side, with B - A and B / A.\n"
+		       "--keys: only those keys; exit 1 when one differs or is missing.\n");
 		return HIPSIM_EXIT_OK;
 	}
+	if (argc == 5 && strcmp(argv[1], "--keys") == 0) {
+		keys = argv[2];
+		argc -= 2;
+		argv += 2;
+	}
 	if (argc != 3) {
-		fprintf(stderr, "usage: hipsim compare A.json B.json\n");
+		fprintf(stderr, "usage: hipsim compare [--keys K1,K2,...] A.json B.json\n");
 		return HIPSIM_EXIT_USAGE;
 	}
 	a = load(argv[1]);
@@ -96,10 +152,12 @@ int hipsim_compare_main(int argc, char **argv)
 		json_decref(a);
 		return HIPSIM_EXIT_USAGE;
 	}
+	if (keys && !keys_agree(keys, a, b))
+		status = HIPSIM_EXIT_FAILED;
 	printf("%-28s %20s %20s %16s %10s\n", "key", "A", "B", "B-A", "B/A");
 	json_object_foreach(a, k, x) {
 		y = json_object_get(b, k);
-		if (!y)
+		if (!y || !selected(keys, k))
 			continue;
 		print_value(va, sizeof(va), x);
 		print_value(vb, sizeof(vb), y);
@@ -121,17 +179,17 @@ int hipsim_compare_main(int argc, char **argv)
 			printf("%-28s %20s %20s %16s %10s\n", k, va, vb, strcmp(va, vb) ? "differs" : "=", "-");
 		}
 	}
-	json_object_foreach(a, k, x) if (!json_object_get(b, k)) {
+	json_object_foreach(a, k, x) if (!json_object_get(b, k) && selected(keys, k)) {
 		if (!only++)
 			printf("\n");
 		printf("only in A: %s\n", k);
 	}
-	json_object_foreach(b, k, y) if (!json_object_get(a, k)) {
+	json_object_foreach(b, k, y) if (!json_object_get(a, k) && selected(keys, k)) {
 		if (!only++)
 			printf("\n");
 		printf("only in B: %s\n", k);
 	}
 	json_decref(a);
 	json_decref(b);
-	return HIPSIM_EXIT_OK;
+	return status;
 }
