@@ -61,6 +61,10 @@ for i in 1 2; do
 done
 cmp -s "$tmp/d1.svg" "$tmp/d2.svg" || fail "two replays gave different SVG"
 cmp -s "$tmp/d1.json.cut" "$tmp/d2.json.cut" || fail "two replays gave different JSON"
-grep -q '<polyline' "$tmp/d1.svg" || fail "SVG has no polyline"
+# per stream: device in use + reserved, then in use + reserved for each of
+# the service workload's 4 streams
+n=$(grep -c '<polyline' "$tmp/d1.svg")
+[ "$n" -eq 10 ] || fail "SVG has $n polylines, want 10 (2 device + 2 x 4 streams)"
+grep -q '>stream 3</text>' "$tmp/d1.svg" || fail "SVG legend lacks stream 3"
 echo "ok: determinism"
 exit 0

@@ -210,8 +210,17 @@ void hs_replay_event(struct hs_replay *r, const struct hs_rev *ev)
 			trace_fail(r, ev, "free of buffer %" PRIu64 ", which is not live in the replay", ev->buffer);
 			return;
 		}
-		hs_event(d, hc_free(b), "free");
-		hs_sample(d, ev->stream < HS_MAX_STREAMS ? ev->stream : 0);
+		{
+			hc_buffer_info bi;
+			uint32_t si = HS_MAX_STREAMS;
+
+			/* The trace may not say the stream (CTF frees do not):
+			 * the memory goes back to the buffer's origin stream. */
+			if (hc_buffer_info_get(b, &bi) == HC_OK)
+				si = hs_stream_index(d, bi.stream);
+			hs_event(d, hc_free(b), "free");
+			hs_sample(d, si);
+		}
 		break;
 	case HS_REV_ALLOC_FAILURE:
 		d->events++;
