@@ -26,6 +26,7 @@
 
 #include "tools/hipsim/driver.h"
 #include "tools/hipsim/hipsim.h"
+#include "tools/hipsim/layout_file.h"
 #include "tools/hipsim/idmap.h"
 #include "tools/hipsim/replay.h"
 #include "tools/hipsim/replay_event.h"
@@ -45,7 +46,7 @@ static void replay_usage(FILE *out)
 		"Replays a trace (LTTng CTF directory or RMM memory-event CSV) through libhipcore.\n\n"
 		"  --format F         auto (default), rmm, ctf\n"
 		"  --backend NAME     sim (default), hip, auto\n"
-		"  --pools NAME       default, subslices, exclusive\n"
+		"  --pools NAME|FILE  default, subslices, exclusive, or a layout file\n"
 		"  --flush-count N    drop-queue entries that trigger a flush\n"
 		"  --flush-bytes N    drop-queue bytes that trigger a flush\n"
 		"  --stage-max BYTES  largest write staged through pinned memory\n"
@@ -338,6 +339,7 @@ int hipsim_replay_main(int argc, char **argv)
 	struct hs_trace *t = NULL;
 	struct hs_report rep;
 	struct hs_rev *ev;
+	hc_pool_spec pool_specs[HS_LAYOUT_MAX_POOLS];
 	char err[700];
 	int c, rc, status;
 
@@ -366,14 +368,8 @@ int hipsim_replay_main(int argc, char **argv)
 			set_policy = true;
 			break;
 		case 'P':
-			if (strcmp(optarg, "default") == 0)
-				opt.layout.preset = HC_LAYOUT_DEFAULT;
-			else if (strcmp(optarg, "subslices") == 0)
-				opt.layout.preset = HC_LAYOUT_SUBSLICES;
-			else if (strcmp(optarg, "exclusive") == 0)
-				opt.layout.preset = HC_LAYOUT_EXCLUSIVE_PAGES;
-			else {
-				fprintf(stderr, "hipsim replay: unknown pool layout '%s'\n", optarg);
+			if (hs_pools_option(optarg, &opt.layout, pool_specs, err, sizeof(err)) != 0) {
+				fprintf(stderr, "hipsim replay: %s\n", err);
 				return HIPSIM_EXIT_USAGE;
 			}
 			break;
