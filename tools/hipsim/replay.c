@@ -110,13 +110,99 @@ static void trace_fail(struct hs_replay *r, const struct hs_rev *ev, const char 
 	note_position(r, ev);
 }
 
+/* live[] index of trace buffer @id.  Return: true when live. */
+static inline bool live_find(const struct hs_replay *r, uint64_t id, uint64_t *i)
+{
+	if (id < HS_REPLAY_DIRECT_IDS) {
+		if (id >= r->capdirect || !r->direct[id])
+			return false;
+		*i = r->direct[id] - 1;
+		return true;
+	}
+	return hs_idmap_get(&r->buffers, id, i);
+}
+
+/* Maps trace buffer @id to live[] index @i.  Return: 0, -1 (no memory). */
+static int live_map(struct hs_replay *r, uint64_t id, uint32_t i)
+{
+	if (id >= HS_REPLAY_DIRECT_IDS)
+		return hs_idmap_put(&r->buffers, id, i);
+	if (id >= r->capdirect) {
+		uint32_t cap = r->capdirect ? r->capdirect : 1024;
+		uint32_t *n;
+
+		while (cap <= id)
+			cap *= 2;
+		n = realloc(r->direct, (size_t)cap * sizeof(*n));
+		if (!n)
+			return -1;
+		memset(n + r->capdirect, 0, (size_t)(cap - r->capdirect) * sizeof(*n));
+		r->direct = n;
+		r->capdirect = cap;
+	}
+	r->direct[id] = i + 1;
+	return 0;
+}
+
 static int get_buffer(struct hs_replay *r, const struct hs_rev *ev, uint64_t id, hc_buffer *b)
 {
-	if (!hs_idmap_get(&r->buffers, id, &b->id)) {
+	uint64_t i;
+
+	if (!live_find(r, id, &i)) {
 		trace_fail(r, ev, "buffer %" PRIu64 " is not live in the replay", id);
 		return -1;
 	}
+	b->id = r->live[i].handle;
 	return 0;
+}
+
+/* Remembers live buffer @b of stream @si under trace id @id.  Return: 0, -1 (no memory). */
+static int live_put(struct hs_replay *r, uint64_t id, hc_buffer b, uint32_t si)
+{
+	uint32_t i;
+
+	if (r->free_head != UINT32_MAX) {
+		i = r->free_head;
+		r->free_head = r->live[i].next;
+	} else {
+		if (r->nlive == r->caplive) {
+			uint32_t cap = r->caplive ? r->caplive * 2 : 1024;
+			struct hs_live_buffer *n = cap > r->caplive ? realloc(r->live, cap * sizeof(*n)) : NULL;
+
+			if (!n)
+				return -1;
+			r->live = n;
+			r->caplive = cap;
+		}
+		i = r->nlive++;
+	}
+	if (live_map(r, id, i) != 0) {
+		r->live[i].next = r->free_head;
+		r->free_head = i;
+		return -1;
+	}
+	r->live[i] = (struct hs_live_buffer){ b.id, si, UINT32_MAX };
+	return 0;
+}
+
+/* Forgets trace buffer @id.  Return: true with its handle and stream, false when not live. */
+static bool live_take(struct hs_replay *r, uint64_t id, hc_buffer *b, uint32_t *si)
+{
+	uint64_t i;
+
+	if (id < HS_REPLAY_DIRECT_IDS) {
+		if (id >= r->capdirect || !r->direct[id])
+			return false;
+		i = r->direct[id] - 1;
+		r->direct[id] = 0;
+	} else if (!hs_idmap_take(&r->buffers, id, &i)) {
+		return false;
+	}
+	b->id = r->live[i].handle;
+	*si = r->live[i].stream;
+	r->live[i].next = r->free_head;
+	r->free_head = (uint32_t)i;
+	return true;
 }
 
 /*
@@ -200,29 +286,25 @@ void hs_replay_event(struct hs_replay *r, const struct hs_rev *ev)
 		break;
 	case HS_REV_ALLOC:
 		if (hs_event(d, hc_alloc(s, ev->size, &b), "alloc") == HC_OK &&
-		    hs_idmap_put(&r->buffers, ev->buffer, b.id) != 0) {
+		    live_put(r, ev->buffer, b, ev->stream) != 0) {
 			hc_free(b);
 			trace_fail(r, ev, "out of memory for buffer %" PRIu64, ev->buffer);
 		}
 		hs_sample(d, ev->stream);
 		break;
-	case HS_REV_FREE:
-		if (!hs_idmap_take(&r->buffers, ev->buffer, &b.id)) {
+	case HS_REV_FREE: {
+		uint32_t si;
+
+		/* The memory goes back to the buffer's origin stream, which the
+		 * trace may not name (CTF frees do not): sample that one. */
+		if (!live_take(r, ev->buffer, &b, &si)) {
 			trace_fail(r, ev, "free of buffer %" PRIu64 ", which is not live in the replay", ev->buffer);
 			return;
 		}
-		{
-			hc_buffer_info bi;
-			uint32_t si = HS_MAX_STREAMS;
-
-			/* The trace may not say the stream (CTF frees do not):
-			 * the memory goes back to the buffer's origin stream. */
-			if (hc_buffer_info_get(b, &bi) == HC_OK)
-				si = hs_stream_index(d, bi.stream);
-			hs_event(d, hc_free(b), "free");
-			hs_sample(d, si);
-		}
+		hs_event(d, hc_free(b), "free");
+		hs_sample(d, si);
 		break;
+	}
 	case HS_REV_ALLOC_FAILURE:
 		d->events++;
 		if (hc_alloc(s, ev->size, &b) == HC_OK) {
@@ -296,6 +378,7 @@ int hs_replay_open(struct hs_replay *r, const struct hs_options *opt, const hc_p
 	memset(r, 0, sizeof(*r));
 	r->trace_path = trace_path;
 	hs_idmap_init(&r->buffers);
+	r->free_head = UINT32_MAX;
 	hs_idmap_init(&r->graphs);
 	hs_idmap_init(&r->info_tags);
 	if (hs_driver_open(&r->d, opt) != 0)
@@ -316,6 +399,10 @@ void hs_replay_close(struct hs_replay *r)
 	/* Buffers and graphs still live are closed with the device. */
 	hs_driver_close(&r->d);
 	hs_idmap_free(&r->buffers);
+	free(r->live);
+	r->live = NULL;
+	free(r->direct);
+	r->direct = NULL;
 	hs_idmap_free(&r->graphs);
 	hs_idmap_free(&r->info_tags);
 }
