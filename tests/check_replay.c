@@ -376,6 +376,63 @@ START_TEST(replay_ctf_fixture)
 END_TEST
 #endif
 
+/* A JSON report without the two wall-clock keys, as compact text. */
+static char *report_without_wall(void)
+{
+	json_t *j = report();
+	char *text;
+
+	ck_assert_int_eq(json_object_del(j, "replay_wall_ns"), 0);
+	ck_assert_int_eq(json_object_del(j, "replay_events_per_s"), 0);
+	text = json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	json_decref(j);
+	ck_assert_ptr_nonnull(text);
+	return text;
+}
+
+static size_t count(const char *hay, const char *needle)
+{
+	size_t n = 0;
+
+	for (const char *p = strstr(hay, needle); p; p = strstr(p + 1, needle))
+		n++;
+	return n;
+}
+
+/* Same trace and seed twice: byte-identical SVG, JSON equal apart from the
+ * wall-clock keys; the SVG has the device's two lines and two per stream. */
+START_TEST(replay_deterministic_svg)
+{
+	static char svg1[1 << 16], svg2[1 << 16];
+	char csv[512], s1[512], s2[512];
+	const char *a1[] = { "replay", csv, "--seed", "9", "--json", "--svg", s1, NULL };
+	const char *a2[] = { "replay", csv, "--seed", "9", "--json", "--svg", s2, NULL };
+	char *j1, *j2;
+
+	snprintf(csv, sizeof(csv), "%s", write_file("d.csv", HDR
+		"1,0,allocate,0x1000,1000,a\n1,1,allocate,0x2000,300000,b\n1,2,allocate,0x3000,5000,c\n"
+		"1,3,free,0x1000,1000,a\n1,4,allocate,0x1000,70000,a\n1,5,free,0x2000,300000,b\n"
+		"1,6,free,0x3000,5000,c\n1,7,free,0x1000,70000,a\n"));
+	snprintf(s1, sizeof(s1), "%s/1.svg", tmpdir);
+	snprintf(s2, sizeof(s2), "%s/2.svg", tmpdir);
+	ck_assert_msg(run(hipsim_replay_main, a1) == 0, "%s", err_text);
+	j1 = report_without_wall();
+	ck_assert_msg(run(hipsim_replay_main, a2) == 0, "%s", err_text);
+	j2 = report_without_wall();
+	ck_assert_str_eq(j1, j2);
+	free(j1);
+	free(j2);
+	slurp(s1, svg1, sizeof(svg1));
+	slurp(s2, svg2, sizeof(svg2));
+	ck_assert_str_eq(svg1, svg2);
+	ck_assert_uint_eq(count(svg1, "<polyline"), 2 + 2 * 3);
+	ck_assert_uint_eq(count(svg1, ">stream "), 3);
+	ck_assert_msg(strstr(svg1, ">virtual time</text>") && strstr(svg1, " MiB</text>") &&
+			      strstr(svg1, ">device in use</text>"),
+		      "%s", svg1);
+}
+END_TEST
+
 START_TEST(compare_reports)
 {
 	const char *a = write_file("a.json", "{\"workload\":\"x\",\"peak_in_use_bytes\":1000,\"rate\":2.5,"
@@ -403,6 +460,25 @@ START_TEST(compare_reports)
 }
 END_TEST
 
+/* --keys: only those keys; exit 1 when one differs or is missing. */
+START_TEST(compare_keys_status)
+{
+	char pa[512], pb[512];
+	const char *same[] = { "compare", "--keys", "x,y", pa, pb, NULL };
+	const char *diff[] = { "compare", "--keys", "x,z", pa, pb, NULL };
+	const char *gone[] = { "compare", "--keys", "x,w", pa, pb, NULL };
+
+	snprintf(pa, sizeof(pa), "%s", write_file("ka.json", "{\"x\":1,\"y\":\"s\",\"z\":3,\"w\":0}"));
+	snprintf(pb, sizeof(pb), "%s", write_file("kb.json", "{\"x\":1,\"y\":\"s\",\"z\":4}"));
+	ck_assert_int_eq(run(hipsim_compare_main, same), 0);
+	ck_assert_msg(strstr(out_text, "x ") && !strstr(out_text, "z "), "%s", out_text);
+	ck_assert_int_eq(run(hipsim_compare_main, diff), 1);
+	ck_assert_msg(strstr(err_text, "z differs"), "%s", err_text);
+	ck_assert_int_eq(run(hipsim_compare_main, gone), 1);
+	ck_assert_msg(strstr(err_text, "w differs (missing)"), "%s", err_text);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("replay");
@@ -422,7 +498,9 @@ int main(void)
 	tcase_add_test(tc, replay_ctf_fixture);
 	tcase_add_test(tc, replay_flush_policy_counts);
 #endif
+	tcase_add_test(tc, replay_deterministic_svg);
 	tcase_add_test(tc, compare_reports);
+	tcase_add_test(tc, compare_keys_status);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
