@@ -479,6 +479,31 @@ START_TEST(compare_keys_status)
 }
 END_TEST
 
+/* --what-if: one trace, two policy sets, one table; a bad set is exit 2. */
+START_TEST(compare_what_if)
+{
+	char csv[512], l1[512], set_a[600];
+	const char *args[] = { "compare", "--keys", "peak_in_use_bytes,peak_reserved_bytes", "--what-if",
+			       csv, set_a, "--pools subslices", NULL };
+	const char *bad[] = { "compare", "--what-if", csv, "--pools nope", "", NULL };
+
+	snprintf(l1, sizeof(l1), "%s", write_file("w.txt", "sliced page=1M\n"));
+	snprintf(set_a, sizeof(set_a), "--pools %s", l1);
+	snprintf(csv, sizeof(csv), "%s", write_file("w.csv", HDR "1,0,allocate,0x1000,1000,a\n"
+							       "1,1,free,0x1000,1000,a\n"));
+	/* same in use; 1 MiB reserved against the subslices ladder's first page */
+	ck_assert_int_eq(run(hipsim_compare_main, args), 1);
+	ck_assert_msg(strstr(out_text, "A: --pools ") && strstr(out_text, "B: --pools subslices"), "%s",
+		      out_text);
+	ck_assert_msg(strstr(out_text, "1048576"), "%s", out_text);
+	ck_assert_msg(strstr(err_text, "peak_reserved_bytes differs") &&
+			      !strstr(err_text, "peak_in_use_bytes differs"),
+		      "%s", err_text);
+	ck_assert_int_eq(run(hipsim_compare_main, bad), 2);
+	ck_assert_msg(strstr(err_text, "the replay with '--pools nope' failed"), "%s", err_text);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("replay");
@@ -501,6 +526,7 @@ int main(void)
 	tcase_add_test(tc, replay_deterministic_svg);
 	tcase_add_test(tc, compare_reports);
 	tcase_add_test(tc, compare_keys_status);
+	tcase_add_test(tc, compare_what_if);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

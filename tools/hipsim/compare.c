@@ -15,6 +15,9 @@
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "tools/hipsim/hipsim.h"
 
@@ -122,32 +125,18 @@ static int keys_agree(const char *keys, json_t *a, json_t *b)
 	return ok;
 }
 
-int hipsim_compare_main(int argc, char **argv)
+/* The table (and --keys status) of reports @pa and @pb. */
+static int compare_files(const char *pa, const char *pb, const char *keys)
 {
 	json_t *a, *b, *x, *y;
-	const char *k, *keys = NULL;
+	const char *k;
 	char va[64], vb[64];
 	int only = 0, status = HIPSIM_EXIT_OK;
 
-	if (argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
-		printf("usage: hipsim compare [--keys K1,K2,...] A.json B.json\n"
-		       "Prints every key of two JSON reports side by side, with B - A and B / A.\n"
-		       "--keys: only those keys; exit 1 when one differs or is missing.\n");
-		return HIPSIM_EXIT_OK;
-	}
-	if (argc == 5 && strcmp(argv[1], "--keys") == 0) {
-		keys = argv[2];
-		argc -= 2;
-		argv += 2;
-	}
-	if (argc != 3) {
-		fprintf(stderr, "usage: hipsim compare [--keys K1,K2,...] A.json B.json\n");
-		return HIPSIM_EXIT_USAGE;
-	}
-	a = load(argv[1]);
+	a = load(pa);
 	if (!a)
 		return HIPSIM_EXIT_USAGE;
-	b = load(argv[2]);
+	b = load(pb);
 	if (!b) {
 		json_decref(a);
 		return HIPSIM_EXIT_USAGE;
@@ -192,4 +181,106 @@ int hipsim_compare_main(int argc, char **argv)
 	json_decref(a);
 	json_decref(b);
 	return status;
+}
+
+/*
+ * --what-if: `hipsim replay TRACE WORDS... --json` once per policy set, each
+ * in a child process writing to a file of a temporary directory, then the
+ * two reports compared.  Return: the exit status.
+ */
+static int what_if(const char *trace, const char *const set[2], const char *keys)
+{
+	char dir[] = "/tmp/hipsim-whatif.XXXXXX", path[2][64], words[2][1024];
+	int status = HIPSIM_EXIT_USAGE, made = 0;
+
+	if (!mkdtemp(dir)) {
+		perror("hipsim compare: mkdtemp");
+		return HIPSIM_EXIT_USAGE;
+	}
+	for (int k = 0; k < 2; k++) {
+		char *argv[40], *save = NULL, *w;
+		int argc = 0, fd, ws;
+		pid_t pid;
+
+		snprintf(path[k], sizeof(path[k]), "%s/%c.json", dir, 'a' + k);
+		snprintf(words[k], sizeof(words[k]), "%s", set[k]);
+		argv[argc++] = "replay";
+		argv[argc++] = (char *)trace;
+		for (w = strtok_r(words[k], " \t", &save); w; w = strtok_r(NULL, " \t", &save)) {
+			if (argc == 36) {
+				fprintf(stderr, "hipsim compare: too many options in '%s'\n", set[k]);
+				goto out;
+			}
+			argv[argc++] = w;
+		}
+		argv[argc++] = "--json";
+		argv[argc] = NULL;
+		fd = open(path[k], O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		if (fd < 0) {
+			perror(path[k]);
+			goto out;
+		}
+		made = k + 1;
+		fflush(stdout);
+		fflush(stderr);
+		pid = fork();
+		if (pid == 0) {
+			int rc;
+
+			dup2(fd, STDOUT_FILENO);
+			close(fd);
+			rc = hipsim_replay_main(argc, argv);
+			fflush(stdout);
+			_exit(rc);
+		}
+		close(fd);
+		if (pid < 0 || waitpid(pid, &ws, 0) != pid || !WIFEXITED(ws)) {
+			fprintf(stderr, "hipsim compare: the replay with '%s' did not finish\n", set[k]);
+			goto out;
+		}
+		if (WEXITSTATUS(ws) == HIPSIM_EXIT_USAGE) {
+			fprintf(stderr, "hipsim compare: the replay with '%s' failed (see above)\n", set[k]);
+			goto out;
+		}
+		if (WEXITSTATUS(ws) == HIPSIM_EXIT_FAILED)
+			fprintf(stderr, "hipsim compare: some events failed with '%s'\n", set[k]);
+	}
+	printf("A: %s\nB: %s\n", set[0], set[1]);
+	status = compare_files(path[0], path[1], keys);
+out:
+	for (int k = 0; k < made; k++)
+		unlink(path[k]);
+	rmdir(dir);
+	return status;
+}
+
+int hipsim_compare_main(int argc, char **argv)
+{
+	const char *keys = NULL;
+
+	if (argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
+		printf("usage: hipsim compare [--keys K1,K2,...] A.json B.json\n"
+		       "       hipsim compare [--keys K1,K2,...] --what-if TRACE 'OPTIONS A' 'OPTIONS B'\n"
+		       "Prints every key of two JSON reports side by side, with B - A and B / A.\n"
+		       "--keys: only those keys; exit 1 when one differs or is missing.\n"
+		       "--what-if: replays TRACE with each set of replay options (e.g. '--pools\n"
+		       "subslices' and '--pools exclusive --flush-count 8') and compares the reports.\n");
+		return HIPSIM_EXIT_OK;
+	}
+	if (argc >= 3 && strcmp(argv[1], "--keys") == 0) {
+		keys = argv[2];
+		argc -= 2;
+		argv += 2;
+	}
+	if (argc == 5 && strcmp(argv[1], "--what-if") == 0) {
+		const char *set[2] = { argv[3], argv[4] };
+
+		return what_if(argv[2], set, keys);
+	}
+	if (argc != 3) {
+		fprintf(stderr, "usage: hipsim compare [--keys K1,K2,...] A.json B.json\n"
+				"       hipsim compare [--keys K1,K2,...] --what-if TRACE 'OPTIONS A' 'OPTIONS B'\n");
+		return HIPSIM_EXIT_USAGE;
+	}
+	return compare_files(argv[1], argv[2], keys);
 }
