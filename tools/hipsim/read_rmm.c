@@ -552,6 +552,8 @@ again:
 	ev->duration_ns = 0;
 	ev->graph = 0;
 	ev->info_words = 0;
+	ev->info_cache = 0;
+	ev->info_key = 0;
 	ev->n_bindings = 0;
 	ev->line = r->lineno;
 	if (created) { /* announce the stream first */
