@@ -6,17 +6,30 @@
  *   csv_parse_events_per_s  the RMM reader alone (events out of
  *                           hs_trace_next), peer: a plain fgets + strtok +
  *                           strtoull parser of the same file;
- *   max_rss_kib             the process's peak resident memory afterwards
- *                           (the reader streams: it stays small although the
- *                           file is ~0.5 GB).
+ *   max_rss_kib             the process's peak resident memory after the
+ *                           CSV parse and replay (reader and engine stream:
+ *                           it stays small although the file is ~0.5 GB);
+ *   ctf_max_rss_kib         the peak after the CTF replay too (babeltrace2,
+ *                           and the training trace's writes of up to 24 MiB:
+ *                           the 64 MiB host scratch and pinned staging).
  * Rates are over the process's CPU time (CLOCK_PROCESS_CPUTIME_ID), so that
  * a machine shared with builds does not halve them; read(2)'s copy counts.
  *
- * Full replay through the library on sim (csv_events_per_s) is one more
- * measure() whose loop calls hs_replay_event() (replay.h) on an opened
- * struct hs_replay; it is added once hipsim links against the core.
+ *   csv_events_per_s        the whole replay: the same file read and every
+ *                           event replayed through libhipcore on the
+ *                           simulator (hs_replay_event, as hipsim replay does);
+ *   ctf_events_per_s        the same over an LTTng CTF trace recorded here
+ *                           from `hipsim run --workload training` (CTF_STEPS
+ *                           steps, ~84 replayed events a step: allocations,
+ *                           launches with bindings, frees; the service
+ *                           workload's MiB-sized writes would measure
+ *                           memcpy, not replay), when lttng-sessiond and
+ *                           the built hipsim and probe module are present
+ *                           (run from the build directory); else skipped with
+ *                           a note on stderr.
  *
- * Usage: bench_replay [EVENTS]
+ * Usage: bench_replay [EVENTS [CTF_STEPS]]   (defaults 10 M and 2400: ~200 k
+ * replayed events, ~340 k trace events)
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -27,6 +40,7 @@
 #include <unistd.h>
 
 #include "tools/hipsim/read_rmm.h"
+#include "tools/hipsim/replay.h"
 #include "tools/hipsim/replay_event.h"
 
 static uint64_t now_ns(void)
@@ -117,6 +131,61 @@ static double measure_parse(const char *path, uint64_t *events)
 	return (double)*events * 1e9 / (double)t0;
 }
 
+/* The full replay of @path on the simulator: events per second. */
+static double measure_replay(const char *path, const char *format, uint64_t *events)
+{
+	struct hs_options opt = { .backend = "sim" };
+	struct hs_replay *r = malloc(sizeof(*r));
+	struct hs_rev *ev = malloc(sizeof(*ev));
+	struct hs_trace *t = NULL;
+	char err[700];
+	uint64_t t0;
+	int rc;
+
+	if (!r || !ev || hs_trace_open(path, format, &t, err, sizeof(err)) != 0) {
+		fprintf(stderr, "bench_replay: %s\n", r && ev ? err : "out of memory");
+		free(r);
+		free(ev);
+		return -1;
+	}
+	if (hs_replay_open(r, &opt, NULL, path) != 0) {
+		hs_trace_close(t);
+		free(r);
+		free(ev);
+		return -1;
+	}
+	t0 = now_ns();
+	while ((rc = hs_trace_next(t, ev)) == 1)
+		hs_replay_event(r, ev);
+	t0 = now_ns() - t0;
+	*events = t->events;
+	if (rc < 0)
+		fprintf(stderr, "bench_replay: %s\n", hs_trace_error(t));
+	if (r->d.failures)
+		fprintf(stderr, "bench_replay: %" PRIu64 " failing events, first: %s\n", r->d.failures,
+			r->d.first_message);
+	hs_replay_close(r);
+	hs_trace_close(t);
+	free(r);
+	free(ev);
+	return rc < 0 ? -1 : (double)*events * 1e9 / (double)t0;
+}
+
+/* Records `hipsim run --workload training --steps @steps` into @dir. */
+static int record_ctf(const char *dir, uint64_t steps)
+{
+	char cmd[1200];
+
+	if (access("tools/hipsim/hipsim", X_OK) != 0 || access(".libs/libhipcore-lttng.so", R_OK) != 0 ||
+	    system("command -v lttng-sessiond >/dev/null 2>&1 && command -v lttng >/dev/null 2>&1") != 0)
+		return -1;
+	snprintf(cmd, sizeof(cmd),
+		 "tools/hipsim/hipsim record -o '%s' --provider .libs/libhipcore-lttng.so -- "
+		 "tools/hipsim/hipsim run --workload training --steps %" PRIu64 " >/dev/null 2>&1",
+		 dir, steps);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
 /* The peer: what a first CSV parser looks like (stdio, strtok, strtoull). */
 static double measure_naive(const char *path)
 {
@@ -148,13 +217,16 @@ static double measure_naive(const char *path)
 
 int main(int argc, char **argv)
 {
-	uint64_t events = argc > 1 ? strtoull(argv[1], NULL, 0) : 10000000ull, got = 0;
+	uint64_t events = argc > 1 ? strtoull(argv[1], NULL, 0) : 10000000ull, got = 0, rgot = 0;
+	uint64_t steps = argc > 2 ? strtoull(argv[2], NULL, 0) : 2400ull, cgot = 0;
 	const char *tmp = getenv("TMPDIR");
-	char path[512];
+	char path[512], dir[512], cmd[600];
 	struct rusage ru;
-	double rate, peer;
+	long csv_rss;
+	double rate, peer, full, ctf = -1;
 
 	snprintf(path, sizeof(path), "%s/bench_replay.%ld.csv", tmp && *tmp ? tmp : "/tmp", (long)getpid());
+	snprintf(dir, sizeof(dir), "%s/bench_replay.%ld.ctf", tmp && *tmp ? tmp : "/tmp", (long)getpid());
 	if (generate(path, events) != 0) {
 		fprintf(stderr, "bench_replay: cannot write %s\n", path);
 		unlink(path);
@@ -162,16 +234,39 @@ int main(int argc, char **argv)
 	}
 	peer = measure_naive(path);
 	rate = measure_parse(path, &got);
+	full = measure_replay(path, "rmm", &rgot);
 	unlink(path);
-	if (rate < 0)
+	if (rate < 0 || full < 0)
 		return 1;
+	getrusage(RUSAGE_SELF, &ru);
+	csv_rss = ru.ru_maxrss;
+	if (record_ctf(dir, steps) == 0)
+		ctf = measure_replay(dir, "ctf", &cgot);
+	else
+		fprintf(stderr, "bench_replay: no CTF trace recorded (needs lttng and a build "
+				"directory with hipsim and the probe module); ctf_events_per_s skipped\n");
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	if (system(cmd) != 0)
+		fprintf(stderr, "bench_replay: could not remove %s\n", dir);
 	getrusage(RUSAGE_SELF, &ru);
 	printf("{\"bench\":\"replay\",\"metric\":\"csv_parse_events_per_s\",\"value\":%.0f,\"unit\":\"ev/s\","
 	       "\"peer\":\"fgets+strtok\",\"peer_value\":%.0f}\n",
 	       rate, peer);
+	printf("{\"bench\":\"replay\",\"metric\":\"csv_events_per_s\",\"value\":%.0f,\"unit\":\"ev/s\","
+	       "\"peer\":\"target\",\"peer_value\":5000000}\n",
+	       full);
+	if (ctf >= 0)
+		printf("{\"bench\":\"replay\",\"metric\":\"ctf_events_per_s\",\"value\":%.0f,\"unit\":\"ev/s\","
+		       "\"peer\":\"target\",\"peer_value\":1000000}\n",
+		       ctf);
 	printf("{\"bench\":\"replay\",\"metric\":\"max_rss_kib\",\"value\":%ld,\"unit\":\"KiB\","
 	       "\"peer\":\"\",\"peer_value\":null}\n",
-	       ru.ru_maxrss);
-	fprintf(stderr, "bench_replay: %" PRIu64 " events parsed\n", got);
+	       csv_rss);
+	if (ctf >= 0)
+		printf("{\"bench\":\"replay\",\"metric\":\"ctf_max_rss_kib\",\"value\":%ld,\"unit\":\"KiB\","
+		       "\"peer\":\"\",\"peer_value\":null}\n",
+		       ru.ru_maxrss);
+	fprintf(stderr, "bench_replay: %" PRIu64 " CSV events parsed, %" PRIu64 " replayed; %" PRIu64
+			" CTF events replayed\n", got, rgot, cgot);
 	return 0;
 }

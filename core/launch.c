@@ -127,6 +127,23 @@ static hc_status launch_check(const hc_launch_desc *l)
 	return HC_OK;
 }
 
+/* The launch event with its bindings; built only when the event is on. */
+static void trace_launch(hc_stream s, const hc_launch_desc *l, size_t nb, hc_status rc,
+			 uint64_t t0)
+{
+	struct hc_tp_bindings tb;
+
+	tb.n = (uint32_t)(nb < HC_TP_MAX_BINDINGS ? nb : HC_TP_MAX_BINDINGS);
+	for (uint32_t i = 0; i < tb.n; i++) {
+		tb.buffer[i] = l->bindings[i].buffer.id;
+		tb.offset[i] = l->bindings[i].offset;
+		tb.size[i] = l->bindings[i].size;
+		tb.access[i] = (uint8_t)l->bindings[i].access;
+	}
+	HC_TRACE_DO(launch, s.id, l->kernel.id, (uint32_t)l->info_words, (uint32_t)nb,
+		    l->duration_hint_ns, (int32_t)rc, hc_trace_since_ns(t0), &tb);
+}
+
 hc_status hc_launch(hc_stream s, const hc_launch_desc *l)
 {
 	uint64_t t0 = HC_TRACE_T0(launch);
@@ -251,8 +268,8 @@ out_unpin:
 	if (rc == HC_OK)
 		rc = hc_strm_maybe_flush(st, false);
 out_unlock:
-	HC_TRACE(launch, s.id, l->kernel.id, (uint32_t)l->info_words, (uint32_t)nb,
-		 l->duration_hint_ns, (int32_t)rc, hc_trace_since_ns(t0));
+	if (HC_TRACE_ENABLED(launch))
+		trace_launch(s, l, nb, rc, t0);
 	hc_lockset_release(&ls);
 	return rc;
 }

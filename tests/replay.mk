@@ -22,16 +22,21 @@ EXTRA_DIST += tests/data/ctf-small/ust/uid/0/64-bit/metadata \
 	tests/data/ctf-small-src/README tests/data/ctf-small-src/app.c tests/data/ctf-small-src/hc_tp.h \
 	tests/data/ctf-small-src/loop.c
 
-# The replay engine and compare over tests/fake_hipcore.c, a stand-in for the
-# public API, until hipsim links against the core.
+# The replay engine and compare over the real library on the simulator.
 if HAVE_CHECK
 check_PROGRAMS += tests/check_replay
 TESTS += tests/check_replay
-tests_check_replay_SOURCES = tests/check_replay.c tests/fake_hipcore.c tools/hipsim/replay.h \
+tests_check_replay_SOURCES = tests/check_replay.c tools/hipsim/replay.h \
 	tools/hipsim/replay.c tools/hipsim/compare.c tools/hipsim/driver.c tools/hipsim/report.c \
+	tools/hipsim/layout_file.h tools/hipsim/layout_file.c \
 	tools/hipsim/idmap.c tools/hipsim/read_rmm.c tools/hipsim/read_ctf.c tools/hipsim/read_trace.c
 tests_check_replay_CFLAGS = $(TEST_CFLAGS) $(JANSSON_CFLAGS) $(BABELTRACE2_CFLAGS) \
 	-DHC_ABS_TOP_SRCDIR='"$(abs_top_srcdir)"'
-tests_check_replay_LDADD = $(CHECK_LIBS) $(JANSSON_LIBS) $(BABELTRACE2_LIBS)
+tests_check_replay_LDADD = $(TEST_LDADD) $(JANSSON_LIBS) $(BABELTRACE2_LIBS)
 endif
 EXTRA_DIST += tests/readers.supp
+
+# Record `hipsim run` with LTTng, replay the trace, same memory figures;
+# replay determinism.  Skips (77) without LTTng or babeltrace2.
+TESTS += tests/replay-roundtrip.sh
+EXTRA_DIST += tests/replay-roundtrip.sh

@@ -68,6 +68,8 @@ for r in 0 1 2; do
 		fail "alloc of round $r missing or wrong"
 	grep -q "hipcore:write: .*{ stream = 7, buffer = $((100 + r)), offset = $((8 * r)), size = 512, property = 2, status = 0" "$tmp/text" ||
 		fail "write of round $r missing or wrong"
+	grep -q "hipcore:launch: .*n_bindings = 2, duration_ns = $((1000 + r)), .*binding_buffer = \[ \[0\] = $((100 + r)), \[1\] = 200 \], .*binding_offset = \[ \[0\] = 0, \[1\] = 64 \], .*binding_access = \[ \[0\] = 1, \[1\] = 3 \]" "$tmp/text" ||
+		fail "launch bindings of round $r missing or wrong"
 	grep -q "hipcore:failure: .*{ device = 1, failure = 11, kind = 3, n_causes = $r, stream = 7 }" "$tmp/text" ||
 		fail "failure of round $r missing or wrong"
 done

@@ -5,7 +5,8 @@
  * events of trace format 1 once per round through HC_TRACE, with field
  * values derived from the round number r (0-based) so the script can
  * check them: alloc has buffer = 100 + r, size = 4096 * (r + 1); write has
- * property 2, offset 8 * r; call has fn = HC_TRACE_FN_memory_report;
+ * property 2, offset 8 * r; launch has bindings (100 + r, 0, 512, read) and
+ * (200, 64, 128, read-write); call has fn = HC_TRACE_FN_memory_report;
  * failure has kind 3, n_causes r.  `trace_emit ROUNDS DELAY_MS` first sleeps
  * DELAY_MS (to overlap with another recording in the isolation check).
  * Prints its pid and the event count on stdout.  Exits 3 when the probe module did not
@@ -26,6 +27,8 @@
 static void emit_round(uint64_t r)
 {
 	uint64_t t0 = HC_TRACE_T0(alloc);
+	struct hc_tp_bindings bind = { .n = 2, .buffer = { 100 + r, 200 }, .offset = { 0, 64 },
+				       .size = { 512, 128 }, .access = { 1, 3 } };
 
 	HC_TRACE(call, HC_TRACE_FN_memory_report, 7, r, 0, 64, 0, 0);
 	HC_TRACE(device_open, 1, HC_TRACE_BACKEND_SIM, 0, 0);
@@ -37,7 +40,7 @@ static void emit_round(uint64_t r)
 	HC_TRACE(write, 7, 100 + r, 8 * r, 512, 2, 0, 0);
 	HC_TRACE(read, 7, 100 + r, 8 * r, 256, 1, 0, 0);
 	HC_TRACE(kernel_load, 1, 5, 0, 0);
-	HC_TRACE(launch, 7, 5, 16, 3, 1000 + r, 0, 0);
+	HC_TRACE(launch, 7, 5, 16, 2, 1000 + r, 0, 0, &bind);
 	HC_TRACE(sync, 7, 0, 0);
 	HC_TRACE(graph_prepare, 7, 0, 0, 0);
 	HC_TRACE(graph_begin, 7, 0, 0, 0);

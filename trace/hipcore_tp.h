@@ -41,6 +41,19 @@
 #include <lttng/tracepoint.h>
 #endif
 
+#ifndef HC_TP_BINDINGS_DEFINED
+#define HC_TP_BINDINGS_DEFINED
+/* The launch event's bindings; at most HC_TP_MAX_BINDINGS are recorded. */
+#define HC_TP_MAX_BINDINGS 64
+struct hc_tp_bindings {
+	uint32_t n;
+	uint64_t buffer[HC_TP_MAX_BINDINGS];
+	uint64_t offset[HC_TP_MAX_BINDINGS];
+	uint64_t size[HC_TP_MAX_BINDINGS];
+	uint8_t access[HC_TP_MAX_BINDINGS];
+};
+#endif
+
 #define HC_TP_U64(name) lttng_ust_field_integer(uint64_t, name, name)
 #define HC_TP_U32(name) lttng_ust_field_integer(uint32_t, name, name)
 #define HC_TP_U16(name) lttng_ust_field_integer(uint16_t, name, name)
@@ -100,11 +113,21 @@ LTTNG_UST_TRACEPOINT_EVENT(hipcore, kernel_load,
 	LTTNG_UST_TP_ARGS(uint64_t, device, uint64_t, kernel, int32_t, status, uint64_t, host_ns),
 	LTTNG_UST_TP_FIELDS(HC_TP_U64(device) HC_TP_U64(kernel) HC_TP_STATUS HC_TP_U64(host_ns)))
 
+/*
+ * Bindings ride as four parallel sequences of length n_bindings (an addition
+ * within format 1: appended after host_ns).  The call site fills a struct
+ * hc_tp_bindings on its stack only when the event is enabled.
+ */
 LTTNG_UST_TRACEPOINT_EVENT(hipcore, launch,
 	LTTNG_UST_TP_ARGS(uint64_t, stream, uint64_t, kernel, uint32_t, info_words,
-		uint32_t, n_bindings, uint64_t, duration_ns, int32_t, status, uint64_t, host_ns),
+		uint32_t, n_bindings, uint64_t, duration_ns, int32_t, status, uint64_t, host_ns,
+		const struct hc_tp_bindings *, bind),
 	LTTNG_UST_TP_FIELDS(HC_TP_U64(stream) HC_TP_U64(kernel) HC_TP_U32(info_words)
-		HC_TP_U32(n_bindings) HC_TP_U64(duration_ns) HC_TP_STATUS HC_TP_U64(host_ns)))
+		HC_TP_U32(n_bindings) HC_TP_U64(duration_ns) HC_TP_STATUS HC_TP_U64(host_ns)
+		lttng_ust_field_sequence(uint64_t, binding_buffer, bind->buffer, uint32_t, bind->n)
+		lttng_ust_field_sequence(uint64_t, binding_offset, bind->offset, uint32_t, bind->n)
+		lttng_ust_field_sequence(uint64_t, binding_size, bind->size, uint32_t, bind->n)
+		lttng_ust_field_sequence(uint8_t, binding_access, bind->access, uint32_t, bind->n)))
 
 LTTNG_UST_TRACEPOINT_EVENT(hipcore, sync,
 	LTTNG_UST_TP_ARGS(uint64_t, stream, int32_t, status, uint64_t, host_ns),

@@ -5,12 +5,19 @@
  * are flattened to dotted keys.  Every key present in both is printed in A's
  * order with both values; numbers also get B - A and B / A ("-" when A is 0).
  * Keys present in only one file are listed after the table.
+ *
+ * `--keys K1,K2,...` prints only those keys and makes the exit status say
+ * whether they agree: 0 all equal in both, 1 some differ or are missing
+ * (for scripts, e.g. the replay round trip), 2 bad input.
  */
 #include <inttypes.h>
 #include <jansson.h>
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "tools/hipsim/hipsim.h"
 
@@ -72,34 +79,74 @@ static void print_value(char *buf, size_t len, json_t *v)
 	}
 }
 
-int hipsim_compare_main(int argc, char **argv)
+/* Whether @k is one of the comma-separated @keys (NULL: every key is). */
+static int selected(const char *keys, const char *k)
+{
+	size_t n = strlen(k);
+
+	if (!keys)
+		return 1;
+	for (const char *p = keys; *p;) {
+		const char *e = strchr(p, ',');
+		size_t len = e ? (size_t)(e - p) : strlen(p);
+
+		if (len == n && strncmp(p, k, n) == 0)
+			return 1;
+		if (!e)
+			break;
+		p = e + 1;
+	}
+	return 0;
+}
+
+/* Every key of @keys is in both and equal.  Return: 1 yes, 0 no. */
+static int keys_agree(const char *keys, json_t *a, json_t *b)
+{
+	char k[128];
+	int ok = 1;
+
+	for (const char *p = keys; *p;) {
+		const char *e = strchr(p, ',');
+		size_t len = e ? (size_t)(e - p) : strlen(p);
+		json_t *x, *y;
+
+		snprintf(k, sizeof(k), "%.*s", (int)(len < sizeof(k) ? len : sizeof(k) - 1), p);
+		x = json_object_get(a, k);
+		y = json_object_get(b, k);
+		if (!x || !y || !json_equal(x, y)) {
+			fprintf(stderr, "hipsim compare: %s differs%s\n", k,
+				!x || !y ? " (missing)" : "");
+			ok = 0;
+		}
+		if (!e)
+			break;
+		p = e + 1;
+	}
+	return ok;
+}
+
+/* The table (and --keys status) of reports @pa and @pb. */
+static int compare_files(const char *pa, const char *pb, const char *keys)
 {
 	json_t *a, *b, *x, *y;
 	const char *k;
 	char va[64], vb[64];
-	int only = 0;
+	int only = 0, status = HIPSIM_EXIT_OK;
 
-	if (argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
-		printf("usage: hipsim compare A.json B.json\nPrints every key of two JSON reports side by side, "
-		       "with B - A and B / A.\n");
-		return HIPSIM_EXIT_OK;
-	}
-	if (argc != 3) {
-		fprintf(stderr, "usage: hipsim compare A.json B.json\n");
-		return HIPSIM_EXIT_USAGE;
-	}
-	a = load(argv[1]);
+	a = load(pa);
 	if (!a)
 		return HIPSIM_EXIT_USAGE;
-	b = load(argv[2]);
+	b = load(pb);
 	if (!b) {
 		json_decref(a);
 		return HIPSIM_EXIT_USAGE;
 	}
+	if (keys && !keys_agree(keys, a, b))
+		status = HIPSIM_EXIT_FAILED;
 	printf("%-28s %20s %20s %16s %10s\n", "key", "A", "B", "B-A", "B/A");
 	json_object_foreach(a, k, x) {
 		y = json_object_get(b, k);
-		if (!y)
+		if (!y || !selected(keys, k))
 			continue;
 		print_value(va, sizeof(va), x);
 		print_value(vb, sizeof(vb), y);
@@ -121,17 +168,119 @@ int hipsim_compare_main(int argc, char **argv)
 			printf("%-28s %20s %20s %16s %10s\n", k, va, vb, strcmp(va, vb) ? "differs" : "=", "-");
 		}
 	}
-	json_object_foreach(a, k, x) if (!json_object_get(b, k)) {
+	json_object_foreach(a, k, x) if (!json_object_get(b, k) && selected(keys, k)) {
 		if (!only++)
 			printf("\n");
 		printf("only in A: %s\n", k);
 	}
-	json_object_foreach(b, k, y) if (!json_object_get(a, k)) {
+	json_object_foreach(b, k, y) if (!json_object_get(a, k) && selected(keys, k)) {
 		if (!only++)
 			printf("\n");
 		printf("only in B: %s\n", k);
 	}
 	json_decref(a);
 	json_decref(b);
-	return HIPSIM_EXIT_OK;
+	return status;
+}
+
+/*
+ * --what-if: `hipsim replay TRACE WORDS... --json` once per policy set, each
+ * in a child process writing to a file of a temporary directory, then the
+ * two reports compared.  Return: the exit status.
+ */
+static int what_if(const char *trace, const char *const set[2], const char *keys)
+{
+	char dir[] = "/tmp/hipsim-whatif.XXXXXX", path[2][64], words[2][1024];
+	int status = HIPSIM_EXIT_USAGE, made = 0;
+
+	if (!mkdtemp(dir)) {
+		perror("hipsim compare: mkdtemp");
+		return HIPSIM_EXIT_USAGE;
+	}
+	for (int k = 0; k < 2; k++) {
+		char *argv[40], *save = NULL, *w;
+		int argc = 0, fd, ws;
+		pid_t pid;
+
+		snprintf(path[k], sizeof(path[k]), "%s/%c.json", dir, 'a' + k);
+		snprintf(words[k], sizeof(words[k]), "%s", set[k]);
+		argv[argc++] = "replay";
+		argv[argc++] = (char *)trace;
+		for (w = strtok_r(words[k], " \t", &save); w; w = strtok_r(NULL, " \t", &save)) {
+			if (argc == 36) {
+				fprintf(stderr, "hipsim compare: too many options in '%s'\n", set[k]);
+				goto out;
+			}
+			argv[argc++] = w;
+		}
+		argv[argc++] = "--json";
+		argv[argc] = NULL;
+		fd = open(path[k], O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		if (fd < 0) {
+			perror(path[k]);
+			goto out;
+		}
+		made = k + 1;
+		fflush(stdout);
+		fflush(stderr);
+		pid = fork();
+		if (pid == 0) {
+			int rc;
+
+			dup2(fd, STDOUT_FILENO);
+			close(fd);
+			rc = hipsim_replay_main(argc, argv);
+			fflush(stdout);
+			_exit(rc);
+		}
+		close(fd);
+		if (pid < 0 || waitpid(pid, &ws, 0) != pid || !WIFEXITED(ws)) {
+			fprintf(stderr, "hipsim compare: the replay with '%s' did not finish\n", set[k]);
+			goto out;
+		}
+		if (WEXITSTATUS(ws) == HIPSIM_EXIT_USAGE) {
+			fprintf(stderr, "hipsim compare: the replay with '%s' failed (see above)\n", set[k]);
+			goto out;
+		}
+		if (WEXITSTATUS(ws) == HIPSIM_EXIT_FAILED)
+			fprintf(stderr, "hipsim compare: some events failed with '%s'\n", set[k]);
+	}
+	printf("A: %s\nB: %s\n", set[0], set[1]);
+	status = compare_files(path[0], path[1], keys);
+out:
+	for (int k = 0; k < made; k++)
+		unlink(path[k]);
+	rmdir(dir);
+	return status;
+}
+
+int hipsim_compare_main(int argc, char **argv)
+{
+	const char *keys = NULL;
+
+	if (argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
+		printf("usage: hipsim compare [--keys K1,K2,...] A.json B.json\n"
+		       "       hipsim compare [--keys K1,K2,...] --what-if TRACE 'OPTIONS A' 'OPTIONS B'\n"
+		       "Prints every key of two JSON reports side by side, with B - A and B / A.\n"
+		       "--keys: only those keys; exit 1 when one differs or is missing.\n"
+		       "--what-if: replays TRACE with each set of replay options (e.g. '--pools\n"
+		       "subslices' and '--pools exclusive --flush-count 8') and compares the reports.\n");
+		return HIPSIM_EXIT_OK;
+	}
+	if (argc >= 3 && strcmp(argv[1], "--keys") == 0) {
+		keys = argv[2];
+		argc -= 2;
+		argv += 2;
+	}
+	if (argc == 5 && strcmp(argv[1], "--what-if") == 0) {
+		const char *set[2] = { argv[3], argv[4] };
+
+		return what_if(argv[2], set, keys);
+	}
+	if (argc != 3) {
+		fprintf(stderr, "usage: hipsim compare [--keys K1,K2,...] A.json B.json\n"
+				"       hipsim compare [--keys K1,K2,...] --what-if TRACE 'OPTIONS A' 'OPTIONS B'\n");
+		return HIPSIM_EXIT_USAGE;
+	}
+	return compare_files(argv[1], argv[2], keys);
 }

@@ -91,19 +91,36 @@ hc_status hs_stream(struct hs_driver *d, uint32_t i, hc_stream *out)
 	return HC_OK;
 }
 
+uint32_t hs_stream_index(const struct hs_driver *d, hc_stream s)
+{
+	for (uint32_t i = 0; i < d->nstreams; i++)
+		if (d->streams[i].id == s.id)
+			return i;
+	return HS_MAX_STREAMS;
+}
+
 void hs_sample(struct hs_driver *d, uint32_t stream)
 {
+	struct hs_stream_use *su;
 	hc_memory_usage u;
 	uint64_t now = 0;
 
-	if (hc_device_memory_usage(d->dev, HC_MEMORY_DEVICE, &u) != HC_OK)
+	if (stream >= d->nstreams ||
+	    hc_memory_usage_get(d->streams[stream], HC_MEMORY_DEVICE, &u) != HC_OK)
 		return;
-	if (u.bytes_in_use > d->peak_in_use)
-		d->peak_in_use = u.bytes_in_use;
-	if (u.bytes_reserved > d->peak_reserved)
-		d->peak_reserved = u.bytes_reserved;
-	if (u.bytes_padding > d->padding_peak)
-		d->padding_peak = u.bytes_padding;
+	su = &d->use[stream];
+	d->in_use += u.bytes_in_use - su->in_use;
+	d->reserved += u.bytes_reserved - su->reserved;
+	d->padding += u.bytes_padding - su->padding;
+	su->in_use = u.bytes_in_use;
+	su->reserved = u.bytes_reserved;
+	su->padding = u.bytes_padding;
+	if (d->in_use > d->peak_in_use)
+		d->peak_in_use = d->in_use;
+	if (d->reserved > d->peak_reserved)
+		d->peak_reserved = d->reserved;
+	if (d->padding > d->padding_peak)
+		d->padding_peak = d->padding;
 	if (!d->opt.svg)
 		return;
 	if (d->nsamples == d->capsamples) {
@@ -115,7 +132,8 @@ void hs_sample(struct hs_driver *d, uint32_t stream)
 		d->capsamples = cap;
 	}
 	hc_device_now(d->dev, &now);
-	d->samples[d->nsamples++] = (struct hs_sample){ now, stream, u.bytes_in_use, u.bytes_reserved };
+	d->samples[d->nsamples++] = (struct hs_sample){ now, stream, u.bytes_in_use, u.bytes_reserved,
+							d->in_use, d->reserved };
 }
 
 void hs_driver_report(struct hs_driver *d, const char *workload, struct hs_report *r)

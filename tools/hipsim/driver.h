@@ -28,10 +28,18 @@ struct hs_options {
 	const char *svg;
 };
 
+/* One sample for --svg: after an event on @stream, that stream's device
+ * memory and the device totals. */
 struct hs_sample {
 	uint64_t t_ns;
 	uint32_t stream;
-	uint64_t in_use, reserved;
+	uint64_t in_use, reserved;	     /* the stream's */
+	uint64_t dev_in_use, dev_reserved; /* every stream's */
+};
+
+/* What the driver last saw of one stream's device memory. */
+struct hs_stream_use {
+	uint64_t in_use, reserved, padding;
 };
 
 struct hs_driver {
@@ -46,6 +54,10 @@ struct hs_driver {
 	hc_status first_status;
 	char first_message[1024];
 
+	/* Device totals kept incrementally: the sum of use[] over the streams,
+	 * updated by hs_sample() from the one stream that changed. */
+	struct hs_stream_use use[HS_MAX_STREAMS];
+	uint64_t in_use, reserved, padding;
 	uint64_t peak_in_use, peak_reserved, padding_peak;
 	uint64_t wall_start_ns;
 
@@ -74,8 +86,17 @@ void hs_driver_close(struct hs_driver *d);
 hc_status hs_stream(struct hs_driver *d, uint32_t i, hc_stream *out);
 /* Records the outcome of one event; returns @rc. */
 hc_status hs_event(struct hs_driver *d, hc_status rc, const char *what);
-/* Samples memory after an event that may change it. */
+/*
+ * Samples memory after an event on stream @stream (dense index) that may
+ * change it: reads that stream's usage (hc_memory_usage_get, one stream
+ * lock), updates the device totals by the difference and the peaks.  An
+ * event changes only the memory of the stream it ran on (a free: the
+ * buffer's origin stream), so the totals equal hc_device_memory_usage()
+ * without locking every stream each time.
+ */
 void hs_sample(struct hs_driver *d, uint32_t stream);
+/* The dense index of stream handle @s, or HS_MAX_STREAMS when not ours. */
+uint32_t hs_stream_index(const struct hs_driver *d, hc_stream s);
 void hs_driver_report(struct hs_driver *d, const char *workload, struct hs_report *r);
 
 void hs_report_text(FILE *out, const struct hs_report *r);

@@ -2,9 +2,12 @@
  * idmap.c - open-addressing uint64 -> uint64 map (see idmap.h).
  *
  * The hash is the splitmix64 finalizer: pointers and sequential ids both
- * have structure in their low bits that a plain mask would keep.
+ * have structure in their low bits that a plain mask would keep.  Empty
+ * slots hold the key HS_IDMAP_EMPTY; that key itself lives in has_max and
+ * max_value, outside the table.
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "tools/hipsim/idmap.h"
 
@@ -23,6 +26,8 @@ void hs_idmap_init(struct hs_idmap *m)
 	m->slots = NULL;
 	m->mask = 0;
 	m->count = 0;
+	m->has_max = false;
+	m->max_value = 0;
 }
 
 void hs_idmap_free(struct hs_idmap *m)
@@ -31,13 +36,13 @@ void hs_idmap_free(struct hs_idmap *m)
 	hs_idmap_init(m);
 }
 
-static struct hs_idmap_slot *find(const struct hs_idmap *m, uint64_t key)
+static inline struct hs_idmap_slot *find(const struct hs_idmap *m, uint64_t key)
 {
 	size_t i;
 
 	if (!m->slots)
 		return NULL;
-	for (i = hash64(key) & m->mask; m->slots[i].used; i = (i + 1) & m->mask)
+	for (i = hash64(key) & m->mask; m->slots[i].key != HS_IDMAP_EMPTY; i = (i + 1) & m->mask)
 		if (m->slots[i].key == key)
 			return &m->slots[i];
 	return NULL;
@@ -45,8 +50,14 @@ static struct hs_idmap_slot *find(const struct hs_idmap *m, uint64_t key)
 
 bool hs_idmap_get(const struct hs_idmap *m, uint64_t key, uint64_t *value)
 {
-	const struct hs_idmap_slot *s = find(m, key);
+	const struct hs_idmap_slot *s;
 
+	if (key == HS_IDMAP_EMPTY) {
+		if (m->has_max)
+			*value = m->max_value;
+		return m->has_max;
+	}
+	s = find(m, key);
 	if (!s)
 		return false;
 	*value = s->value;
@@ -57,23 +68,23 @@ static void place(struct hs_idmap_slot *slots, size_t mask, uint64_t key, uint64
 {
 	size_t i = hash64(key) & mask;
 
-	while (slots[i].used)
+	while (slots[i].key != HS_IDMAP_EMPTY)
 		i = (i + 1) & mask;
 	slots[i].key = key;
 	slots[i].value = value;
-	slots[i].used = 1;
 }
 
 static int grow(struct hs_idmap *m)
 {
 	size_t cap = m->slots ? (m->mask + 1) * 2 : 64;
-	struct hs_idmap_slot *n = calloc(cap, sizeof(*n));
+	struct hs_idmap_slot *n = malloc(cap * sizeof(*n));
 
 	if (!n)
 		return -1;
+	memset(n, 0xff, cap * sizeof(*n)); /* every key HS_IDMAP_EMPTY */
 	if (m->slots) {
 		for (size_t i = 0; i <= m->mask; i++)
-			if (m->slots[i].used)
+			if (m->slots[i].key != HS_IDMAP_EMPTY)
 				place(n, cap - 1, m->slots[i].key, m->slots[i].value);
 		free(m->slots);
 	}
@@ -84,13 +95,20 @@ static int grow(struct hs_idmap *m)
 
 int hs_idmap_put(struct hs_idmap *m, uint64_t key, uint64_t value)
 {
-	struct hs_idmap_slot *s = find(m, key);
+	struct hs_idmap_slot *s;
 
+	if (key == HS_IDMAP_EMPTY) {
+		m->count += !m->has_max;
+		m->has_max = true;
+		m->max_value = value;
+		return 0;
+	}
+	s = find(m, key);
 	if (s) {
 		s->value = value;
 		return 0;
 	}
-	if ((!m->slots || (m->count + 1) * 2 > m->mask + 1) && grow(m) != 0)
+	if ((!m->slots || (m->count - m->has_max + 1) * 2 > m->mask + 1) && grow(m) != 0)
 		return -1;
 	place(m->slots, m->mask, key, value);
 	m->count++;
@@ -101,9 +119,20 @@ int hs_idmap_insert(struct hs_idmap *m, uint64_t key, uint64_t value, uint64_t *
 {
 	size_t i;
 
-	if ((!m->slots || (m->count + 1) * 2 > m->mask + 1) && grow(m) != 0)
+	if (key == HS_IDMAP_EMPTY) {
+		if (m->has_max) {
+			if (old)
+				*old = m->max_value;
+			return 0;
+		}
+		m->has_max = true;
+		m->max_value = value;
+		m->count++;
+		return 1;
+	}
+	if ((!m->slots || (m->count - m->has_max + 1) * 2 > m->mask + 1) && grow(m) != 0)
 		return -1;
-	for (i = hash64(key) & m->mask; m->slots[i].used; i = (i + 1) & m->mask)
+	for (i = hash64(key) & m->mask; m->slots[i].key != HS_IDMAP_EMPTY; i = (i + 1) & m->mask)
 		if (m->slots[i].key == key) {
 			if (old)
 				*old = m->slots[i].value;
@@ -111,16 +140,25 @@ int hs_idmap_insert(struct hs_idmap *m, uint64_t key, uint64_t value, uint64_t *
 		}
 	m->slots[i].key = key;
 	m->slots[i].value = value;
-	m->slots[i].used = 1;
 	m->count++;
 	return 1;
 }
 
 bool hs_idmap_take(struct hs_idmap *m, uint64_t key, uint64_t *value)
 {
-	struct hs_idmap_slot *s = find(m, key);
+	struct hs_idmap_slot *s;
 	size_t hole, i;
 
+	if (key == HS_IDMAP_EMPTY) {
+		if (!m->has_max)
+			return false;
+		if (value)
+			*value = m->max_value;
+		m->has_max = false;
+		m->count--;
+		return true;
+	}
+	s = find(m, key);
 	if (!s)
 		return false;
 	if (value)
@@ -128,15 +166,15 @@ bool hs_idmap_take(struct hs_idmap *m, uint64_t key, uint64_t *value)
 	/* Backward-shift deletion: move later members of the run into the hole
 	 * when the hole lies on their probe path. */
 	hole = (size_t)(s - m->slots);
-	m->slots[hole].used = 0;
-	for (i = (hole + 1) & m->mask; m->slots[i].used; i = (i + 1) & m->mask) {
+	m->slots[hole].key = HS_IDMAP_EMPTY;
+	for (i = (hole + 1) & m->mask; m->slots[i].key != HS_IDMAP_EMPTY; i = (i + 1) & m->mask) {
 		size_t home = hash64(m->slots[i].key) & m->mask;
 
 		/* Does home lie cyclically in (hole, i]? Then it stays. */
 		if (hole <= i ? (home > hole && home <= i) : (home > hole || home <= i))
 			continue;
 		m->slots[hole] = m->slots[i];
-		m->slots[i].used = 0;
+		m->slots[i].key = HS_IDMAP_EMPTY;
 		hole = i;
 	}
 	m->count--;

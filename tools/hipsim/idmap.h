@@ -5,7 +5,9 @@
  * buffer id -> hc_buffer id, trace stream id -> dense index.  Linear probing
  * over a power-of-two table kept at most half full; removal shifts the
  * following entries back, so there are no tombstones and lookups stay short
- * however many keys come and go.  Any key is allowed (0 and ~0 included).
+ * however many keys come and go.  Any key is allowed (0 and ~0 included):
+ * a slot is empty when its key is HS_IDMAP_EMPTY (~0), so slots are 16
+ * bytes, and the key ~0 itself is kept beside the table.
  */
 #ifndef HIPSIM_IDMAP_H
 #define HIPSIM_IDMAP_H
@@ -14,15 +16,18 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#define HS_IDMAP_EMPTY UINT64_MAX
+
 struct hs_idmap_slot {
-	uint64_t key, value;
-	uint8_t used;
+	uint64_t key, value; /* key HS_IDMAP_EMPTY: unused */
 };
 
 struct hs_idmap {
 	struct hs_idmap_slot *slots;
 	size_t mask; /* capacity - 1; capacity 0 before the first insert */
-	size_t count;
+	size_t count; /* keys, the key ~0 included */
+	bool has_max; /* the key ~0 is present, with value max_value */
+	uint64_t max_value;
 };
 
 void hs_idmap_init(struct hs_idmap *m);

@@ -45,6 +45,12 @@ static const struct ctf_event_map {
 	{ "hipcore:alloc_failure", HS_REV_ALLOC_FAILURE },
 };
 
+/* "hipcore:cache" is not replayed: its kind and key ride on the launch that
+ * follows it on the same stream (hs_rev.info_cache, info_key). */
+#define CTF_CACHE_EVENT "hipcore:cache"
+static const char *const f_cache_kind[] = { "kind", NULL };
+static const char *const f_cache_key[] = { "key", NULL };
+
 /* Payload field names; the first present wins.  NULL ends each list. */
 static const char *const f_stream[] = { "stream_id", "stream", NULL };
 static const char *const f_buffer[] = { "buffer_id", "buffer", NULL };
@@ -66,7 +72,8 @@ static const char *const f_bind_access[] = { "binding_access", NULL };
 
 enum ctf_role {
 	R_STREAM, R_BUFFER, R_SIZE, R_OFFSET, R_PROPERTY, R_DURATION, R_INFO, R_GRAPH, R_STATUS,
-	R_BINDINGS, R_BIND_BUFFER, R_BIND_OFFSET, R_BIND_SIZE, R_BIND_ACCESS, R_COUNT
+	R_BINDINGS, R_BIND_BUFFER, R_BIND_OFFSET, R_BIND_SIZE, R_BIND_ACCESS, R_CACHE_KIND, R_CACHE_KEY,
+	R_COUNT
 };
 
 static const char *const *const role_names[R_COUNT] = {
@@ -74,7 +81,8 @@ static const char *const *const role_names[R_COUNT] = {
 	[R_OFFSET] = f_offset,		 [R_PROPERTY] = f_property,	  [R_DURATION] = f_duration,
 	[R_INFO] = f_info,		 [R_GRAPH] = f_graph,		  [R_STATUS] = f_status,
 	[R_BINDINGS] = f_bindings,	 [R_BIND_BUFFER] = f_bind_buffer, [R_BIND_OFFSET] = f_bind_offset,
-	[R_BIND_SIZE] = f_bind_size,	 [R_BIND_ACCESS] = f_bind_access,
+	[R_BIND_SIZE] = f_bind_size,	 [R_BIND_ACCESS] = f_bind_access, [R_CACHE_KIND] = f_cache_kind,
+	[R_CACHE_KEY] = f_cache_key,
 };
 
 #ifndef HIPCORE_WITH_BABELTRACE2
@@ -103,6 +111,7 @@ int hs_ctf_open(const char *path, struct hs_trace **out, char *err, size_t errle
 /* What an event class becomes, resolved once: payload member index per role. */
 struct ctf_class {
 	int replayed;
+	int cache; /* hipcore:cache */
 	enum hs_rev_kind kind;
 	int64_t idx[R_COUNT]; /* -1: absent */
 };
@@ -122,6 +131,9 @@ struct ctf_reader {
 	struct ctf_class *cls;
 	size_t ncls, capcls;
 	uint64_t messages, discarded, ignored;
+	/* The last hipcore:cache event not yet claimed by a launch. */
+	int cache_pending;
+	uint64_t cache_stream, cache_kind, cache_key;
 };
 
 static void set_error(struct ctf_reader *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -320,6 +332,8 @@ static const struct ctf_class *class_of(struct ctf_reader *r, const bt_event_cla
 			c->replayed = 1;
 			c->kind = ctf_events[i].kind;
 		}
+	if (name && strcmp(name, CTF_CACHE_EVENT) == 0)
+		c->cache = 1;
 	fc = bt_event_class_borrow_payload_field_class_const(ec);
 	for (int k = 0; k < R_COUNT; k++)
 		c->idx[k] = fc && bt_field_class_get_type(fc) == BT_FIELD_CLASS_TYPE_STRUCTURE
@@ -342,6 +356,21 @@ static int convert_event(struct ctf_reader *r, const bt_message *m)
 
 	if (!c)
 		goto oom;
+	if (c->cache) {
+		uint64_t kind_v = 0;
+
+		field_u64(by_index(payload, c->idx[R_CACHE_KIND]), &kind_v);
+		if (kind_v != 2) { /* an eviction follows its miss: keep the miss */
+			r->cache_pending = 1;
+			r->cache_kind = kind_v;
+			r->cache_key = 0;
+			r->cache_stream = 0;
+			field_u64(by_index(payload, c->idx[R_CACHE_KEY]), &r->cache_key);
+			field_u64(by_index(payload, c->idx[R_STREAM]), &r->cache_stream);
+		}
+		r->ignored++;
+		return 0;
+	}
 	if (!c->replayed) {
 		r->ignored++;
 		return 0;
@@ -371,6 +400,15 @@ static int convert_event(struct ctf_reader *r, const bt_message *m)
 		ev.kind = HS_REV_ALLOC_FAILURE;
 	if (kind == HS_REV_LAUNCH && decode_bindings(r, c, payload, &ev) != 0)
 		return -1;
+	if (kind == HS_REV_LAUNCH && r->cache_pending && r->cache_stream == sid) {
+		static const uint32_t of_kind[4] = { HS_REV_INFO_HIT, HS_REV_INFO_MISS, 0,
+						     HS_REV_INFO_UNCACHED };
+
+		ev.info_cache = r->cache_kind < 4 ? of_kind[r->cache_kind] : HS_REV_INFO_UNKNOWN;
+		ev.info_key = r->cache_key;
+	}
+	if (kind == HS_REV_LAUNCH)
+		r->cache_pending = 0;
 	ev.stream_id = sid;
 	if (has_stream) {
 		if (!hs_idmap_get(&r->streams, sid, &v)) {

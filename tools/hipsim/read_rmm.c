@@ -56,6 +56,10 @@ struct rmm_reader {
 
 	struct hs_idmap ptrs; /* live pointer -> buffer id */
 	uint64_t next_buffer;
+	/* Ids of freed buffers, reused last-freed first, so ids stay below the
+	 * peak count of live buffers (the engine indexes an array by them). */
+	uint64_t *free_ids;
+	size_t nfree, capfree;
 
 	struct hs_idmap stream_by_hash; /* FNV-1a of the text -> index */
 	struct rmm_stream *streams;
@@ -504,18 +508,34 @@ again:
 	if (kind == HS_REV_ALLOC) {
 		if (ptr == 0)
 			goto again; /* allocating nothing: not an event */
-		rc = hs_idmap_insert(&r->ptrs, ptr, r->next_buffer + 1, &id);
+		uint64_t want = r->nfree ? r->free_ids[r->nfree - 1] : r->next_buffer + 1;
+
+		rc = hs_idmap_insert(&r->ptrs, ptr, want, &id);
 		if (rc == 0)
 			return fail(r, "allocate of pointer 0x%" PRIx64 ", which is live (buffer %" PRIu64 ")",
 				    ptr, id);
 		if (rc < 0)
 			return fail(r, "out of memory");
-		id = ++r->next_buffer;
+		id = want;
+		if (r->nfree)
+			r->nfree--;
+		else
+			r->next_buffer++;
 	} else if (kind == HS_REV_FREE) {
 		if (ptr == 0)
 			goto again; /* free(nullptr) */
 		if (!hs_idmap_take(&r->ptrs, ptr, &id))
 			return fail(r, "free of unknown pointer 0x%" PRIx64, ptr);
+		if (r->nfree == r->capfree) {
+			size_t cap = r->capfree ? r->capfree * 2 : 256;
+			uint64_t *n = realloc(r->free_ids, cap * sizeof(*n));
+
+			if (!n)
+				return fail(r, "out of memory");
+			r->free_ids = n;
+			r->capfree = cap;
+		}
+		r->free_ids[r->nfree++] = id;
 	}
 
 	if (lookup_stream(r, f[COL_STREAM], &stream, &created) != 0)
@@ -532,6 +552,8 @@ again:
 	ev->duration_ns = 0;
 	ev->graph = 0;
 	ev->info_words = 0;
+	ev->info_cache = 0;
+	ev->info_key = 0;
 	ev->n_bindings = 0;
 	ev->line = r->lineno;
 	if (created) { /* announce the stream first */
@@ -558,6 +580,7 @@ static void rmm_close(struct hs_trace *t)
 		free(r->streams[i].text);
 	free(r->streams);
 	hs_idmap_free(&r->ptrs);
+	free(r->free_ids);
 	hs_idmap_free(&r->stream_by_hash);
 	free(r->buf);
 	free(r->path);
@@ -567,7 +590,7 @@ static void rmm_close(struct hs_trace *t)
 size_t hs_rmm_memory_bytes(const struct hs_trace *t)
 {
 	const struct rmm_reader *r = (const struct rmm_reader *)t;
-	size_t n = sizeof(*r) + RMM_BUF_SIZE + hs_idmap_bytes(&r->ptrs) + hs_idmap_bytes(&r->stream_by_hash) +
+	size_t n = sizeof(*r) + RMM_BUF_SIZE + r->capfree * sizeof(uint64_t) + hs_idmap_bytes(&r->ptrs) + hs_idmap_bytes(&r->stream_by_hash) +
 		   r->capstreams * sizeof(*r->streams);
 
 	for (uint32_t i = 0; i < r->nstreams; i++)

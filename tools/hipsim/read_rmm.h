@@ -19,8 +19,10 @@
  *   - Stream: any text; each distinct value is a stream, numbered densely in
  *     order of appearance.  Its trace id is the value as a number when it is
  *     one (hex or decimal), else a hash of the text.
- * The reader gives each allocation a buffer id (1, 2, ... in order) and keeps
- * the map from live pointers to ids; a free names the id.
+ * The reader gives each allocation a buffer id and keeps the map from live
+ * pointers to ids; a free names the id.  Ids are 1, 2, ... in order, except
+ * that the id of a freed buffer is given again (the last freed first), so
+ * ids never exceed the peak number of live buffers.
  *
  * Errors name FILE:LINE: a line with fewer fields than the header (truncated
  * line), unknown action, non-numeric pointer/size/time, a negative or

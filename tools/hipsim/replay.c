@@ -26,6 +26,7 @@
 
 #include "tools/hipsim/driver.h"
 #include "tools/hipsim/hipsim.h"
+#include "tools/hipsim/layout_file.h"
 #include "tools/hipsim/idmap.h"
 #include "tools/hipsim/replay.h"
 #include "tools/hipsim/replay_event.h"
@@ -35,7 +36,7 @@
 #define REPLAY_PROGRESS_EVERY (1u << 20)
 
 static uint8_t scratch[REPLAY_SCRATCH];
-static const uint64_t info_zero[REPLAY_MAX_INFO];
+static uint64_t info_words[REPLAY_MAX_INFO];
 
 
 static void replay_usage(FILE *out)
@@ -45,7 +46,7 @@ static void replay_usage(FILE *out)
 		"Replays a trace (LTTng CTF directory or RMM memory-event CSV) through libhipcore.\n\n"
 		"  --format F         auto (default), rmm, ctf\n"
 		"  --backend NAME     sim (default), hip, auto\n"
-		"  --pools NAME       default, subslices, exclusive\n"
+		"  --pools NAME|FILE  default, subslices, exclusive, or a layout file\n"
 		"  --flush-count N    drop-queue entries that trigger a flush\n"
 		"  --flush-bytes N    drop-queue bytes that trigger a flush\n"
 		"  --stage-max BYTES  largest write staged through pinned memory\n"
@@ -109,13 +110,124 @@ static void trace_fail(struct hs_replay *r, const struct hs_rev *ev, const char 
 	note_position(r, ev);
 }
 
+/* live[] index of trace buffer @id.  Return: true when live. */
+static inline bool live_find(const struct hs_replay *r, uint64_t id, uint64_t *i)
+{
+	if (id < HS_REPLAY_DIRECT_IDS) {
+		if (id >= r->capdirect || !r->direct[id])
+			return false;
+		*i = r->direct[id] - 1;
+		return true;
+	}
+	return hs_idmap_get(&r->buffers, id, i);
+}
+
+/* Maps trace buffer @id to live[] index @i.  Return: 0, -1 (no memory). */
+static int live_map(struct hs_replay *r, uint64_t id, uint32_t i)
+{
+	if (id >= HS_REPLAY_DIRECT_IDS)
+		return hs_idmap_put(&r->buffers, id, i);
+	if (id >= r->capdirect) {
+		uint32_t cap = r->capdirect ? r->capdirect : 1024;
+		uint32_t *n;
+
+		while (cap <= id)
+			cap *= 2;
+		n = realloc(r->direct, (size_t)cap * sizeof(*n));
+		if (!n)
+			return -1;
+		memset(n + r->capdirect, 0, (size_t)(cap - r->capdirect) * sizeof(*n));
+		r->direct = n;
+		r->capdirect = cap;
+	}
+	r->direct[id] = i + 1;
+	return 0;
+}
+
 static int get_buffer(struct hs_replay *r, const struct hs_rev *ev, uint64_t id, hc_buffer *b)
 {
-	if (!hs_idmap_get(&r->buffers, id, &b->id)) {
+	uint64_t i;
+
+	if (!live_find(r, id, &i)) {
 		trace_fail(r, ev, "buffer %" PRIu64 " is not live in the replay", id);
 		return -1;
 	}
+	b->id = r->live[i].handle;
 	return 0;
+}
+
+/* Remembers live buffer @b of stream @si under trace id @id.  Return: 0, -1 (no memory). */
+static int live_put(struct hs_replay *r, uint64_t id, hc_buffer b, uint32_t si)
+{
+	uint32_t i;
+
+	if (r->free_head != UINT32_MAX) {
+		i = r->free_head;
+		r->free_head = r->live[i].next;
+	} else {
+		if (r->nlive == r->caplive) {
+			uint32_t cap = r->caplive ? r->caplive * 2 : 1024;
+			struct hs_live_buffer *n = cap > r->caplive ? realloc(r->live, cap * sizeof(*n)) : NULL;
+
+			if (!n)
+				return -1;
+			r->live = n;
+			r->caplive = cap;
+		}
+		i = r->nlive++;
+	}
+	if (live_map(r, id, i) != 0) {
+		r->live[i].next = r->free_head;
+		r->free_head = i;
+		return -1;
+	}
+	r->live[i] = (struct hs_live_buffer){ b.id, si, UINT32_MAX };
+	return 0;
+}
+
+/* Forgets trace buffer @id.  Return: true with its handle and stream, false when not live. */
+static bool live_take(struct hs_replay *r, uint64_t id, hc_buffer *b, uint32_t *si)
+{
+	uint64_t i;
+
+	if (id < HS_REPLAY_DIRECT_IDS) {
+		if (id >= r->capdirect || !r->direct[id])
+			return false;
+		i = r->direct[id] - 1;
+		r->direct[id] = 0;
+	} else if (!hs_idmap_take(&r->buffers, id, &i)) {
+		return false;
+	}
+	b->id = r->live[i].handle;
+	*si = r->live[i].stream;
+	r->live[i].next = r->free_head;
+	r->free_head = (uint32_t)i;
+	return true;
+}
+
+/*
+ * Info words that meet the metadata cache as the recorded ones did.  The
+ * trace gives the first word (key) and whether the cache hit; contents are
+ * {key, tag, 0...}: a miss gets a fresh tag, a hit reuses the tag of the
+ * last contents with that key and length, so the replay's cache holds the
+ * same entries (by size and order) as the recorded one.  Without a cache
+ * event the words are zeros.
+ */
+static void make_info(struct hs_replay *r, const struct hs_rev *ev, size_t nw)
+{
+	uint64_t slot = ev->info_key * 0x9e3779b97f4a7c15ull ^ nw, tag = 0;
+
+	memset(info_words, 0, nw * sizeof(info_words[0]));
+	if (nw == 0 || ev->info_cache == HS_REV_INFO_UNKNOWN)
+		return;
+	info_words[0] = ev->info_key;
+	if (nw == 1)
+		return;
+	if (ev->info_cache != HS_REV_INFO_HIT || !hs_idmap_get(&r->info_tags, slot, &tag)) {
+		tag = ++r->info_next_tag;
+		hs_idmap_put(&r->info_tags, slot, tag);
+	}
+	info_words[1] = tag;
 }
 
 static void do_launch(struct hs_replay *r, const struct hs_rev *ev, hc_stream s)
@@ -136,10 +248,11 @@ static void do_launch(struct hs_replay *r, const struct hs_rev *ev, hc_stream s)
 		bind[i].access = (hc_access)ev->bindings[i].access;
 	}
 	l.kernel = r->kernel;
+	l.info_words = ev->info_words < REPLAY_MAX_INFO ? ev->info_words : REPLAY_MAX_INFO;
+	make_info(r, ev, l.info_words);
 	l.bindings = bind;
 	l.n_bindings = ev->n_bindings;
-	l.info = info_zero;
-	l.info_words = ev->info_words < REPLAY_MAX_INFO ? ev->info_words : REPLAY_MAX_INFO;
+	l.info = info_words;
 	l.duration_hint_ns = ev->duration_ns;
 	hs_event(&r->d, hc_launch(s, &l), "launch");
 }
@@ -173,20 +286,25 @@ void hs_replay_event(struct hs_replay *r, const struct hs_rev *ev)
 		break;
 	case HS_REV_ALLOC:
 		if (hs_event(d, hc_alloc(s, ev->size, &b), "alloc") == HC_OK &&
-		    hs_idmap_put(&r->buffers, ev->buffer, b.id) != 0) {
+		    live_put(r, ev->buffer, b, ev->stream) != 0) {
 			hc_free(b);
 			trace_fail(r, ev, "out of memory for buffer %" PRIu64, ev->buffer);
 		}
 		hs_sample(d, ev->stream);
 		break;
-	case HS_REV_FREE:
-		if (!hs_idmap_take(&r->buffers, ev->buffer, &b.id)) {
+	case HS_REV_FREE: {
+		uint32_t si;
+
+		/* The memory goes back to the buffer's origin stream, which the
+		 * trace may not name (CTF frees do not): sample that one. */
+		if (!live_take(r, ev->buffer, &b, &si)) {
 			trace_fail(r, ev, "free of buffer %" PRIu64 ", which is not live in the replay", ev->buffer);
 			return;
 		}
 		hs_event(d, hc_free(b), "free");
-		hs_sample(d, ev->stream < HS_MAX_STREAMS ? ev->stream : 0);
+		hs_sample(d, si);
 		break;
+	}
 	case HS_REV_ALLOC_FAILURE:
 		d->events++;
 		if (hc_alloc(s, ev->size, &b) == HC_OK) {
@@ -260,7 +378,9 @@ int hs_replay_open(struct hs_replay *r, const struct hs_options *opt, const hc_p
 	memset(r, 0, sizeof(*r));
 	r->trace_path = trace_path;
 	hs_idmap_init(&r->buffers);
+	r->free_head = UINT32_MAX;
 	hs_idmap_init(&r->graphs);
+	hs_idmap_init(&r->info_tags);
 	if (hs_driver_open(&r->d, opt) != 0)
 		return -1;
 	if (policy && (rc = hc_device_set_policy(r->d.dev, policy)) != HC_OK) {
@@ -279,7 +399,12 @@ void hs_replay_close(struct hs_replay *r)
 	/* Buffers and graphs still live are closed with the device. */
 	hs_driver_close(&r->d);
 	hs_idmap_free(&r->buffers);
+	free(r->live);
+	r->live = NULL;
+	free(r->direct);
+	r->direct = NULL;
 	hs_idmap_free(&r->graphs);
+	hs_idmap_free(&r->info_tags);
 }
 
 int hipsim_replay_main(int argc, char **argv)
@@ -301,6 +426,7 @@ int hipsim_replay_main(int argc, char **argv)
 	struct hs_trace *t = NULL;
 	struct hs_report rep;
 	struct hs_rev *ev;
+	hc_pool_spec pool_specs[HS_LAYOUT_MAX_POOLS];
 	char err[700];
 	int c, rc, status;
 
@@ -329,14 +455,8 @@ int hipsim_replay_main(int argc, char **argv)
 			set_policy = true;
 			break;
 		case 'P':
-			if (strcmp(optarg, "default") == 0)
-				opt.layout.preset = HC_LAYOUT_DEFAULT;
-			else if (strcmp(optarg, "subslices") == 0)
-				opt.layout.preset = HC_LAYOUT_SUBSLICES;
-			else if (strcmp(optarg, "exclusive") == 0)
-				opt.layout.preset = HC_LAYOUT_EXCLUSIVE_PAGES;
-			else {
-				fprintf(stderr, "hipsim replay: unknown pool layout '%s'\n", optarg);
+			if (hs_pools_option(optarg, &opt.layout, pool_specs, err, sizeof(err)) != 0) {
+				fprintf(stderr, "hipsim replay: %s\n", err);
 				return HIPSIM_EXIT_USAGE;
 			}
 			break;

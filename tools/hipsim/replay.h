@@ -13,12 +13,30 @@
 #include "tools/hipsim/idmap.h"
 #include "tools/hipsim/replay_event.h"
 
+#define HS_REPLAY_DIRECT_IDS (1u << 22)
+
 struct hs_replay {
 	struct hs_driver d;
 	const char *trace_path;	 /* names positions in messages */
-	struct hs_idmap buffers; /* trace buffer id -> hc_buffer id */
+	/* Trace buffer id -> 1 + index in live[] (0: not live): an array for
+	 * ids below HS_REPLAY_DIRECT_IDS (RMM ids are small: the reader reuses
+	 * them), the map for the others (CTF ids are the recorded handles). */
+	uint32_t *direct;
+	uint32_t capdirect;
+	struct hs_idmap buffers;
+	/* Live buffers: the handle and the dense index of the origin stream
+	 * (where a free returns the memory, so where to sample); free entries
+	 * are chained through @next from free_head (UINT32_MAX: none). */
+	struct hs_live_buffer {
+		uint64_t handle;
+		uint32_t stream;
+		uint32_t next;
+	} *live;
+	uint32_t nlive, caplive, free_head;
 	struct hs_idmap graphs;	 /* trace graph id -> hc_graph id */
 	hc_kernel kernel;	 /* loaded at the first launch */
+	struct hs_idmap info_tags; /* (info key, words) -> tag of its last contents */
+	uint64_t info_next_tag;
 	uint64_t failures_seen;
 	uint64_t alloc_failures_reproduced, alloc_failures_not_reproduced;
 };

@@ -42,8 +42,11 @@ enum hs_rev_kind {
 	HS_REV_KIND_COUNT
 };
 
+/* hs_rev.info_cache */
+enum { HS_REV_INFO_UNKNOWN = 0, HS_REV_INFO_HIT, HS_REV_INFO_MISS, HS_REV_INFO_UNCACHED };
+
 /* Bindings beyond this many in one launch are a reader error. */
-#define HS_REV_MAX_BINDINGS 32
+#define HS_REV_MAX_BINDINGS 64
 
 struct hs_rev_binding {
 	uint64_t buffer; /* trace buffer id */
@@ -62,6 +65,11 @@ struct hs_rev {
 	uint64_t duration_ns;
 	uint64_t graph;	     /* trace graph id */
 	uint32_t info_words; /* launch: words of kernel info */
+	/* Launch: what the metadata cache did with the info words when
+	 * recorded (CTF "hipcore:cache" before the launch): HS_REV_INFO_*;
+	 * info_key is the first info word. */
+	uint32_t info_cache;
+	uint64_t info_key;
 	/* Source position: line for text traces (1-based), 0 otherwise. */
 	uint64_t line;
 	uint64_t index; /* 0-based index of the event in the trace */

@@ -1,6 +1,6 @@
 /*
  * report.c - hipsim's outputs: a readable text report, JSON (jansson), and
- * an SVG plot of memory over virtual time.  Text, JSON and SVG come from the
+ * an SVG plot of memory over virtual time, per stream and device-wide.  Text, JSON and SVG come from the
  * same struct hs_report, so they always agree.
  */
 #include <inttypes.h>
@@ -106,10 +106,53 @@ int hs_report_json(FILE *out, const struct hs_report *r)
 	return rc;
 }
 
+/* One step polyline: @stream's samples (or the device totals when @stream
+ * is HS_MAX_STREAMS), in use or reserved. */
+static void svg_line(FILE *f, const struct hs_driver *d, uint32_t stream, int reserved,
+		     const char *style, double x0, double w, double y0, double h, uint64_t tmax,
+		     uint64_t ymax)
+{
+	double px = x0, py = y0;
+	int any = 0;
+
+	for (size_t i = 0; i < d->nsamples; i++) {
+		const struct hs_sample *p = &d->samples[i];
+		uint64_t v;
+		double x, y;
+
+		if (stream < HS_MAX_STREAMS && p->stream != stream)
+			continue;
+		if (stream < HS_MAX_STREAMS)
+			v = reserved ? p->reserved : p->in_use;
+		else
+			v = reserved ? p->dev_reserved : p->dev_in_use;
+		x = x0 + w * (double)p->t_ns / (double)tmax;
+		y = y0 - h * (double)v / (double)ymax;
+		if (!any++)
+			fprintf(f, "<polyline fill=\"none\" %s points=\"%.1f,%.1f", style, x0, y0);
+		fprintf(f, " %.1f,%.1f %.1f,%.1f", x, py, x, y); /* a step */
+		px = x;
+		py = y;
+	}
+	if (any)
+		fprintf(f, " %.1f,%.1f\"/>\n", px > x0 + w ? px : x0 + w, py);
+}
+
+/*
+ * The plot: device totals (in use, reserved) in black and grey, then each
+ * stream's in use (solid) and reserved (dashed) in the stream's colour; a
+ * legend on the right.  Only integers and %.1f coordinates from the samples
+ * go in, so the same samples give the same bytes.
+ */
 int hs_report_svg(const char *path, const struct hs_driver *d, const struct hs_report *r)
 {
-	const double W = 960, H = 480, L = 90, R = 20, T = 40, B = 60;
+	static const char *const palette[] = { "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728",
+					       "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
+					       "#bcbd22", "#17becf" };
+	const double W = 1080, H = 520, L = 90, R = 180, T = 40, B = 60;
+	const double pw = W - L - R, ph = H - T - B;
 	uint64_t tmax = 1, ymax = 1;
+	char style[128];
 	FILE *f = fopen(path, "w");
 
 	if (!f) {
@@ -119,39 +162,70 @@ int hs_report_svg(const char *path, const struct hs_driver *d, const struct hs_r
 	for (size_t i = 0; i < d->nsamples; i++) {
 		if (d->samples[i].t_ns > tmax)
 			tmax = d->samples[i].t_ns;
-		if (d->samples[i].reserved > ymax)
-			ymax = d->samples[i].reserved;
+		if (d->samples[i].dev_reserved > ymax)
+			ymax = d->samples[i].dev_reserved;
 	}
 	fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
 		   "font-family=\"sans-serif\" font-size=\"12\">\n", W, H);
 	fprintf(f, "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n");
-	fprintf(f, "<text x=\"%.0f\" y=\"20\" font-size=\"14\">hipsim: %s on %s — device memory over virtual time</text>\n",
-		L, r->workload, r->backend);
+	fprintf(f, "<text x=\"%.0f\" y=\"20\" font-size=\"14\">hipsim: %s on %s — device memory per "
+		   "stream over virtual time</text>\n", L, r->workload, r->backend);
 	fprintf(f, "<line x1=\"%.0f\" y1=\"%.0f\" x2=\"%.0f\" y2=\"%.0f\" stroke=\"black\"/>\n", L,
-		H - B, W - R, H - B);
+		H - B, L + pw, H - B);
 	fprintf(f, "<line x1=\"%.0f\" y1=\"%.0f\" x2=\"%.0f\" y2=\"%.0f\" stroke=\"black\"/>\n", L, T,
 		L, H - B);
 	for (int k = 0; k <= 4; k++) {
-		double y = H - B - (H - T - B) * k / 4.0, x = L + (W - L - R) * k / 4.0;
-		fprintf(f, "<text x=\"%.0f\" y=\"%.0f\" text-anchor=\"end\">%.1f MiB</text>\n", L - 6,
+		double y = H - B - ph * k / 4.0, x = L + pw * k / 4.0;
+
+		fprintf(f, "<line x1=\"%.0f\" y1=\"%.1f\" x2=\"%.0f\" y2=\"%.1f\" stroke=\"#dddddd\"/>\n",
+			L, y, L + pw, y);
+		fprintf(f, "<text x=\"%.0f\" y=\"%.1f\" text-anchor=\"end\">%.1f MiB</text>\n", L - 6,
 			y + 4, (double)ymax * k / 4.0 / 1048576.0);
-		fprintf(f, "<text x=\"%.0f\" y=\"%.0f\" text-anchor=\"middle\">%.3f ms</text>\n", x,
+		fprintf(f, "<text x=\"%.1f\" y=\"%.0f\" text-anchor=\"middle\">%.3f ms</text>\n", x,
 			H - B + 18, (double)tmax * k / 4.0 / 1e6);
 	}
 	fprintf(f, "<text x=\"%.0f\" y=\"%.0f\" text-anchor=\"middle\">virtual time</text>\n",
-		L + (W - L - R) / 2, H - 15);
-	const char *what[2] = { "reserved", "in use" };
-	const char *color[2] = { "#d62728", "#1f77b4" };
-	for (int s = 0; s < 2; s++) {
-		fprintf(f, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\" points=\"",
-			color[s]);
-		for (size_t i = 0; i < d->nsamples; i++) {
-			uint64_t v = s == 0 ? d->samples[i].reserved : d->samples[i].in_use;
-			fprintf(f, "%.1f,%.1f ", L + (W - L - R) * (double)d->samples[i].t_ns / (double)tmax,
-				H - B - (H - T - B) * (double)v / (double)ymax);
+		L + pw / 2, H - 15);
+	fprintf(f, "<text transform=\"translate(16,%.0f) rotate(-90)\" text-anchor=\"middle\">device "
+		   "memory</text>\n", T + ph / 2);
+
+	svg_line(f, d, HS_MAX_STREAMS, 1, "stroke=\"#999999\" stroke-width=\"2\"", L, pw, H - B, ph,
+		 tmax, ymax);
+	svg_line(f, d, HS_MAX_STREAMS, 0, "stroke=\"black\" stroke-width=\"2\"", L, pw, H - B, ph,
+		 tmax, ymax);
+	for (uint32_t s = 0; s < d->nstreams; s++) {
+		const char *c = palette[s % (sizeof(palette) / sizeof(palette[0]))];
+
+		snprintf(style, sizeof(style), "stroke=\"%s\" stroke-width=\"1\" stroke-dasharray=\"4 3\"", c);
+		svg_line(f, d, s, 1, style, L, pw, H - B, ph, tmax, ymax);
+		snprintf(style, sizeof(style), "stroke=\"%s\" stroke-width=\"1.2\"", c);
+		svg_line(f, d, s, 0, style, L, pw, H - B, ph, tmax, ymax);
+	}
+
+	/* Legend. */
+	{
+		double x = L + pw + 12, y = T + 4;
+
+		fprintf(f, "<line x1=\"%.0f\" y1=\"%.0f\" x2=\"%.0f\" y2=\"%.0f\" stroke=\"black\" "
+			   "stroke-width=\"2\"/><text x=\"%.0f\" y=\"%.0f\">device in use</text>\n",
+			x, y, x + 20, y, x + 26, y + 4);
+		y += 16;
+		fprintf(f, "<line x1=\"%.0f\" y1=\"%.0f\" x2=\"%.0f\" y2=\"%.0f\" stroke=\"#999999\" "
+			   "stroke-width=\"2\"/><text x=\"%.0f\" y=\"%.0f\">device reserved</text>\n",
+			x, y, x + 20, y, x + 26, y + 4);
+		y += 16;
+		fprintf(f, "<text x=\"%.0f\" y=\"%.0f\">streams: solid in use, dashed reserved</text>\n",
+			x, y + 4);
+		for (uint32_t s = 0; s < d->nstreams && s < 24; s++) {
+			y += 16;
+			fprintf(f, "<line x1=\"%.0f\" y1=\"%.0f\" x2=\"%.0f\" y2=\"%.0f\" stroke=\"%s\" "
+				   "stroke-width=\"2\"/><text x=\"%.0f\" y=\"%.0f\">stream %u</text>\n",
+				x, y, x + 20, y, palette[s % (sizeof(palette) / sizeof(palette[0]))],
+				x + 26, y + 4, s);
 		}
-		fprintf(f, "\"/>\n<text x=\"%.0f\" y=\"%.0f\" fill=\"%s\">%s</text>\n", W - R - 120,
-			T + 16.0 * (s + 1), color[s], what[s]);
+		if (d->nstreams > 24)
+			fprintf(f, "<text x=\"%.0f\" y=\"%.0f\">… %u streams in all</text>\n", x,
+				y + 20, d->nstreams);
 	}
 	fprintf(f, "</svg>\n");
 	return fclose(f) == 0 ? 0 : -1;

@@ -12,6 +12,7 @@
 
 #include "tools/hipsim/driver.h"
 #include "tools/hipsim/hipsim.h"
+#include "tools/hipsim/layout_file.h"
 #include "tools/hipsim/workloads.h"
 
 static void run_usage(FILE *out)
@@ -27,7 +28,7 @@ static void run_usage(FILE *out)
 		"  --capacity BYTES  simulated device memory\n"
 		"  --seed N          seed of the workload's sizes and the simulator's jitter\n"
 		"  --data            simulator data mode: real bytes behind device memory\n"
-		"  --pools NAME      default, subslices, exclusive\n"
+		"  --pools NAME|FILE default, subslices, exclusive, or a layout file\n"
 		"  --json            print the report as JSON\n"
 		"  --svg FILE        plot memory in use and reserved over virtual time\n",
 		HS_MAX_STREAMS);
@@ -71,6 +72,8 @@ int hipsim_run_main(int argc, char **argv)
 	struct hs_driver d;
 	struct hs_report r;
 	uint64_t v;
+	hc_pool_spec pool_specs[HS_LAYOUT_MAX_POOLS];
+	char err[600];
 	int c, status;
 
 	optind = 1;
@@ -94,14 +97,8 @@ int hipsim_run_main(int argc, char **argv)
 			opt.seed = wp.seed;
 			break;
 		case 'P':
-			if (strcmp(optarg, "default") == 0)
-				opt.layout.preset = HC_LAYOUT_DEFAULT;
-			else if (strcmp(optarg, "subslices") == 0)
-				opt.layout.preset = HC_LAYOUT_SUBSLICES;
-			else if (strcmp(optarg, "exclusive") == 0)
-				opt.layout.preset = HC_LAYOUT_EXCLUSIVE_PAGES;
-			else {
-				fprintf(stderr, "hipsim run: unknown pool layout '%s'\n", optarg);
+			if (hs_pools_option(optarg, &opt.layout, pool_specs, err, sizeof(err)) != 0) {
+				fprintf(stderr, "hipsim run: %s\n", err);
 				return HIPSIM_EXIT_USAGE;
 			}
 			break;
