@@ -105,6 +105,7 @@ static void eg_taint_writes(struct hc_dev *dev, hc_failure_id id, const struct h
 	for (size_t i = 0; i < nr; i++) {
 		if (!r[i].write || r[i].size == 0)
 			continue;
+		atomic_store_explicit(&dev->eg_tainted, true, memory_order_release);
 		if (hc_eg_taint(dev->errors, r[i].buf, r[i].off, r[i].size, id) == HC_OK)
 			HC_TRACE(taint, id, r[i].buf, r[i].off, r[i].size);
 	}
@@ -217,6 +218,10 @@ hc_failure_id hc_et_query(struct hc_dev *dev, uint64_t buf, uint64_t off, uint64
 
 void hc_et_forget(struct hc_dev *dev, uint64_t buf)
 {
+	/* Every hc_free passes here: skip the lock on a device nothing ever
+	 * tainted (the flag is set before the first taint, under the lock). */
+	if (!atomic_load_explicit(&dev->eg_tainted, memory_order_acquire))
+		return;
 	pthread_mutex_lock(&dev->eg_lock);
 	hc_eg_forget(dev->errors, buf);
 	pthread_mutex_unlock(&dev->eg_lock);

@@ -143,6 +143,7 @@ struct hc_dev {
 	_Atomic bool eg_inexact;      /* the backend cannot attribute failures */
 	_Atomic uint64_t launch_seq;  /* numbers launches in failure descriptions */
 	struct hc_core_stats stats;
+	_Atomic bool eg_tainted; /* some range was ever tainted on this device */
 	hc_policy policy; /* drop-queue and staging policy for new streams; 0 = default */
 	struct hc_copy_workers *workers; /* pipeline.c: memcpy helpers, created lazily */
 };

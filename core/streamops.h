@@ -78,12 +78,14 @@ hc_status hc_write_staged(struct hc_strm *st, uint64_t dst, const void *src, uin
 
 /* pipeline.c */
 #define HC_PIPE_MIN_BYTES (8 * HC_MIB)
-#define HC_PIPE_CHUNK_BYTES (4 * HC_MIB)
+#define HC_PIPE_CHUNK_BYTES (8 * HC_MIB)
 #define HC_PIPE_CHUNKS 4u
 /* Pipelined pageable write; returns once every source byte is in pinned
  * memory.  Context: @st locked, not recording. */
 hc_status hc_pipeline_write(struct hc_strm *st, uint64_t dst, const void *src, uint64_t n);
 /* Joins the device's copy workers.  Context: device closing. */
 void hc_pipeline_workers_stop(struct hc_dev *dev);
+/* memcpy spread over the device's copy workers and the caller (pipeline.c). */
+void hc_host_copy(struct hc_dev *dev, void *dst, const void *src, uint64_t len);
 
 #endif /* HIPCORE_CORE_STREAMOPS_H */
