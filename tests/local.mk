@@ -32,3 +32,4 @@ tests_check_graph_CFLAGS = $(TEST_CFLAGS)
 tests_check_graph_LDADD = $(TEST_LDADD)
 endif
 include tests/streams.mk
+include tests/calibrate.mk

@@ -98,7 +98,7 @@ static void print_table(FILE *f, const struct vresult *v)
 #define ROW_EQ(name, field)                                                                    \
 	fprintf(f, "  %-22s %16" PRIu64 " %16" PRIu64 "  %s\n", name, v->m.field, v->p.field,   \
 		v->m.field == v->p.field ? "identical" : "DIFFERENT")
-	fprintf(f, "workload %s\n  %-22s %16s %16s  %s\n", v->workload, "metric", "measured (hip)",
+	fprintf(f, "workload %s\n  %-22s %16s %16s  %s\n", v->workload, "metric", "measured",
 		"predicted (sim)", "error");
 	ROW_EQ("peak in use, bytes", peak_in_use);
 	ROW_EQ("peak reserved, bytes", peak_reserved);
@@ -157,7 +157,9 @@ static void validate_usage(FILE *out)
 		"  --steps N         workload steps (default 200)\n"
 		"  --streams N       streams (default 4)\n"
 		"  --seed N          workload seed (default 1)\n"
-		"  --json            print JSON instead of tables\n\n"
+		"  --json            print JSON instead of tables\n"
+		"  --measure-on sim  measure on the simulator (built-in profile) instead of a GPU:\n"
+		"                    a self-test of the harness that runs without a GPU\n\n"
 		"Exit status: 0 memory figures identical, 1 a difference or a failed operation,\n"
 		"2 usage, 77 no GPU (the hip backend did not open; nothing was compared).\n");
 }
@@ -168,10 +170,11 @@ int hipsim_validate_main(int argc, char **argv)
 		{ "profile", required_argument, 0, 'p' }, { "workload", required_argument, 0, 'w' },
 		{ "steps", required_argument, 0, 'n' },   { "streams", required_argument, 0, 's' },
 		{ "seed", required_argument, 0, 'S' },    { "json", no_argument, 0, 'j' },
+		{ "measure-on", required_argument, 0, 'm' },
 		{ "help", no_argument, 0, 'h' },          { 0, 0, 0, 0 },
 	};
 	struct workload_params wp = { .steps = 200, .streams = 4, .seed = 1 };
-	const char *profile = NULL, *workload = "all";
+	const char *profile = NULL, *workload = "all", *measured = "hip";
 	const char *names[4];
 	size_t nnames = 0;
 	bool json = false;
@@ -201,6 +204,13 @@ int hipsim_validate_main(int argc, char **argv)
 		case 's': wp.streams = (uint32_t)v; break;
 		case 'S': wp.seed = v; break;
 		case 'j': json = true; break;
+		case 'm':
+			if (strcmp(optarg, "hip") != 0 && strcmp(optarg, "sim") != 0) {
+				fprintf(stderr, "hipsim validate: --measure-on takes hip or sim\n");
+				return HIPSIM_EXIT_USAGE;
+			}
+			measured = optarg;
+			break;
 		case 'h': validate_usage(stdout); return HIPSIM_EXIT_OK;
 		default: validate_usage(stderr); return HIPSIM_EXIT_USAGE;
 		}
@@ -227,7 +237,7 @@ int hipsim_validate_main(int argc, char **argv)
 			return HIPSIM_EXIT_USAGE;
 		}
 	}
-	st = hc_device_open("hip", NULL, &probe);
+	st = hc_device_open(measured, NULL, &probe);
 	if (st != HC_OK) {
 		hc_last_error(&e);
 		fprintf(stderr, "hipsim validate: skipped: no GPU (hip backend: %s: %s)\n",
@@ -241,7 +251,7 @@ int hipsim_validate_main(int argc, char **argv)
 		const struct workload *w = workload_find(names[i]);
 		struct vresult v = { .workload = w->name };
 
-		if (run_one("hip", NULL, w, &wp, &v.m) != 0 ||
+		if (run_one(measured, NULL, w, &wp, &v.m) != 0 ||
 		    run_one("sim", profile, w, &wp, &v.p) != 0) {
 			status = HIPSIM_EXIT_FAILED;
 			continue;
@@ -261,7 +271,8 @@ int hipsim_validate_main(int argc, char **argv)
 			print_table(stdout, &v);
 	}
 	if (arr) {
-		json_t *top = json_pack("{sssIsIsIso}", "profile", profile ? profile : "built-in",
+		json_t *top = json_pack("{sssssIsIsIso}", "measured_on", measured, "profile",
+					profile ? profile : "built-in",
 					"steps", (json_int_t)wp.steps, "streams",
 					(json_int_t)wp.streams, "seed", (json_int_t)wp.seed,
 					"workloads", arr);

@@ -1,0 +1,13 @@
+# tests/calibrate.mk: hipsim calibrate/validate without a GPU
+# (tests/check_calibrate.c links calibrate.c from its source; calibrate.sh
+# drives the hipsim binary).
+if HAVE_CHECK
+check_PROGRAMS += tests/check_calibrate
+TESTS += tests/check_calibrate
+tests_check_calibrate_SOURCES = tests/check_calibrate.c tools/hipsim/calibrate.h \
+	tools/hipsim/calibrate.c
+tests_check_calibrate_CFLAGS = $(TEST_CFLAGS)
+tests_check_calibrate_LDADD = $(TEST_LDADD) -lm
+endif
+TESTS += tests/calibrate.sh
+EXTRA_DIST += tests/calibrate.sh tests/gpu/fidelity.sh
