@@ -58,6 +58,7 @@ struct hc_hal_open_args {
 	uint64_t seed;       /* sim */
 	uint64_t capacity;   /* sim: 0 = the profile's */
 	bool data_mode;      /* sim */
+	bool time_kernels;   /* hip: time every launch (hipcore:kernel_time) */
 };
 
 struct hc_hal_launch {
