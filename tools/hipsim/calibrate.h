@@ -29,7 +29,9 @@ struct hs_calibrate_args {
  * hs_calibrate - measure @args->backend and fit a profile into @out.
  * Return: HC_OK; HC_ERR_NO_RUNTIME / HC_ERR_DEVICE when the device does not
  * open; another status when a measurement failed.  On failure @msg says
- * what failed; @out is written only on success.
+ * what failed; on success it is "" or a warning (the empty kernel did not
+ * load: launch and graph figures are the built-in ones).  @out is written
+ * only on success.
  */
 hc_status hs_calibrate(const struct hs_calibrate_args *args, struct hc_sim_profile *out,
 		       char *msg, size_t msglen);
