@@ -31,6 +31,8 @@ grep -q 'hipsim calibrate: \[8/8\] kernel launch and graphs' "$tmp/err" ||
 grep -q -- '-o PROFILE is required' "$tmp/err" || fail "calibrate without -o: no message"
 "$hipsim" calibrate --backend cuda -o "$tmp/x" >/dev/null 2>&1
 [ $? -eq 2 ] || fail "calibrate --backend cuda: not exit 2"
+"$hipsim" validate --repeats 0 >/dev/null 2>&1
+[ $? -eq 2 ] || fail "validate --repeats 0: not exit 2"
 "$hipsim" validate --workload nosuch >/dev/null 2>&1
 [ $? -eq 2 ] || fail "validate --workload nosuch: not exit 2"
 "$hipsim" validate --profile "$tmp/nonexistent" >/dev/null 2>"$tmp/err"
@@ -46,6 +48,8 @@ grep -q DIFFERENT "$tmp/v.txt" && fail "validate --measure-on sim: a figure diff
 	--profile "$tmp/sim.profile" >"$tmp/v.json" || fail "validate --json: exit $?"
 grep -q '"memory_identical": true' "$tmp/v.json" || fail "validate --json: memory not identical"
 grep -q '"workload": "training"' "$tmp/v.json" || fail "validate --json: no workload"
+grep -q '"measured_runs": 3' "$tmp/v.json" || fail "validate --json: not 3 measured runs"
+grep -q '"measured_stable": true' "$tmp/v.json" || fail "validate --json: runs vary on the simulator"
 
 # without a GPU
 "$hipsim" calibrate --backend hip --quick --repeats 1 -o "$tmp/hip.profile" >/dev/null 2>"$tmp/err"

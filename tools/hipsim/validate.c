@@ -20,6 +20,10 @@
  * with a 1 ns duration hint, so either side's kernel time is the launch
  * overhead.
  *
+ * The measured side runs --repeats times (default 3): its times are the
+ * medians, and its memory figures and counts must agree between repeats
+ * (else the row says "varies" and validation fails).
+ *
  * Exit status: 0 memory figures identical everywhere, 1 a difference or a
  * failed operation, 2 usage, HIPSIM_EXIT_SKIP (77) no GPU (nothing run).
  */
@@ -79,6 +83,43 @@ static int run_one(const char *backend, const char *profile, const struct worklo
 	return 0;
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Runs @n times into @out: times are medians; false when a figure other
+ * than time differs between runs. */
+static int run_repeated(const char *backend, const struct workload *w,
+			const struct workload_params *wp, unsigned n, struct vrun *out,
+			bool *stable)
+{
+	uint64_t tot[64], blk[64];
+	struct vrun r;
+
+	*stable = true;
+	for (unsigned i = 0; i < n; i++) {
+		if (run_one(backend, NULL, w, wp, &r) != 0)
+			return -1;
+		if (i == 0)
+			*out = r;
+		else if (r.peak_in_use != out->peak_in_use || r.peak_reserved != out->peak_reserved ||
+			 r.device_allocs != out->device_allocs || r.host_waits != out->host_waits ||
+			 r.copies != out->copies || r.copy_bytes != out->copy_bytes ||
+			 r.launches != out->launches || r.failures != out->failures)
+			*stable = false;
+		tot[i] = r.total_ns;
+		blk[i] = r.blocked_ns;
+	}
+	qsort(tot, n, sizeof(tot[0]), cmp_u64);
+	qsort(blk, n, sizeof(blk[0]), cmp_u64);
+	out->total_ns = tot[n / 2];
+	out->blocked_ns = blk[n / 2];
+	return 0;
+}
+
 static double err_pct(uint64_t measured, uint64_t predicted)
 {
 	if (measured == 0)
@@ -89,7 +130,8 @@ static double err_pct(uint64_t measured, uint64_t predicted)
 struct vresult {
 	const char *workload;
 	struct vrun m, p;
-	bool memory_same, counts_same;
+	bool memory_same, counts_same, stable;
+	unsigned repeats;
 	double total_err, blocked_err;
 };
 
@@ -98,7 +140,10 @@ static void print_table(FILE *f, const struct vresult *v)
 #define ROW_EQ(name, field)                                                                    \
 	fprintf(f, "  %-22s %16" PRIu64 " %16" PRIu64 "  %s\n", name, v->m.field, v->p.field,   \
 		v->m.field == v->p.field ? "identical" : "DIFFERENT")
-	fprintf(f, "workload %s\n  %-22s %16s %16s  %s\n", v->workload, "metric", "measured",
+	if (!v->stable)
+		fprintf(f, "workload %s: the measured runs VARY between repeats (figures of run 1)\n",
+			v->workload);
+	fprintf(f, "workload %s (measured: median of %u runs)\n  %-22s %16s %16s  %s\n", v->workload, v->repeats, "metric", "measured",
 		"predicted (sim)", "error");
 	ROW_EQ("peak in use, bytes", peak_in_use);
 	ROW_EQ("peak reserved, bytes", peak_reserved);
@@ -134,9 +179,10 @@ static json_t *run_json(const struct vrun *r)
 
 static json_t *result_json(const struct vresult *v)
 {
-	json_t *o = json_pack("{sssosososbsb}", "workload", v->workload, "measured", run_json(&v->m),
-			      "predicted", run_json(&v->p), "copy_time", json_null(), "memory_identical",
-			      v->memory_same, "counts_identical", v->counts_same);
+	json_t *o = json_pack("{sssosososbsbsbsI}", "workload", v->workload, "measured",
+			      run_json(&v->m), "predicted", run_json(&v->p), "copy_time", json_null(),
+			      "memory_identical", v->memory_same, "counts_identical", v->counts_same,
+			      "measured_stable", v->stable, "measured_runs", (json_int_t)v->repeats);
 
 	if (o) {
 		json_object_set_new(o, "total_time_error_pct",
@@ -158,6 +204,7 @@ static void validate_usage(FILE *out)
 		"  --streams N       streams (default 4)\n"
 		"  --seed N          workload seed (default 1)\n"
 		"  --json            print JSON instead of tables\n"
+		"  --repeats N       measured runs per workload, times are medians (default 3)\n"
 		"  --measure-on sim  measure on the simulator (built-in profile) instead of a GPU:\n"
 		"                    a self-test of the harness that runs without a GPU\n\n"
 		"Exit status: 0 memory figures identical, 1 a difference or a failed operation,\n"
@@ -170,7 +217,7 @@ int hipsim_validate_main(int argc, char **argv)
 		{ "profile", required_argument, 0, 'p' }, { "workload", required_argument, 0, 'w' },
 		{ "steps", required_argument, 0, 'n' },   { "streams", required_argument, 0, 's' },
 		{ "seed", required_argument, 0, 'S' },    { "json", no_argument, 0, 'j' },
-		{ "measure-on", required_argument, 0, 'm' },
+		{ "measure-on", required_argument, 0, 'm' }, { "repeats", required_argument, 0, 'r' },
 		{ "help", no_argument, 0, 'h' },          { 0, 0, 0, 0 },
 	};
 	struct workload_params wp = { .steps = 200, .streams = 4, .seed = 1 };
@@ -178,6 +225,7 @@ int hipsim_validate_main(int argc, char **argv)
 	const char *names[4];
 	size_t nnames = 0;
 	bool json = false;
+	unsigned repeats = 3;
 	json_t *arr = NULL;
 	int c, status = HIPSIM_EXIT_OK;
 	hc_device probe;
@@ -188,10 +236,11 @@ int hipsim_validate_main(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		char *end;
 		unsigned long long v = 0;
-		if (c == 'n' || c == 's' || c == 'S') {
+		if (c == 'n' || c == 's' || c == 'S' || c == 'r') {
 			v = strtoull(optarg, &end, 0);
 			if (!*optarg || *optarg == '-' || *end ||
-			    (c == 's' && (v == 0 || v > HS_MAX_STREAMS))) {
+			    (c == 's' && (v == 0 || v > HS_MAX_STREAMS)) ||
+			    (c == 'r' && (v == 0 || v > 63))) {
 				fprintf(stderr, "hipsim validate: '%s' is not a valid number here\n",
 					optarg);
 				return HIPSIM_EXIT_USAGE;
@@ -203,6 +252,7 @@ int hipsim_validate_main(int argc, char **argv)
 		case 'n': wp.steps = v; break;
 		case 's': wp.streams = (uint32_t)v; break;
 		case 'S': wp.seed = v; break;
+		case 'r': repeats = (unsigned)v; break;
 		case 'j': json = true; break;
 		case 'm':
 			if (strcmp(optarg, "hip") != 0 && strcmp(optarg, "sim") != 0) {
@@ -249,9 +299,9 @@ int hipsim_validate_main(int argc, char **argv)
 		arr = json_array();
 	for (size_t i = 0; i < nnames; i++) {
 		const struct workload *w = workload_find(names[i]);
-		struct vresult v = { .workload = w->name };
+		struct vresult v = { .workload = w->name, .repeats = repeats };
 
-		if (run_one(measured, NULL, w, &wp, &v.m) != 0 ||
+		if (run_repeated(measured, w, &wp, repeats, &v.m, &v.stable) != 0 ||
 		    run_one("sim", profile, w, &wp, &v.p) != 0) {
 			status = HIPSIM_EXIT_FAILED;
 			continue;
@@ -263,7 +313,7 @@ int hipsim_validate_main(int argc, char **argv)
 				v.m.copy_bytes == v.p.copy_bytes && v.m.launches == v.p.launches;
 		v.total_err = err_pct(v.m.total_ns, v.p.total_ns);
 		v.blocked_err = err_pct(v.m.blocked_ns, v.p.blocked_ns);
-		if (!v.memory_same || !v.counts_same || v.m.failures || v.p.failures)
+		if (!v.memory_same || !v.counts_same || !v.stable || v.m.failures || v.p.failures)
 			status = HIPSIM_EXIT_FAILED;
 		if (arr)
 			json_array_append_new(arr, result_json(&v));
