@@ -11,3 +11,11 @@ tests_check_calibrate_LDADD = $(TEST_LDADD) -lm
 endif
 TESTS += tests/calibrate.sh
 EXTRA_DIST += tests/calibrate.sh tests/gpu/fidelity.sh
+# read_ctf.c's kernel-time fixture (its test is in tests/check_readers.c)
+EXTRA_DIST += tests/data/ctf-ktime/ust/uid/0/64-bit/metadata \
+	tests/data/ctf-ktime/ust/uid/0/64-bit/hipsim_0 \
+	tests/data/ctf-ktime/ust/uid/0/64-bit/hipsim_1 \
+	tests/data/ctf-ktime/ust/uid/0/64-bit/index/hipsim_0.idx \
+	tests/data/ctf-ktime/ust/uid/0/64-bit/index/hipsim_1.idx \
+	tests/data/ctf-ktime-src/README tests/data/ctf-ktime-src/app.c \
+	tests/data/ctf-ktime-src/hc_tp.h
