@@ -186,6 +186,7 @@ hc_status hc_device_open(const char *backend, const hc_device_options *opts, hc_
 		args.seed = opts->seed;
 		args.capacity = opts->capacity;
 		args.data_mode = opts->data_mode;
+		args.time_kernels = opts->time_kernels;
 	}
 	dev = calloc(1, sizeof(*dev));
 	if (!dev)

@@ -58,6 +58,7 @@ struct hc_hal_open_args {
 	uint64_t seed;       /* sim */
 	uint64_t capacity;   /* sim: 0 = the profile's */
 	bool data_mode;      /* sim */
+	bool time_kernels;   /* hip: time every launch (hipcore:kernel_time) */
 };
 
 struct hc_hal_launch {
@@ -225,10 +226,12 @@ struct hc_hal_ops {
 	hc_status (*ctl)(hc_hal_dev *dev, int op, void *arg);
 };
 
-/* Backends, by name: "sim", "hip".  NULL when unknown. */
-const struct hc_hal_ops *hc_hal_find(const char *name);
-const struct hc_hal_ops *hc_sim_ops(void);
-const struct hc_hal_ops *hc_hip_ops(void);
+/* Backends, by name: "sim", "hip".  NULL when unknown.  Exported from
+ * libhipcore.so (HC_API) for hipsim calibrate, which measures a backend
+ * through its ops table; not public API (hal.h is not installed). */
+HC_API const struct hc_hal_ops *hc_hal_find(const char *name);
+HC_API const struct hc_hal_ops *hc_sim_ops(void);
+HC_API const struct hc_hal_ops *hc_hip_ops(void);
 
 /*
  * hc_hal_error - record this thread's error detail and return @status.

@@ -56,20 +56,21 @@ struct hc_sim_profile {
 	uint64_t jitter_ppm;
 };
 
-/* sim_profile.c */
+/* sim_profile.c (exported from libhipcore.so for hipsim calibrate and
+ * validate; not public API: sim.h is not installed) */
 
 /* Fills @out with the built-in "NVIDIA H200 (simulated)" profile. */
-void hc_sim_profile_builtin(struct hc_sim_profile *out);
+HC_API void hc_sim_profile_builtin(struct hc_sim_profile *out);
 /*
  * hc_sim_profile_parse - parse profile text.
  * @origin names the text in messages ("file.profile", "<string>").
  * Return: HC_OK, HC_ERR_INVALID (NULL argument), HC_ERR_PARSE naming
  * origin:line and the key.  @out is written only on success.
  */
-hc_status hc_sim_profile_parse(const char *text, const char *origin, struct hc_sim_profile *out);
+HC_API hc_status hc_sim_profile_parse(const char *text, const char *origin, struct hc_sim_profile *out);
 /* Reads and parses @path: HC_ERR_IO naming the path and errno text, or
  * whatever hc_sim_profile_parse returns. */
-hc_status hc_sim_profile_load(const char *path, struct hc_sim_profile *out);
+HC_API hc_status hc_sim_profile_load(const char *path, struct hc_sim_profile *out);
 
 /* sim_device.c */
 

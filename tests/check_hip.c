@@ -392,6 +392,57 @@ START_TEST(driver_errors_use_the_driver_table)
 }
 END_TEST
 
+/* Opt-in kernel timing: two timing events per launch outside a capture,
+ * read back at the next fence; none without the option (the backend's own
+ * events stay timing-free); nothing left at close. */
+START_TEST(time_kernels_brackets_launches)
+{
+	struct hc_hal_open_args a = { .ordinal = 0, .time_kernels = _i == 1 };
+	hc_hal_module *m;
+	hc_hal_function *f;
+	hc_hal_stream *s;
+	hc_hal_event *e;
+	hc_hal_graph *g = NULL;
+	struct hc_hal_launch l = { .grid = { 1, 1, 1 }, .block = { 32, 1, 1 } };
+	unsigned long want = _i >= 1 ? 3 : 0;
+
+	if (_i == 2) /* the environment instead of the option */
+		setenv("HIPCORE_TIME_KERNELS", "1", 1);
+	H->device_close(D); /* reopen with the option */
+	D = NULL;
+	ck_assert_int_eq(fake_live(), 0);
+	fake_reset();
+	ck_assert_int_eq(H->device_open(&a, &D), HC_OK);
+	ck_assert_int_eq(H->module_load(D, "FAKE module", 11, &m), HC_OK);
+	ck_assert_int_eq(H->function_get(D, m, "add_one", &f), HC_OK);
+	ck_assert_int_eq(H->stream_create(D, &s), HC_OK);
+	for (int k = 0; k < 3; k++)
+		ck_assert_int_eq(H->launch(D, s, f, &l), HC_OK);
+	ck_assert_uint_eq(fake_calls("cudaEventCreateWithFlags:timing"), 2 * want);
+	ck_assert_uint_eq(fake_calls("cudaEventRecord"), 2 * want);
+	ck_assert_uint_eq(fake_calls("cudaEventElapsedTime"), 0); /* not before a fence */
+	ck_assert_int_eq(H->stream_sync(D, s), HC_OK);
+	ck_assert_uint_eq(fake_calls("cudaEventElapsedTime"), want);
+	/* a captured launch is not timed */
+	ck_assert_int_eq(H->capture_begin(D, s), HC_OK);
+	ck_assert_int_eq(H->launch(D, s, f, &l), HC_OK);
+	ck_assert_int_eq(H->capture_end(D, s, &g), HC_OK);
+	H->graph_destroy(D, g);
+	ck_assert_uint_eq(fake_calls("cudaEventCreateWithFlags:timing"), 2 * want);
+	/* the backend's own events never ask for timing */
+	ck_assert_int_eq(H->event_record(D, s, &e), HC_OK);
+	ck_assert_uint_eq(fake_calls("cudaEventCreateWithFlags:timing"), 2 * want);
+	/* pending at close: destroyed (fake_close checks nothing is live) */
+	ck_assert_int_eq(H->launch(D, s, f, &l), HC_OK);
+	ck_assert_int_eq(H->event_sync(D, e), HC_OK);
+	ck_assert_uint_eq(fake_calls("cudaEventElapsedTime"), want ? want + 1 : 0);
+	ck_assert_int_eq(H->launch(D, s, f, &l), HC_OK);
+	H->event_destroy(D, e);
+	H->module_unload(D, m);
+	unsetenv("HIPCORE_TIME_KERNELS");
+}
+END_TEST
+
 START_TEST(capture_rejects_memory_nodes_and_instantiates_the_rest)
 {
 	hc_hal_stream *s;
@@ -650,6 +701,7 @@ static Suite *hip_suite(void)
 	tcase_add_test(tc, overridden_entry_makes_malloc_fail_without_a_gpu);
 	tcase_add_test(tc, driver_errors_use_the_driver_table);
 	tcase_add_test(tc, capture_rejects_memory_nodes_and_instantiates_the_rest);
+	tcase_add_loop_test(tc, time_kernels_brackets_launches, 0, 3);
 	tcase_add_test(tc, ctl_clock_and_unknown_ops);
 	suite_add_tcase(s, tc);
 

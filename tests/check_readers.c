@@ -586,6 +586,32 @@ static void copy_tree(const char *from, const char *to)
 }
 
 /* Two traces below one directory: both read, merged in time order. */
+/* tests/data/ctf-ktime (ctf-ktime-src/app.c): launches with status 0 take
+ * the hipcore:kernel_time measured for their ordinal, even though the
+ * measurement comes later in the trace; a failed launch has no ordinal; a
+ * launch without a measurement keeps its hint; kernel_time is not replayed. */
+START_TEST(ctf_kernel_times_attached)
+{
+	static const uint64_t want[] = { 41000, 42000, 3000, 4000 };
+	struct hs_trace *t = NULL;
+	struct hs_rev ev;
+	char path[1100], err[700];
+	const char *top = getenv("top_srcdir");
+
+	snprintf(path, sizeof(path), "%s/tests/data/ctf-ktime", top && *top ? top : HC_ABS_TOP_SRCDIR);
+	ck_assert_msg(hs_trace_open(path, "ctf", &t, err, sizeof(err)) == 0, "%s", err);
+	next_ok(t, &ev, HS_REV_STREAM_CREATE, 0, 7);
+	for (int i = 0; i < 4; i++) {
+		next_ok(t, &ev, HS_REV_LAUNCH, 0, 7);
+		ck_assert_uint_eq(ev.duration_ns, want[i]);
+	}
+	next_ok(t, &ev, HS_REV_SYNC, 0, 7);
+	ck_assert_int_eq(hs_trace_next(t, &ev), 0);
+	ck_assert_str_eq(hs_trace_error(t), "");
+	hs_trace_close(t);
+}
+END_TEST
+
 START_TEST(ctf_two_traces_merged)
 {
 	char a[600], b[600], err[700];
@@ -692,6 +718,7 @@ static Suite *readers_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, ctf_small_trace);
+	tcase_add_test(tc, ctf_kernel_times_attached);
 	tcase_add_test(tc, ctf_two_traces_merged);
 	tcase_add_test(tc, ctf_discarded_events);
 	tcase_add_test(tc, ctf_errors);

@@ -21,6 +21,9 @@ tools_hipsim_hipsim_SOURCES = \
 	tools/hipsim/replay.c \
 	tools/hipsim/layout_file.h \
 	tools/hipsim/layout_file.c \
-	tools/hipsim/compare.c
+	tools/hipsim/compare.c \
+	tools/hipsim/calibrate.h \
+	tools/hipsim/calibrate.c \
+	tools/hipsim/validate.c
 tools_hipsim_hipsim_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS) $(BABELTRACE2_CFLAGS)
-tools_hipsim_hipsim_LDADD = libhipcore.la tools/hipsim/libhipsim-record.la $(JANSSON_LIBS) $(BABELTRACE2_LIBS)
+tools_hipsim_hipsim_LDADD = libhipcore.la tools/hipsim/libhipsim-record.la $(JANSSON_LIBS) $(BABELTRACE2_LIBS) -lm

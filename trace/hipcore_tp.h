@@ -213,6 +213,21 @@ LTTNG_UST_TRACEPOINT_EVENT(hipcore, taint,
 	LTTNG_UST_TP_FIELDS(HC_TP_U64(failure) HC_TP_U64(buffer) HC_TP_U64(offset)
 		HC_TP_U64(size)))
 
+/* ---- backend measurements (appended) ----------------------------------- */
+
+/* A kernel's device time, measured by the HIP backend with timing events
+ * when the device was opened with time_kernels (hc_device_options) or
+ * HIPCORE_TIME_KERNELS=1; emitted at the fence after it completed.
+ * stream and kernel are the backend's serial numbers (not public ids);
+ * ordinal is the device's count of successful backend launches, 1-based,
+ * so it matches the ordinal-th hipcore:launch with status 0 of the device
+ * (captured launches count but are not timed). */
+LTTNG_UST_TRACEPOINT_EVENT(hipcore, kernel_time,
+	LTTNG_UST_TP_ARGS(uint64_t, stream, uint64_t, kernel, uint64_t, ordinal,
+		uint64_t, duration_ns),
+	LTTNG_UST_TP_FIELDS(HC_TP_U64(stream) HC_TP_U64(kernel) HC_TP_U64(ordinal)
+		HC_TP_U64(duration_ns)))
+
 #endif /* HIPCORE_TRACE_TP_H */
 
 #ifndef HIPCORE_TP_NO_LTTNG

@@ -27,6 +27,7 @@
 #include <sys/queue.h>
 #include <time.h>
 
+#include "hal/hip/hip_ktime.h"
 #include "hal/hip/hip_rt.h"
 
 /* CUDA values (no CUDA headers at build time). */
@@ -51,6 +52,7 @@ struct hc_hal_stream {
 	LIST_ENTRY(hc_hal_stream) link;
 	void *s;
 	int capturing;
+	uint64_t id; /* serial number, for hipcore:kernel_time */
 };
 
 struct hc_hal_event {
@@ -67,6 +69,7 @@ struct hc_hal_graph {
 struct hc_hal_function {
 	LIST_ENTRY(hc_hal_function) link;
 	void *f;
+	uint64_t id; /* serial number, for hipcore:kernel_time */
 };
 
 struct hc_hal_module {
@@ -99,6 +102,9 @@ struct hc_hal_dev {
 	LIST_HEAD(, hc_hal_module) modules;
 	struct hip_alloc_list dallocs;
 	struct hip_alloc_list hallocs;
+	bool time_kernels;          /* bracket launches with timing events */
+	uint64_t nstreams, nfunctions, nlaunch; /* serials and the launch ordinal */
+	struct hip_ktimes kt;       /* launches timed, not yet read back */
 };
 
 /* ---------------------------------------------------------------- helpers */
@@ -169,6 +175,7 @@ static hc_status refuse_capturing(const char *op)
 /* ----------------------------------------------------------------- device */
 
 static void hip_device_close(hc_hal_dev *dev);
+static void kt_drain(hc_hal_dev *dev, bool all);
 
 static hc_status hip_device_open(const struct hc_hal_open_args *args, hc_hal_dev **out)
 {
@@ -191,6 +198,11 @@ static hc_status hip_device_open(const struct hc_hal_open_args *args, hc_hal_dev
 		return hc_hal_error(HC_ERR_OOM, 0, NULL, "hip: no host memory for a device");
 	dev->rt = rt;
 	dev->ordinal = args->ordinal;
+	{
+		const char *env = secure_getenv("HIPCORE_TIME_KERNELS");
+		dev->time_kernels = (args->time_kernels || (env && strcmp(env, "1") == 0)) &&
+				    HIP_HAVE(EventElapsedTime);
+	}
 	pthread_mutex_init(&dev->lock, NULL);
 	LIST_INIT(&dev->streams);
 	LIST_INIT(&dev->events);
@@ -268,9 +280,11 @@ static void hip_device_close(hc_hal_dev *dev)
 				HIP_CALL(GraphDestroy)(graph);
 		}
 		HIP_CALL(StreamSynchronize)(s->s);
+		kt_drain(dev, false); /* emits what the streams finished */
 		HIP_CALL(StreamDestroy)(s->s);
 		free(s);
 	}
+	kt_drain(dev, true);
 	while ((e = LIST_FIRST(&dev->events))) {
 		LIST_REMOVE(e, link);
 		HIP_CALL(EventDestroy)(e->e);
@@ -538,6 +552,7 @@ static hc_status hip_stream_create(hc_hal_dev *dev, hc_hal_stream **out)
 		return rt_fail(dev, HS_StreamCreateWithFlags, err);
 	}
 	pthread_mutex_lock(&dev->lock);
+	s->id = ++dev->nstreams;
 	LIST_INSERT_HEAD(&dev->streams, s, link);
 	pthread_mutex_unlock(&dev->lock);
 	*out = s;
@@ -595,6 +610,7 @@ static hc_status hip_stream_sync(hc_hal_dev *dev, hc_hal_stream *s)
 	t0 = now_ns();
 	err = HIP_CALL(StreamSynchronize)(s->s);
 	count_wait(dev, t0);
+	kt_drain(dev, false);
 	return err ? rt_fail(dev, HS_StreamSynchronize, err) : HC_OK;
 }
 
@@ -728,6 +744,7 @@ static hc_status hip_event_sync(hc_hal_dev *dev, hc_hal_event *e)
 	t0 = now_ns();
 	err = HIP_CALL(EventSynchronize)(e->e);
 	count_wait(dev, t0);
+	kt_drain(dev, false);
 	return err ? rt_fail(dev, HS_EventSynchronize, err) : HC_OK;
 }
 
@@ -995,15 +1012,79 @@ static hc_status hip_function_get(hc_hal_dev *dev, hc_hal_module *m, const char 
 		return rt_fail(dev, HS_ModuleGetFunction, err);
 	}
 	pthread_mutex_lock(&dev->lock);
+	f->id = ++dev->nfunctions;
 	LIST_INSERT_HEAD(&m->functions, f, link);
 	pthread_mutex_unlock(&dev->lock);
 	*out = f;
 	return HC_OK;
 }
 
+/*
+ * Kernel timing (hip_ktime.h): kt_begin records a timing event before the
+ * launch, kt_end one after it and keeps the pair; any failure leaves the
+ * launch untimed.  kt_drain reads back completed pairs at fences.
+ */
+static int kt_query(void *e)
+{
+	return HIP_CALL(EventQuery)(e);
+}
+
+static int kt_elapsed(float *ms, void *a, void *b)
+{
+	return HIP_CALL(EventElapsedTime)(ms, a, b);
+}
+
+static int kt_destroy(void *e)
+{
+	return HIP_CALL(EventDestroy)(e);
+}
+
+static void kt_drain(hc_hal_dev *dev, bool all)
+{
+	if (!dev->time_kernels)
+		return;
+	pthread_mutex_lock(&dev->lock);
+	hip_kt_drain(&dev->kt, kt_query, kt_elapsed, kt_destroy, all);
+	pthread_mutex_unlock(&dev->lock);
+}
+
+static void kt_begin(hc_hal_dev *dev, hc_hal_stream *s, struct hip_kt_pending *p)
+{
+	if (HIP_CALL(EventCreateWithFlags)(&p->start, 0) != 0) {
+		p->start = NULL;
+		return;
+	}
+	if (HIP_CALL(EventCreateWithFlags)(&p->end, 0) != 0 ||
+	    HIP_CALL(EventRecord)(p->start, s->s) != 0) {
+		if (p->end)
+			HIP_CALL(EventDestroy)(p->end);
+		HIP_CALL(EventDestroy)(p->start);
+		p->start = p->end = NULL;
+	}
+	(void)dev;
+}
+
+static void kt_end(hc_hal_dev *dev, hc_hal_stream *s, struct hip_kt_pending *p, bool launched)
+{
+	bool kept = false;
+
+	if (!p->start)
+		return;
+	if (launched && HIP_CALL(EventRecord)(p->end, s->s) == 0) {
+		pthread_mutex_lock(&dev->lock);
+		kept = hip_kt_add(&dev->kt, p);
+		pthread_mutex_unlock(&dev->lock);
+	}
+	if (!kept) {
+		HIP_CALL(EventDestroy)(p->start);
+		HIP_CALL(EventDestroy)(p->end);
+	}
+}
+
 static hc_status hip_launch(hc_hal_dev *dev, hc_hal_stream *s, hc_hal_function *f,
 			    const struct hc_hal_launch *l)
 {
+	struct hip_kt_pending kp = { 0 };
 	hc_status st;
 	int err;
 
@@ -1012,14 +1093,22 @@ static hc_status hip_launch(hc_hal_dev *dev, hc_hal_stream *s, hc_hal_function *
 				    "hip: launch needs dev, stream, function and a descriptor");
 	if ((st = bind_thread(dev)) != HC_OK)
 		return st;
+	if (dev->time_kernels && !s->capturing)
+		kt_begin(dev, s, &kp);
 	err = HIP_CALL(ModuleLaunchKernel)(f->f, l->grid[0], l->grid[1], l->grid[2], l->block[0],
 					   l->block[1], l->block[2], l->shared_bytes, s->s, l->args,
 					   NULL);
-	if (err)
+	if (err) {
+		kt_end(dev, s, &kp, false);
 		return rt_fail(dev, HS_ModuleLaunchKernel, err);
+	}
 	pthread_mutex_lock(&dev->lock);
 	dev->stats.launches++;
+	kp.ordinal = ++dev->nlaunch;
 	pthread_mutex_unlock(&dev->lock);
+	kp.stream = s->id;
+	kp.kernel = f->id;
+	kt_end(dev, s, &kp, true);
 	return HC_OK;
 }
 

@@ -120,7 +120,9 @@ enum hip_space {
 	X(MallocAsync, "hipMallocAsync", "cudaMallocAsync", HIP_LIB_RT, HIP_OPT, int,       \
 	  (void **ptr, size_t size, void *stream))                                          \
 	X(FreeAsync, "hipFreeAsync", "cudaFreeAsync", HIP_LIB_RT, HIP_OPT, int,             \
-	  (void *ptr, void *stream))
+	  (void *ptr, void *stream))                                                        \
+	X(EventElapsedTime, "hipEventElapsedTime", "cudaEventElapsedTime", HIP_LIB_RT,      \
+	  HIP_OPT, int, (float *ms, void *start, void *end))
 
 enum hip_sym_id {
 #define HIP_SYM_ENUM_(id, h, c, lib, opt, ret, params) HS_##id,

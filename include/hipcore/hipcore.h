@@ -132,6 +132,11 @@ typedef struct hc_device_options {
 	uint64_t seed;        /* seed of the simulator's jitter */
 	uint64_t capacity;    /* device memory in bytes; 0: the profile's */
 	bool data_mode;       /* back device memory with host memory */
+	/* HIP backend: measure every kernel launched outside a capture with
+	 * timing events and emit its duration as the trace event
+	 * hipcore:kernel_time at the next fence (also HIPCORE_TIME_KERNELS=1
+	 * in the environment).  Costs two event records per launch. */
+	bool time_kernels;
 } hc_device_options;
 
 HC_API hc_status hc_device_options_init(hc_device_options *opts);

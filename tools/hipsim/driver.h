@@ -26,6 +26,13 @@ struct hs_options {
 	hc_pool_layout layout; /* installed on every stream */
 	bool json;
 	const char *svg;
+	/* Workload kernels: loaded from this image when set (NULL: the
+	 * simulator's built-in kernels), and launched with a 1 ns duration hint
+	 * instead of the workload's when no_kernel_time is set (hipsim validate
+	 * runs no-op kernels on the GPU, so the simulator must too). */
+	const void *kernel_image;
+	size_t kernel_image_size;
+	bool no_kernel_time;
 };
 
 /* One sample for --svg: after an event on @stream, that stream's device

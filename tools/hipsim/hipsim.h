@@ -10,10 +10,13 @@
 #define HIPSIM_EXIT_OK 0
 #define HIPSIM_EXIT_FAILED 1
 #define HIPSIM_EXIT_USAGE 2
+#define HIPSIM_EXIT_SKIP 77 /* validate: no GPU, nothing compared (automake's skip) */
 
 int hipsim_run_main(int argc, char **argv);
 int hipsim_record_main(int argc, char **argv);
 int hipsim_replay_main(int argc, char **argv);
 int hipsim_compare_main(int argc, char **argv);
+int hipsim_calibrate_main(int argc, char **argv);
+int hipsim_validate_main(int argc, char **argv);
 
 #endif /* HIPSIM_HIPSIM_H */

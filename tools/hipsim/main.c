@@ -18,6 +18,8 @@ static const struct subcommand {
 	{ "record", hipsim_record_main, "record a command's libhipcore calls with LTTng" },
 	{ "replay", hipsim_replay_main, "replay a CTF or RMM CSV trace through libhipcore" },
 	{ "compare", hipsim_compare_main, "compare two JSON reports key by key" },
+	{ "calibrate", hipsim_calibrate_main, "measure a backend, write a simulator profile" },
+	{ "validate", hipsim_validate_main, "compare the simulator's predictions with a GPU" },
 };
 
 static void usage(FILE *out)

@@ -16,6 +16,15 @@
  * Fields are looked up by name, once per event class (later events of the
  * class use the member indexes found then); numbers may be signed or
  * unsigned; extra fields are ignored.  Events of other names are skipped.
+ *
+ * Measured kernel times: hipcore:kernel_time (a HIP device opened with
+ * time_kernels) comes at a fence after its launch, too late for a reader
+ * that streams.  When a trace's metadata declares it, hs_ctf_open first
+ * reads the whole trace once keeping only kernel_time (ordinal ->
+ * duration_ns), then the replay pass gives the n-th launch with status 0
+ * the duration of ordinal n, in place of the launch event's duration_ns
+ * hint.  Ordinals count one device's launches: a trace of several devices
+ * or processes that time kernels mixes them (the last one read wins).
  */
 #include "config.h"
 
@@ -61,6 +70,8 @@ static const char *const f_duration[] = { "duration_ns", "duration", NULL };
 static const char *const f_info[] = { "info_words", "info_size", NULL };
 static const char *const f_graph[] = { "graph_id", "graph", NULL };
 static const char *const f_status[] = { "status", NULL };
+static const char *const f_ordinal[] = { "ordinal", NULL };
+static const char ktime_event[] = "hipcore:kernel_time";
 /* Launch bindings: an array named "bindings" of structures with members
  * named as above plus "access", or parallel arrays named as below. */
 static const char *const f_bindings[] = { "bindings", NULL };
@@ -73,7 +84,7 @@ static const char *const f_bind_access[] = { "binding_access", NULL };
 enum ctf_role {
 	R_STREAM, R_BUFFER, R_SIZE, R_OFFSET, R_PROPERTY, R_DURATION, R_INFO, R_GRAPH, R_STATUS,
 	R_BINDINGS, R_BIND_BUFFER, R_BIND_OFFSET, R_BIND_SIZE, R_BIND_ACCESS, R_CACHE_KIND, R_CACHE_KEY,
-	R_COUNT
+	R_ORDINAL, R_COUNT
 };
 
 static const char *const *const role_names[R_COUNT] = {
@@ -82,7 +93,7 @@ static const char *const *const role_names[R_COUNT] = {
 	[R_INFO] = f_info,		 [R_GRAPH] = f_graph,		  [R_STATUS] = f_status,
 	[R_BINDINGS] = f_bindings,	 [R_BIND_BUFFER] = f_bind_buffer, [R_BIND_OFFSET] = f_bind_offset,
 	[R_BIND_SIZE] = f_bind_size,	 [R_BIND_ACCESS] = f_bind_access, [R_CACHE_KIND] = f_cache_kind,
-	[R_CACHE_KEY] = f_cache_key,
+	[R_CACHE_KEY] = f_cache_key, [R_ORDINAL] = f_ordinal,
 };
 
 #ifndef HIPCORE_WITH_BABELTRACE2
@@ -90,7 +101,7 @@ static const char *const *const role_names[R_COUNT] = {
 int hs_ctf_open(const char *path, struct hs_trace **out, char *err, size_t errlen)
 {
 	(void)out;
-	(void)ctf_events, (void)role_names;
+	(void)ctf_events, (void)role_names, (void)ktime_event;
 	snprintf(err, errlen, "%s: CTF reading is not built in (configure found no babeltrace2)", path);
 	return -1;
 }
@@ -112,6 +123,7 @@ int hs_ctf_open(const char *path, struct hs_trace **out, char *err, size_t errle
 struct ctf_class {
 	int replayed;
 	int cache; /* hipcore:cache */
+	int ktime; /* hipcore:kernel_time */
 	enum hs_rev_kind kind;
 	int64_t idx[R_COUNT]; /* -1: absent */
 };
@@ -134,6 +146,11 @@ struct ctf_reader {
 	/* The last hipcore:cache event not yet claimed by a launch. */
 	int cache_pending;
 	uint64_t cache_stream, cache_kind, cache_key;
+
+	int prescan;            /* the first pass: kernel_time only */
+	struct hs_idmap ktimes; /* launch ordinal -> measured duration_ns */
+	uint64_t nktimes;       /* entries in ktimes */
+	uint64_t launches_ok;   /* launches with status 0 so far */
 };
 
 static void set_error(struct ctf_reader *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -327,6 +344,7 @@ static const struct ctf_class *class_of(struct ctf_reader *r, const bt_event_cla
 	c = &r->cls[r->ncls];
 	memset(c, 0, sizeof(*c));
 	name = bt_event_class_get_name(ec);
+	c->ktime = name && strcmp(name, ktime_event) == 0;
 	for (size_t i = 0; name && i < sizeof(ctf_events) / sizeof(ctf_events[0]); i++)
 		if (strcmp(name, ctf_events[i].name) == 0) {
 			c->replayed = 1;
@@ -356,6 +374,19 @@ static int convert_event(struct ctf_reader *r, const bt_message *m)
 
 	if (!c)
 		goto oom;
+	if (c->ktime && r->prescan) {
+		uint64_t ord, dur;
+
+		if (field_u64(by_index(payload, c->idx[R_ORDINAL]), &ord) &&
+		    field_u64(by_index(payload, c->idx[R_DURATION]), &dur)) {
+			if (hs_idmap_put(&r->ktimes, ord, dur) != 0)
+				goto oom;
+			r->nktimes++;
+		}
+		return 0;
+	}
+	if (r->prescan)
+		return 0;
 	if (c->cache) {
 		uint64_t kind_v = 0;
 
@@ -409,6 +440,10 @@ static int convert_event(struct ctf_reader *r, const bt_message *m)
 	}
 	if (kind == HS_REV_LAUNCH)
 		r->cache_pending = 0;
+	if (kind == HS_REV_LAUNCH && r->nktimes &&
+	    (!field_u64(by_index(payload, c->idx[R_STATUS]), &status) || status == 0) &&
+	    hs_idmap_get(&r->ktimes, ++r->launches_ok, &v))
+		ev.duration_ns = v;
 	ev.stream_id = sid;
 	if (has_stream) {
 		if (!hs_idmap_get(&r->streams, sid, &v)) {
@@ -552,6 +587,7 @@ static void ctf_close(struct hs_trace *t)
 	free(r->queue);
 	hs_idmap_free(&r->streams);
 	hs_idmap_free(&r->classes);
+	hs_idmap_free(&r->ktimes);
 	free(r->cls);
 	free(r->path);
 	free(r);
@@ -660,6 +696,73 @@ out:
 	return rc;
 }
 
+/* Whether any metadata file found by the walk names hipcore:kernel_time
+ * (LTTng declares the event classes a session enabled; the text is plain
+ * even in packetized metadata). */
+static int metadata_declares_ktime(void)
+{
+	for (size_t i = 0; i < walk_n; i++) {
+		char path[4096], *buf;
+		FILE *f;
+		size_t n;
+		int found;
+
+		snprintf(path, sizeof(path), "%s/metadata", walk_dirs[i]);
+		f = fopen(path, "rb");
+		if (!f)
+			continue;
+		buf = malloc(1 << 20);
+		n = buf ? fread(buf, 1, (1 << 20) - 1, f) : 0;
+		fclose(f);
+		found = buf && memmem(buf, n, ktime_event + strlen("hipcore:"),
+				      strlen(ktime_event) - strlen("hipcore:")) != NULL;
+		free(buf);
+		if (found)
+			return 1;
+	}
+	return 0;
+}
+
+/* The first pass: every kernel_time of the trace into r->ktimes. */
+static int prescan_ktimes(struct ctf_reader *r, char *err, size_t errlen)
+{
+	struct ctf_reader *pre = calloc(1, sizeof(*pre));
+	struct hs_rev ev;
+	int rc = -1;
+
+	if (!pre) {
+		snprintf(err, errlen, "%s: out of memory", r->path);
+		return -1;
+	}
+	pre->path = r->path;
+	pre->prescan = 1;
+	pre->base.path = r->path;
+	hs_idmap_init(&pre->streams);
+	hs_idmap_init(&pre->classes);
+	hs_idmap_init(&pre->ktimes);
+	if (build_graph(pre, err, errlen) != 0)
+		goto out;
+	while ((rc = ctf_next(&pre->base, &ev)) > 0)
+		;
+	if (rc < 0) {
+		snprintf(err, errlen, "%s", pre->base.error);
+		goto out;
+	}
+	hs_idmap_free(&r->ktimes);
+	r->ktimes = pre->ktimes; /* moved */
+	r->nktimes = pre->nktimes;
+	hs_idmap_init(&pre->ktimes);
+out:
+	bt_graph_put_ref(pre->graph);
+	free(pre->queue);
+	hs_idmap_free(&pre->streams);
+	hs_idmap_free(&pre->classes);
+	hs_idmap_free(&pre->ktimes);
+	free(pre->cls);
+	free(pre);
+	return rc;
+}
+
 int hs_ctf_open(const char *path, struct hs_trace **out, char *err, size_t errlen)
 {
 	struct ctf_reader *r;
@@ -685,6 +788,7 @@ int hs_ctf_open(const char *path, struct hs_trace **out, char *err, size_t errle
 	r->base.format = "ctf";
 	hs_idmap_init(&r->streams);
 	hs_idmap_init(&r->classes);
+	hs_idmap_init(&r->ktimes);
 	if (nftw(path, walk_cb, 32, FTW_PHYS) != 0 || walk_oom) {
 		snprintf(err, errlen, "%s: cannot walk the directory: %s", path, walk_oom ? "out of memory" : strerror(errno));
 		goto fail;
@@ -694,6 +798,8 @@ int hs_ctf_open(const char *path, struct hs_trace **out, char *err, size_t errle
 			 "no event writes none)", path);
 		goto fail;
 	}
+	if (metadata_declares_ktime() && prescan_ktimes(r, err, errlen) != 0)
+		goto fail;
 	if (build_graph(r, err, errlen) != 0)
 		goto fail;
 	walk_free();

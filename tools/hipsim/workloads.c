@@ -85,7 +85,8 @@ static void w_launch(struct hs_driver *d, uint32_t si, hc_kernel k, const hc_bin
 	hc_stream s;
 	hc_launch_desc l = { .kernel = k, .grid = { 64, 1, 1 }, .block = { 256, 1, 1 },
 			     .info = info, .info_words = ninfo, .bindings = bind,
-			     .n_bindings = nbind, .duration_hint_ns = ns };
+			     .n_bindings = nbind,
+			     .duration_hint_ns = d->opt.no_kernel_time ? 1 : ns };
 
 	if (hs_stream(d, si, &s) != HC_OK)
 		return;
@@ -105,7 +106,7 @@ static hc_kernel w_kernel(struct hs_driver *d, const char *name)
 {
 	hc_kernel k = { 0 };
 
-	hs_event(d, hc_kernel_load(d->dev, NULL, 0, name, &k), "kernel_load");
+	hs_event(d, hc_kernel_load(d->dev, d->opt.kernel_image, d->opt.kernel_image_size, name, &k), "kernel_load");
 	return k;
 }
 

@@ -1,0 +1,70 @@
+#!/bin/sh
+# calibrate.sh - hipsim calibrate and validate from the command line, no GPU:
+# calibrating the simulator writes a profile that hipsim run accepts and that
+# names its command; calibrate --backend hip without a device exits 2 with a
+# message and writes nothing; validate without a GPU exits 77 (skipped) with
+# a message; validate --measure-on sim compares the simulator with itself
+# (memory identical, time error +0.0 %, exit 0); usage errors exit 2.
+# On a machine where the hip backend opens, the no-GPU checks are skipped.
+set -u
+b=${top_builddir:-.}
+hipsim="$b/tools/hipsim/hipsim"
+fail() { echo "FAIL: $*"; exit 1; }
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/hc-calibrate.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT
+
+# the simulator calibrates to a profile hipsim run can load
+"$hipsim" calibrate --backend sim --quick --repeats 3 -o "$tmp/sim.profile" 2>"$tmp/err" ||
+	fail "calibrate --backend sim: exit $?: $(cat "$tmp/err")"
+grep -q '^# command: hipsim calibrate --backend sim --quick --repeats 3 -o ' "$tmp/sim.profile" ||
+	fail "no command line in the header"
+grep -q '^# device: NVIDIA H200 (simulated)$' "$tmp/sim.profile" || fail "no device in the header"
+grep -q '^h2d_pinned_latency = 8000 ns$' "$tmp/sim.profile" || fail "h2d_pinned_latency not 8000 ns"
+grep -q 'hipsim calibrate: \[8/8\] kernel launch and graphs' "$tmp/err" ||
+	fail "no progress line per phase on a non-tty stderr"
+"$hipsim" run --profile "$tmp/sim.profile" --steps 5 >/dev/null || fail "run rejects the profile"
+
+# usage errors
+"$hipsim" calibrate --backend sim >/dev/null 2>"$tmp/err"
+[ $? -eq 2 ] || fail "calibrate without -o: not exit 2"
+grep -q -- '-o PROFILE is required' "$tmp/err" || fail "calibrate without -o: no message"
+"$hipsim" calibrate --backend cuda -o "$tmp/x" >/dev/null 2>&1
+[ $? -eq 2 ] || fail "calibrate --backend cuda: not exit 2"
+"$hipsim" validate --repeats 0 >/dev/null 2>&1
+[ $? -eq 2 ] || fail "validate --repeats 0: not exit 2"
+"$hipsim" validate --workload nosuch >/dev/null 2>&1
+[ $? -eq 2 ] || fail "validate --workload nosuch: not exit 2"
+"$hipsim" validate --profile "$tmp/nonexistent" >/dev/null 2>"$tmp/err"
+[ $? -eq 2 ] || fail "validate with a missing profile: not exit 2"
+grep -q nonexistent "$tmp/err" || fail "validate with a missing profile: path not named"
+
+# the harness against the simulator itself
+"$hipsim" validate --measure-on sim --steps 20 >"$tmp/v.txt" || fail "validate --measure-on sim: exit $?"
+[ "$(grep -c 'overall: memory exact, time error +0.0 %' "$tmp/v.txt")" -eq 4 ] ||
+	fail "validate --measure-on sim: not 4 exact workloads: $(cat "$tmp/v.txt")"
+grep -q DIFFERENT "$tmp/v.txt" && fail "validate --measure-on sim: a figure differs"
+"$hipsim" validate --measure-on sim --steps 10 --workload training --json \
+	--profile "$tmp/sim.profile" >"$tmp/v.json" || fail "validate --json: exit $?"
+grep -q '"memory_identical": true' "$tmp/v.json" || fail "validate --json: memory not identical"
+grep -q '"workload": "training"' "$tmp/v.json" || fail "validate --json: no workload"
+grep -q '"measured_runs": 3' "$tmp/v.json" || fail "validate --json: not 3 measured runs"
+grep -q '"measured_stable": true' "$tmp/v.json" || fail "validate --json: runs vary on the simulator"
+
+# without a GPU
+"$hipsim" calibrate --backend hip --quick --repeats 1 -o "$tmp/hip.profile" >/dev/null 2>"$tmp/err"
+rc=$?
+if [ $rc -eq 0 ]; then
+	echo "a GPU answered: the no-device checks do not apply here"
+	exit 0
+fi
+[ $rc -eq 2 ] || fail "calibrate --backend hip without a device: exit $rc, not 2"
+grep -q 'no usable hip device; nothing written' "$tmp/err" || fail "no message: $(cat "$tmp/err")"
+grep -q 'HC_ERR_NO_RUNTIME\|HC_ERR_DEVICE' "$tmp/err" || fail "no status in the message"
+[ -e "$tmp/hip.profile" ] && fail "a profile was written without a device"
+"$hipsim" validate --steps 5 >"$tmp/out" 2>"$tmp/err"
+rc=$?
+[ $rc -eq 77 ] || fail "validate without a GPU: exit $rc, not 77"
+grep -q '^hipsim validate: skipped: no GPU' "$tmp/err" || fail "validate: no skip message"
+[ -s "$tmp/out" ] && fail "validate without a GPU printed a table"
+exit 0

@@ -1,0 +1,755 @@
+/*
+ * calibrate.c - `hipsim calibrate`: measure a backend, write a sim profile.
+ *
+ * Microbenchmarks run through one backend's HAL ops table directly
+ * (hc_hip_ops() or hc_sim_ops(), both exported by libhipcore.la under the
+ * hc_ prefix), timed with the backend's own clock (ops->ctl NOW_NS:
+ * CLOCK_MONOTONIC on hip, virtual time on sim).  Every figure is the median
+ * of --repeats samples.  Each measurement inverts the simulator's cost model
+ * (sim/sim_copy.c, sim_memory.c, sim_stream.c, sim_kernels.c,
+ * sim_graph.c), so calibrating the simulator gives back the profile it ran
+ * with, within rounding (tests/check_calibrate.c):
+ *
+ *   copy_call, launch_call    host time of one queued call, idle stream
+ *   stream_sync, event_*      host time of one call on idle work
+ *   copies                    t(copy + stream_sync) over sizes, fitted as
+ *                             icpt + size / bw by least squares weighted by
+ *                             1/t^2 (relative error); latency = icpt -
+ *                             copy_call (- stream_sync for pageable copies,
+ *                             which block the host inside the call)
+ *   allocations               t(alloc), t(free) over sizes, fitted as
+ *                             base + per_mib * max(0, size - 1 MiB) / MiB
+ *   launch_overhead           t(launch + stream_sync) - launch_call - hint
+ *                             for an empty kernel (hint 1 ns: the simulator
+ *                             uses it, a GPU ignores it)
+ *   graphs                    capture_begin, per-op capture cost, capture_end
+ *                             over node counts fitted as instantiate +
+ *                             node * n, graph_launch of a one-node graph
+ *
+ * kernel_default and jitter_ppm are not measurable here: they come from the
+ * base profile (the built-in one).  The device's name, memory, alignment and
+ * integrated flag come from device_props.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "hal/hal.h"
+#include "sim/sim.h"
+#include "tools/hipsim/calibrate.h"
+#include "tools/hipsim/hipsim.h"
+
+/* Empty sm_90 kernels for the HIP backend on NVIDIA (PTX, JIT-compiled by
+ * the driver at module_load): "empty" for calibration, and no-op stand-ins
+ * for the simulator's built-in kernels (fill, copy, add) so that `hipsim
+ * validate` can run the built-in workloads on a GPU.  They declare no
+ * parameters: cuLaunchKernel reads none of the ones hc_launch passes. */
+const char hs_noop_ptx[] = ".version 8.0\n"
+			   ".target sm_90\n"
+			   ".address_size 64\n"
+			   "\n"
+			   ".visible .entry empty()\n{\n\tret;\n}\n"
+			   ".visible .entry fill()\n{\n\tret;\n}\n"
+			   ".visible .entry copy()\n{\n\tret;\n}\n"
+			   ".visible .entry add()\n{\n\tret;\n}\n";
+const size_t hs_noop_ptx_size = sizeof(hs_noop_ptx);
+
+#define MIB (1024ull * 1024ull)
+#define MAX_SIZES 16
+
+struct cal {
+	const struct hc_hal_ops *ops;
+	hc_hal_dev *dev;
+	hc_hal_stream *s, *s2;
+	unsigned reps;
+	bool quick, tty;
+	unsigned phase, nphases;
+	uint64_t *samples;
+	hc_hal_dptr d0, d1;
+	void *pinned, *pageable;
+	uint64_t max_copy;
+	hc_hal_module *mod;
+	hc_hal_function *fn;
+	hc_status err;
+	char errmsg[1024];
+	char no_kernel[1024]; /* why launches were not measured, "" when they were */
+};
+
+static uint64_t cal_now(struct cal *c)
+{
+	uint64_t t = 0;
+
+	c->ops->ctl(c->dev, HC_HAL_CTL_NOW_NS, &t);
+	return t;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static double median(uint64_t *v, unsigned n)
+{
+	qsort(v, n, sizeof(*v), cmp_u64);
+	return n % 2 ? (double)v[n / 2] : ((double)v[n / 2 - 1] + (double)v[n / 2]) / 2.0;
+}
+
+/* Remembers the first failure; returns true when @st is a failure. */
+static bool cal_fail(struct cal *c, hc_status st, const char *what)
+{
+	hc_error_info e;
+
+	if (st == HC_OK)
+		return false;
+	if (c->err == HC_OK) {
+		hc_last_error(&e);
+		c->err = st;
+		snprintf(c->errmsg, sizeof(c->errmsg), "%s: %s: %s", what, hc_status_str(st),
+			 e.message);
+	}
+	return true;
+}
+
+static void progress(struct cal *c, const char *what)
+{
+	c->phase++;
+	if (c->tty)
+		fprintf(stderr, "\r\033[K[%u/%u] %s", c->phase, c->nphases, what);
+	else
+		fprintf(stderr, "hipsim calibrate: [%u/%u] %s\n", c->phase, c->nphases, what);
+	fflush(stderr);
+}
+
+/*
+ * Least squares y = a + b x with weights w.  Return: 0, or -1 when the
+ * points do not determine a line.
+ */
+static int fit_line(const double *x, const double *y, const double *w, unsigned n, double *a,
+		    double *b)
+{
+	double sw = 0, sx = 0, sy = 0, sxx = 0, sxy = 0, det;
+
+	for (unsigned i = 0; i < n; i++) {
+		sw += w[i];
+		sx += w[i] * x[i];
+		sy += w[i] * y[i];
+		sxx += w[i] * x[i] * x[i];
+		sxy += w[i] * x[i] * y[i];
+	}
+	det = sw * sxx - sx * sx;
+	if (n < 2 || det == 0.0)
+		return -1;
+	*b = (sw * sxy - sx * sy) / det;
+	*a = (sy - *b * sx) / sw;
+	return 0;
+}
+
+static uint64_t ns_round(double v)
+{
+	return v <= 0.0 ? 0 : (uint64_t)llround(v);
+}
+
+/* --- single calls -------------------------------------------------------- */
+
+enum call_kind {
+	CALL_COPY,
+	CALL_STREAM_SYNC,
+	CALL_EVENT_RECORD,
+	CALL_EVENT_QUERY,
+	CALL_EVENT_WAIT,
+	CALL_EVENT_SYNC,
+	CALL_STREAM_CREATE,
+	CALL_STREAM_DESTROY,
+	CALL_LAUNCH,
+	CALL_LAUNCH_SYNC,
+	CALL_CAPTURE_BEGIN,
+	CALL_CAPTURE_NODE,
+	CALL_GRAPH_LAUNCH,
+};
+
+static struct hc_hal_launch empty_launch(void)
+{
+	return (struct hc_hal_launch){ .grid = { 1, 1, 1 }, .block = { 1, 1, 1 },
+				       .duration_hint_ns = 1 };
+}
+
+/* The median host time of one call of @k on idle work. */
+static double time_call(struct cal *c, enum call_kind k)
+{
+	const struct hc_hal_ops *o = c->ops;
+	struct hc_hal_launch l = empty_launch();
+	hc_hal_event *e = NULL;
+	hc_hal_stream *ns = NULL;
+	hc_hal_graph *g = NULL;
+	uint64_t t0, t1;
+	hc_status st = HC_OK;
+	bool done;
+
+	for (unsigned r = 0; r < c->reps && c->err == HC_OK; r++) {
+		/* set-up, untimed */
+		if (k == CALL_EVENT_QUERY || k == CALL_EVENT_WAIT || k == CALL_EVENT_SYNC) {
+			if (cal_fail(c, o->event_record(c->dev, c->s, &e), "event_record"))
+				break;
+			cal_fail(c, o->event_sync(c->dev, e), "event_sync");
+		}
+		if (k == CALL_STREAM_DESTROY)
+			cal_fail(c, o->stream_create(c->dev, &ns), "stream_create");
+		if (k == CALL_CAPTURE_NODE || k == CALL_GRAPH_LAUNCH)
+			cal_fail(c, o->capture_begin(c->dev, c->s), "capture_begin");
+		if (k == CALL_GRAPH_LAUNCH && c->err == HC_OK) {
+			cal_fail(c, o->launch(c->dev, c->s, c->fn, &l), "launch (capturing)");
+			cal_fail(c, o->capture_end(c->dev, c->s, &g), "capture_end");
+		}
+		if (c->err != HC_OK)
+			break;
+		t0 = cal_now(c);
+		switch (k) {
+		case CALL_COPY:
+			st = o->copy_h2d(c->dev, c->s, c->d0, c->pinned, 4096, true);
+			break;
+		case CALL_STREAM_SYNC:
+			st = o->stream_sync(c->dev, c->s);
+			break;
+		case CALL_EVENT_RECORD:
+			st = o->event_record(c->dev, c->s, &e);
+			break;
+		case CALL_EVENT_QUERY:
+			st = o->event_query(c->dev, e, &done);
+			break;
+		case CALL_EVENT_WAIT:
+			st = o->event_wait(c->dev, c->s2, e);
+			break;
+		case CALL_EVENT_SYNC:
+			st = o->event_sync(c->dev, e);
+			break;
+		case CALL_STREAM_CREATE:
+			st = o->stream_create(c->dev, &ns);
+			break;
+		case CALL_STREAM_DESTROY:
+			st = o->stream_destroy(c->dev, ns);
+			ns = NULL;
+			break;
+		case CALL_LAUNCH:
+			st = o->launch(c->dev, c->s, c->fn, &l);
+			break;
+		case CALL_LAUNCH_SYNC:
+			st = o->launch(c->dev, c->s, c->fn, &l);
+			if (st == HC_OK)
+				st = o->stream_sync(c->dev, c->s);
+			break;
+		case CALL_CAPTURE_BEGIN:
+			st = o->capture_begin(c->dev, c->s);
+			break;
+		case CALL_CAPTURE_NODE:
+			st = o->launch(c->dev, c->s, c->fn, &l);
+			break;
+		case CALL_GRAPH_LAUNCH:
+			st = o->graph_launch(c->dev, c->s, g);
+			break;
+		}
+		t1 = cal_now(c);
+		c->samples[r] = t1 - t0;
+		cal_fail(c, st, "timed call");
+		/* tear-down, untimed */
+		if (k == CALL_CAPTURE_BEGIN && st == HC_OK) /* no empty graphs */
+			cal_fail(c, o->launch(c->dev, c->s, c->fn, &l), "launch (capturing)");
+		if ((k == CALL_CAPTURE_BEGIN || k == CALL_CAPTURE_NODE) && st == HC_OK) {
+			hc_hal_graph *tmp = NULL;
+			if (!cal_fail(c, o->capture_end(c->dev, c->s, &tmp), "capture_end"))
+				o->graph_destroy(c->dev, tmp);
+		}
+		if (e) {
+			o->event_destroy(c->dev, e);
+			e = NULL;
+		}
+		if (ns) {
+			cal_fail(c, o->stream_destroy(c->dev, ns), "stream_destroy");
+			ns = NULL;
+		}
+		cal_fail(c, o->stream_sync(c->dev, c->s), "stream_sync");
+		cal_fail(c, o->stream_sync(c->dev, c->s2), "stream_sync");
+		if (g) {
+			o->graph_destroy(c->dev, g);
+			g = NULL;
+		}
+	}
+	return c->err == HC_OK ? median(c->samples, c->reps) : 0.0;
+}
+
+/* --- copies -------------------------------------------------------------- */
+
+enum copy_kind { H2D_PINNED, H2D_PAGEABLE, D2H_PINNED, D2H_PAGEABLE, D2D, N_COPY };
+
+static const char *const copy_name[N_COPY] = { "H2D pinned", "H2D pageable", "D2H pinned",
+					       "D2H pageable", "D2D" };
+
+static hc_status do_copy(struct cal *c, enum copy_kind k, uint64_t size)
+{
+	const struct hc_hal_ops *o = c->ops;
+
+	switch (k) {
+	case H2D_PINNED:
+		return o->copy_h2d(c->dev, c->s, c->d0, c->pinned, size, true);
+	case H2D_PAGEABLE:
+		return o->copy_h2d(c->dev, c->s, c->d0, c->pageable, size, false);
+	case D2H_PINNED:
+		return o->copy_d2h(c->dev, c->s, c->pinned, c->d0, size, true);
+	case D2H_PAGEABLE:
+		return o->copy_d2h(c->dev, c->s, c->pageable, c->d0, size, false);
+	default:
+		return o->copy_d2d(c->dev, c->s, c->d1, c->d0, size);
+	}
+}
+
+/* Fits @k's copies: *icpt ns + size / *bw. */
+static void fit_copy(struct cal *c, enum copy_kind k, double *icpt, uint64_t *bw)
+{
+	double x[MAX_SIZES], y[MAX_SIZES], w[MAX_SIZES], a = 0, b = 0;
+	unsigned n = 0;
+
+	if (cal_fail(c, do_copy(c, k, 4096), "warm-up copy") ||
+	    cal_fail(c, c->ops->stream_sync(c->dev, c->s), "stream_sync"))
+		return;
+	for (uint64_t size = 4096; size <= c->max_copy && n < MAX_SIZES; size *= 4, n++) {
+		for (unsigned r = 0; r < c->reps && c->err == HC_OK; r++) {
+			uint64_t t0 = cal_now(c);
+			if (cal_fail(c, do_copy(c, k, size), copy_name[k]) ||
+			    cal_fail(c, c->ops->stream_sync(c->dev, c->s), "stream_sync"))
+				return;
+			c->samples[r] = cal_now(c) - t0;
+		}
+		x[n] = (double)size;
+		y[n] = median(c->samples, c->reps);
+		w[n] = y[n] > 0 ? 1.0 / (y[n] * y[n]) : 1.0;
+	}
+	if (fit_line(x, y, w, n, &a, &b) != 0 || b <= 0.0) {
+		cal_fail(c, HC_ERR_DEVICE, "fit");
+		snprintf(c->errmsg, sizeof(c->errmsg),
+			 "%s copies: time does not grow with size; no bandwidth to fit", copy_name[k]);
+		return;
+	}
+	*icpt = a;
+	*bw = (uint64_t)llround(1e9 / b);
+}
+
+/* --- allocations --------------------------------------------------------- */
+
+/* Fits alloc and free of device (@host false) or pinned memory over sizes
+ * up to @max: base + per_mib * max(0, size - 1 MiB) / MiB. */
+static void fit_alloc(struct cal *c, bool host, uint64_t max, uint64_t *alloc_base,
+		      uint64_t *alloc_mib, uint64_t *free_base, uint64_t *free_mib)
+{
+	double x[MAX_SIZES], ya[MAX_SIZES], yf[MAX_SIZES], wa[MAX_SIZES], wf[MAX_SIZES];
+	uint64_t *fs = c->samples + c->reps;
+	double a, b;
+	unsigned n = 0;
+
+	for (uint64_t size = 4096; size <= max && n < MAX_SIZES; size *= 4, n++) {
+		for (unsigned r = 0; r < c->reps; r++) {
+			hc_hal_dptr d = 0;
+			void *h = NULL;
+			uint64_t t0 = cal_now(c), t1, t2;
+			hc_status st = host ? c->ops->host_alloc(c->dev, size, &h)
+					    : c->ops->mem_alloc(c->dev, size, &d);
+			t1 = cal_now(c);
+			if (cal_fail(c, st, host ? "host_alloc" : "mem_alloc"))
+				return;
+			st = host ? c->ops->host_free(c->dev, h) : c->ops->mem_free(c->dev, d);
+			t2 = cal_now(c);
+			if (cal_fail(c, st, host ? "host_free" : "mem_free"))
+				return;
+			c->samples[r] = t1 - t0;
+			fs[r] = t2 - t1;
+		}
+		x[n] = size > MIB ? (double)(size - MIB) / (double)MIB : 0.0;
+		ya[n] = median(c->samples, c->reps);
+		yf[n] = median(fs, c->reps);
+		wa[n] = ya[n] > 0 ? 1.0 / (ya[n] * ya[n]) : 1.0;
+		wf[n] = yf[n] > 0 ? 1.0 / (yf[n] * yf[n]) : 1.0;
+	}
+	if (fit_line(x, ya, wa, n, &a, &b) == 0) {
+		*alloc_base = ns_round(a);
+		*alloc_mib = ns_round(b);
+	}
+	if (fit_line(x, yf, wf, n, &a, &b) == 0) {
+		*free_base = ns_round(a);
+		*free_mib = ns_round(b);
+	}
+}
+
+/* capture_end over node counts: instantiate + node * n. */
+static void fit_graph(struct cal *c, uint64_t *inst, uint64_t *inst_node)
+{
+	static const unsigned nodes[] = { 1, 8, 64 };
+	double x[3], y[3], w[3], a, b;
+	struct hc_hal_launch l = empty_launch();
+
+	for (unsigned i = 0; i < 3; i++) {
+		for (unsigned r = 0; r < c->reps; r++) {
+			hc_hal_graph *g = NULL;
+			uint64_t t0;
+			if (cal_fail(c, c->ops->capture_begin(c->dev, c->s), "capture_begin"))
+				return;
+			for (unsigned k = 0; k < nodes[i]; k++)
+				cal_fail(c, c->ops->launch(c->dev, c->s, c->fn, &l), "launch (capturing)");
+			t0 = cal_now(c);
+			if (cal_fail(c, c->ops->capture_end(c->dev, c->s, &g), "capture_end"))
+				return;
+			c->samples[r] = cal_now(c) - t0;
+			c->ops->graph_destroy(c->dev, g);
+			if (c->err != HC_OK)
+				return;
+		}
+		x[i] = nodes[i];
+		y[i] = median(c->samples, c->reps);
+		w[i] = y[i] > 0 ? 1.0 / (y[i] * y[i]) : 1.0;
+	}
+	if (fit_line(x, y, w, 3, &a, &b) == 0) {
+		*inst = ns_round(a);
+		*inst_node = ns_round(b);
+	}
+}
+
+/* --- the whole run ------------------------------------------------------- */
+
+static hc_status cal_setup(struct cal *c)
+{
+	const struct hc_hal_ops *o = c->ops;
+	bool sim = strcmp(o->name, "sim") == 0;
+	hc_status st;
+
+	if (cal_fail(c, o->stream_create(c->dev, &c->s), "stream_create") ||
+	    cal_fail(c, o->stream_create(c->dev, &c->s2), "stream_create") ||
+	    cal_fail(c, o->mem_alloc(c->dev, c->max_copy, &c->d0), "mem_alloc") ||
+	    cal_fail(c, o->mem_alloc(c->dev, c->max_copy, &c->d1), "mem_alloc") ||
+	    cal_fail(c, o->host_alloc(c->dev, c->max_copy, &c->pinned), "host_alloc"))
+		return c->err;
+	c->pageable = malloc(c->max_copy);
+	if (!c->pageable)
+		return cal_fail(c, HC_ERR_OOM, "malloc"), c->err;
+	if (!sim) /* fault the pages in, as a real program's buffer would be */
+		memset(c->pageable, 0x5a, c->max_copy);
+	/* Without a kernel (an AMD runtime refuses PTX) the launch and graph
+	 * figures stay the base profile's; the header says so. */
+	st = o->module_load(c->dev, sim ? NULL : hs_noop_ptx, sim ? 0 : hs_noop_ptx_size, &c->mod);
+	if (st == HC_OK)
+		st = o->function_get(c->dev, c->mod, sim ? "fill" : "empty", &c->fn);
+	if (st != HC_OK) {
+		hc_error_info e;
+		hc_last_error(&e);
+		snprintf(c->no_kernel, sizeof(c->no_kernel),
+			 "launch and graph figures not measured (the empty kernel did not load: %s: %s); "
+			 "they are the built-in profile's", hc_status_str(st), e.message);
+		c->fn = NULL;
+	}
+	return HC_OK;
+}
+
+static void cal_teardown(struct cal *c)
+{
+	const struct hc_hal_ops *o = c->ops;
+
+	if (c->s)
+		o->stream_sync(c->dev, c->s);
+	if (c->mod)
+		o->module_unload(c->dev, c->mod);
+	if (c->pinned)
+		o->host_free(c->dev, c->pinned);
+	if (c->d0)
+		o->mem_free(c->dev, c->d0);
+	if (c->d1)
+		o->mem_free(c->dev, c->d1);
+	if (c->s2)
+		o->stream_destroy(c->dev, c->s2);
+	if (c->s)
+		o->stream_destroy(c->dev, c->s);
+	free(c->pageable);
+}
+
+hc_status hs_calibrate(const struct hs_calibrate_args *args, struct hc_sim_profile *out,
+		       char *msg, size_t msglen)
+{
+	struct cal c = { .reps = args->repeats ? args->repeats : (args->quick ? 5 : 11),
+			 .quick = args->quick, .tty = args->progress_tty, .nphases = 8 };
+	struct hc_hal_open_args oa = { .ordinal = args->ordinal, .profile = args->sim_profile,
+				       .seed = 1 };
+	struct hc_sim_profile p;
+	struct hc_hal_props props;
+	double icpt[N_COPY] = { 0 };
+	uint64_t bw[N_COPY] = { 0 };
+	double copy_call = 0, stream_sync = 0;
+
+	c.ops = hc_hal_find(args->backend);
+	if (!c.ops) {
+		snprintf(msg, msglen, "unknown backend '%s' (sim or hip)", args->backend);
+		return HC_ERR_INVALID;
+	}
+	c.max_copy = args->quick ? 16 * MIB : 256 * MIB;
+	c.samples = calloc(2 * (size_t)c.reps, sizeof(*c.samples));
+	if (!c.samples) {
+		snprintf(msg, msglen, "no host memory");
+		return HC_ERR_OOM;
+	}
+	if (!args->progress)
+		c.nphases = 0;
+	if (cal_fail(&c, c.ops->device_open(&oa, &c.dev), "device_open")) {
+		snprintf(msg, msglen, "%s", c.errmsg);
+		free(c.samples);
+		return c.err;
+	}
+	hc_sim_profile_builtin(&p);
+	if (cal_fail(&c, c.ops->device_props(c.dev, &props), "device_props"))
+		goto out;
+	snprintf(p.name, sizeof(p.name), "%s", props.name);
+	p.total_memory = props.total_memory;
+	p.alignment = props.alignment;
+	p.integrated = props.integrated;
+	if (cal_setup(&c) != HC_OK)
+		goto out;
+
+#define PHASE(what) if (c.err == HC_OK && args->progress) progress(&c, what)
+	PHASE("API calls: copy, sync, events, streams");
+	copy_call = time_call(&c, CALL_COPY);
+	stream_sync = time_call(&c, CALL_STREAM_SYNC);
+	p.copy_call_ns = ns_round(copy_call);
+	p.stream_sync_ns = ns_round(stream_sync);
+	p.event_record_ns = ns_round(time_call(&c, CALL_EVENT_RECORD));
+	p.event_query_ns = ns_round(time_call(&c, CALL_EVENT_QUERY));
+	p.event_wait_ns = ns_round(time_call(&c, CALL_EVENT_WAIT));
+	p.event_sync_ns = ns_round(time_call(&c, CALL_EVENT_SYNC));
+	p.stream_create_ns = ns_round(time_call(&c, CALL_STREAM_CREATE));
+	p.stream_destroy_ns = ns_round(time_call(&c, CALL_STREAM_DESTROY));
+	for (int k = 0; k < N_COPY; k++) {
+		PHASE(copy_name[k]);
+		fit_copy(&c, (enum copy_kind)k, &icpt[k], &bw[k]);
+	}
+	if (c.err != HC_OK)
+		goto out;
+	p.h2d_pinned_bw = bw[H2D_PINNED];
+	p.h2d_pageable_bw = bw[H2D_PAGEABLE];
+	p.d2h_pinned_bw = bw[D2H_PINNED];
+	p.d2h_pageable_bw = bw[D2H_PAGEABLE];
+	p.d2d_bw = bw[D2D];
+	p.h2d_pinned_lat_ns = ns_round(icpt[H2D_PINNED] - copy_call);
+	p.d2h_pinned_lat_ns = ns_round(icpt[D2H_PINNED] - copy_call);
+	p.d2d_lat_ns = ns_round(icpt[D2D] - copy_call);
+	p.h2d_pageable_lat_ns = ns_round(icpt[H2D_PAGEABLE] - copy_call - stream_sync);
+	p.d2h_pageable_lat_ns = ns_round(icpt[D2H_PAGEABLE] - copy_call - stream_sync);
+
+	PHASE("device and pinned allocation");
+	fit_alloc(&c, false, args->quick ? 16 * MIB : 256 * MIB, &p.dev_alloc_ns,
+		  &p.dev_alloc_ns_per_mib, &p.dev_free_ns, &p.dev_free_ns_per_mib);
+	fit_alloc(&c, true, args->quick ? 16 * MIB : 64 * MIB, &p.host_alloc_ns,
+		  &p.host_alloc_ns_per_mib, &p.host_free_ns, &p.host_free_ns_per_mib);
+
+	PHASE("kernel launch and graphs");
+	if (!c.fn)
+		goto out;
+	p.launch_call_ns = ns_round(time_call(&c, CALL_LAUNCH));
+	p.launch_overhead_ns = ns_round(time_call(&c, CALL_LAUNCH_SYNC) - (double)p.launch_call_ns -
+					(strcmp(c.ops->name, "sim") == 0 ? 1.0 : 0.0));
+	p.capture_begin_ns = ns_round(time_call(&c, CALL_CAPTURE_BEGIN));
+	p.capture_node_ns = ns_round(time_call(&c, CALL_CAPTURE_NODE));
+	p.graph_launch_ns = ns_round(time_call(&c, CALL_GRAPH_LAUNCH));
+	fit_graph(&c, &p.graph_instantiate_ns, &p.graph_instantiate_node_ns);
+#undef PHASE
+out:
+	if (c.tty && c.phase)
+		fputc('\n', stderr);
+	cal_teardown(&c);
+	c.ops->device_close(c.dev);
+	free(c.samples);
+	if (c.err != HC_OK) {
+		snprintf(msg, msglen, "%s", c.errmsg);
+		return c.err;
+	}
+	*out = p;
+	if (c.no_kernel[0])
+		snprintf(msg, msglen, "%s", c.no_kernel);
+	else if (msglen)
+		msg[0] = '\0';
+	return HC_OK;
+}
+
+/* --- the profile file ---------------------------------------------------- */
+
+int hs_profile_write(FILE *f, const struct hc_sim_profile *p, const char *header)
+{
+	const char *h = header ? header : "";
+
+	/* the header, each line a comment */
+	while (*h) {
+		const char *nl = strchr(h, '\n');
+		int len = nl ? (int)(nl - h) : (int)strlen(h);
+		fprintf(f, "# %.*s\n", len, h);
+		h += len + (nl ? 1 : 0);
+	}
+	fprintf(f, "# Format and keys: doc/sim-profile.md.  Times in ns, bandwidths in B/s.\n");
+	fprintf(f, "name = \"%s\"\n", p->name);
+	fprintf(f, "total_memory = %llu B\n", (unsigned long long)p->total_memory);
+	fprintf(f, "alignment = %llu B\n", (unsigned long long)p->alignment);
+	fprintf(f, "integrated = %d\n", p->integrated ? 1 : 0);
+	fprintf(f, "\n# Copies: latency + size / bandwidth.\n");
+#define BW(k, v) fprintf(f, "%s = %llu B/s\n", k, (unsigned long long)(v))
+#define NS(k, v) fprintf(f, "%s = %llu ns\n", k, (unsigned long long)(v))
+	BW("h2d_pinned_bw", p->h2d_pinned_bw);
+	BW("h2d_pageable_bw", p->h2d_pageable_bw);
+	BW("d2h_pinned_bw", p->d2h_pinned_bw);
+	BW("d2h_pageable_bw", p->d2h_pageable_bw);
+	BW("d2d_bw", p->d2d_bw);
+	NS("h2d_pinned_latency", p->h2d_pinned_lat_ns);
+	NS("h2d_pageable_latency", p->h2d_pageable_lat_ns);
+	NS("d2h_pinned_latency", p->d2h_pinned_lat_ns);
+	NS("d2h_pageable_latency", p->d2h_pageable_lat_ns);
+	NS("d2d_latency", p->d2d_lat_ns);
+	NS("copy_call", p->copy_call_ns);
+	fprintf(f, "\n# Kernels (kernel_default is not measured: from the base profile).\n");
+	NS("launch_call", p->launch_call_ns);
+	NS("launch_overhead", p->launch_overhead_ns);
+	NS("kernel_default", p->kernel_default_ns);
+	fprintf(f, "\n# Allocation: base + per MiB beyond the first.\n");
+	NS("dev_alloc", p->dev_alloc_ns);
+	NS("dev_alloc_per_mib", p->dev_alloc_ns_per_mib);
+	NS("dev_free", p->dev_free_ns);
+	NS("dev_free_per_mib", p->dev_free_ns_per_mib);
+	NS("host_alloc", p->host_alloc_ns);
+	NS("host_alloc_per_mib", p->host_alloc_ns_per_mib);
+	NS("host_free", p->host_free_ns);
+	NS("host_free_per_mib", p->host_free_ns_per_mib);
+	fprintf(f, "\n# Streams and events (host costs).\n");
+	NS("event_record", p->event_record_ns);
+	NS("event_query", p->event_query_ns);
+	NS("event_wait", p->event_wait_ns);
+	NS("event_sync", p->event_sync_ns);
+	NS("stream_create", p->stream_create_ns);
+	NS("stream_destroy", p->stream_destroy_ns);
+	NS("stream_sync", p->stream_sync_ns);
+	fprintf(f, "\n# Graphs (host costs).\n");
+	NS("capture_begin", p->capture_begin_ns);
+	NS("capture_node", p->capture_node_ns);
+	NS("graph_instantiate", p->graph_instantiate_ns);
+	NS("graph_instantiate_node", p->graph_instantiate_node_ns);
+	NS("graph_launch", p->graph_launch_ns);
+	fprintf(f, "\njitter_ppm = %llu\n", (unsigned long long)p->jitter_ppm);
+#undef BW
+#undef NS
+	return ferror(f) ? -1 : 0;
+}
+
+/* --- the subcommand ------------------------------------------------------ */
+
+static void calibrate_usage(FILE *out)
+{
+	fprintf(out,
+		"usage: hipsim calibrate [--backend hip|sim] -o PROFILE [OPTIONS]\n"
+		"Measures a backend with microbenchmarks and writes a simulator device profile.\n\n"
+		"  --backend NAME   hip (default) or sim (calibrates the simulator: a self-test)\n"
+		"  -o, --output F   the profile to write ('-' for stdout)\n"
+		"  --quick          fewer sizes (copies up to 16 MiB) and 5 repeats\n"
+		"  --repeats N      samples per figure (median; default 11, --quick 5)\n"
+		"  --ordinal N      which GPU (default 0)\n"
+		"  --profile FILE   sim backend only: the profile the simulator runs with\n\n"
+		"Exit status: 0 written, 1 a measurement failed, 2 usage or no device/runtime.\n");
+}
+
+int hipsim_calibrate_main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "backend", required_argument, 0, 'b' }, { "output", required_argument, 0, 'o' },
+		{ "quick", no_argument, 0, 'q' },         { "repeats", required_argument, 0, 'r' },
+		{ "ordinal", required_argument, 0, 'O' }, { "profile", required_argument, 0, 'p' },
+		{ "help", no_argument, 0, 'h' },          { 0, 0, 0, 0 },
+	};
+	struct hs_calibrate_args a = { .backend = "hip", .progress = true };
+	const char *output = NULL;
+	struct hc_sim_profile p;
+	char msg[1100], header[2048], date[64], cmd[512] = "hipsim calibrate";
+	time_t now = time(NULL);
+	struct tm tm;
+	hc_status st;
+	FILE *f;
+	int c;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1) {
+		char *end;
+		switch (c) {
+		case 'b': a.backend = optarg; break;
+		case 'o': output = optarg; break;
+		case 'q': a.quick = true; break;
+		case 'p': a.sim_profile = optarg; break;
+		case 'r':
+		case 'O': {
+			unsigned long v;
+			errno = 0;
+			v = strtoul(optarg, &end, 10);
+			if (errno || !*optarg || *end || *optarg == '-' || v > 100000 ||
+			    (c == 'r' && v < 1)) {
+				fprintf(stderr, "hipsim calibrate: '%s' is not a valid number\n", optarg);
+				return HIPSIM_EXIT_USAGE;
+			}
+			if (c == 'r')
+				a.repeats = (unsigned)v;
+			else
+				a.ordinal = (int)v;
+			break;
+		}
+		case 'h': calibrate_usage(stdout); return HIPSIM_EXIT_OK;
+		default: calibrate_usage(stderr); return HIPSIM_EXIT_USAGE;
+		}
+	}
+	if (optind < argc || !output) {
+		fprintf(stderr, optind < argc ? "hipsim calibrate: unexpected argument '%s'\n"
+					      : "hipsim calibrate: -o PROFILE is required%s\n",
+			optind < argc ? argv[optind] : "");
+		return HIPSIM_EXIT_USAGE;
+	}
+	if (strcmp(a.backend, "hip") != 0 && strcmp(a.backend, "sim") != 0) {
+		fprintf(stderr, "hipsim calibrate: unknown backend '%s' (hip or sim)\n", a.backend);
+		return HIPSIM_EXIT_USAGE;
+	}
+	a.progress_tty = isatty(STDERR_FILENO);
+	msg[0] = '\0';
+	st = hs_calibrate(&a, &p, msg, sizeof(msg));
+	if (st != HC_OK) {
+		fprintf(stderr, "hipsim calibrate: %s\n", msg);
+		if (st == HC_ERR_NO_RUNTIME || st == HC_ERR_DEVICE)
+			fprintf(stderr, "hipsim calibrate: no usable %s device; nothing written\n",
+				a.backend);
+		return (st == HC_ERR_NO_RUNTIME || st == HC_ERR_INVALID ||
+			(st == HC_ERR_DEVICE && strstr(msg, "device_open")))
+			       ? HIPSIM_EXIT_USAGE
+			       : HIPSIM_EXIT_FAILED;
+	}
+	for (int i = 1; i < argc; i++) {
+		size_t l = strlen(cmd);
+		snprintf(cmd + l, sizeof(cmd) - l, " %s", argv[i]);
+	}
+	gmtime_r(&now, &tm);
+	strftime(date, sizeof(date), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	snprintf(header, sizeof(header),
+		 "Calibrated by hipsim (%s %s).\ndevice: %s\ndate: %s\nruntime: %s backend\n"
+		 "command: %s\nrepeats: %u per figure (median)%s%s",
+		 PACKAGE_NAME, PACKAGE_VERSION, p.name, date, a.backend, cmd,
+		 a.repeats ? a.repeats : (a.quick ? 5 : 11), msg[0] ? "\nwarning: " : "", msg);
+	if (msg[0])
+		fprintf(stderr, "hipsim calibrate: warning: %s\n", msg);
+	f = strcmp(output, "-") == 0 ? stdout : fopen(output, "w");
+	if (!f) {
+		fprintf(stderr, "hipsim calibrate: cannot write '%s': %s\n", output, strerror(errno));
+		return HIPSIM_EXIT_USAGE;
+	}
+	if (hs_profile_write(f, &p, header) != 0 || (f != stdout && fclose(f) != 0)) {
+		fprintf(stderr, "hipsim calibrate: writing '%s' failed\n", output);
+		return HIPSIM_EXIT_FAILED;
+	}
+	return HIPSIM_EXIT_OK;
+}

@@ -1,0 +1,334 @@
+/*
+ * validate.c - `hipsim validate`: the simulator's predictions against a GPU.
+ *
+ * Each built-in workload runs twice with the same seed, steps, streams and
+ * pool layout: on the hip backend (measured) and on the simulator with a
+ * profile, ideally one `hipsim calibrate` wrote on the same machine
+ * (predicted).  The memory figures (peak in use, peak reserved, device
+ * allocations) and the host-wait count come from libhipcore's own decisions,
+ * which do not depend on time, so they must be identical; with the
+ * calibrated profile the device's memory size, hence the pool presets, match
+ * too.  Times are compared as an error in percent: total (device clock from
+ * just after the device opened to the end of the workload) and host-blocked
+ * time (hc_device_stats.host_blocked_ns).  Copy time is not compared:
+ * hc_device_stats counts copies and bytes but no copy time on either
+ * backend, so the table prints the copy counts and bytes (which must be
+ * equal) instead.
+ *
+ * The built-in kernels have no GPU code in hipsim, so both runs use no-op
+ * kernels: the GPU loads hs_noop_ptx, the simulator runs its built-ins
+ * with a 1 ns duration hint, so either side's kernel time is the launch
+ * overhead.
+ *
+ * The measured side runs --repeats times (default 3): its times are the
+ * medians, and its memory figures and counts must agree between repeats
+ * (else the row says "varies" and validation fails).
+ *
+ * Exit status: 0 memory figures identical everywhere, 1 a difference or a
+ * failed operation, 2 usage, HIPSIM_EXIT_SKIP (77) no GPU (nothing run).
+ */
+#include <getopt.h>
+#include <inttypes.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tools/hipsim/calibrate.h"
+#include "tools/hipsim/driver.h"
+#include "tools/hipsim/hipsim.h"
+#include "tools/hipsim/workloads.h"
+
+static const char *const all_workloads[] = { "service", "training", "inference", "loader" };
+
+struct vrun {
+	uint64_t peak_in_use, peak_reserved, device_allocs, host_waits;
+	uint64_t copies, copy_bytes, launches, failures;
+	uint64_t total_ns, blocked_ns;
+	char first_failure[1024];
+};
+
+static int run_one(const char *backend, const char *profile, const struct workload *w,
+		   const struct workload_params *wp, struct vrun *out)
+{
+	struct hs_options opt = { .backend = backend, .profile = profile, .seed = wp->seed,
+				  .no_kernel_time = true };
+	struct hs_driver d;
+	struct hs_report r;
+	uint64_t t0 = 0;
+
+	if (strcmp(backend, "hip") == 0) {
+		opt.kernel_image = hs_noop_ptx;
+		opt.kernel_image_size = hs_noop_ptx_size;
+		opt.profile = NULL;
+	}
+	if (hs_driver_open(&d, &opt) != 0)
+		return -1;
+	hc_device_now(d.dev, &t0);
+	w->run(&d, wp);
+	hs_driver_report(&d, w->name, &r);
+	hs_driver_close(&d);
+	memset(out, 0, sizeof(*out));
+	out->peak_in_use = r.peak_in_use_bytes;
+	out->peak_reserved = r.peak_reserved_bytes;
+	out->device_allocs = r.stats.device_allocs;
+	out->host_waits = r.stats.host_waits;
+	out->copies = r.stats.copies_h2d + r.stats.copies_d2h + r.stats.copies_d2d;
+	out->copy_bytes = r.stats.bytes_h2d + r.stats.bytes_d2h;
+	out->launches = r.stats.launches;
+	out->failures = r.failures;
+	out->total_ns = r.predicted_ns - t0;
+	out->blocked_ns = r.stats.host_blocked_ns;
+	snprintf(out->first_failure, sizeof(out->first_failure), "%s", r.first_failure);
+	return 0;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Runs @n times into @out: times are medians; false when a figure other
+ * than time differs between runs. */
+static int run_repeated(const char *backend, const struct workload *w,
+			const struct workload_params *wp, unsigned n, struct vrun *out,
+			bool *stable)
+{
+	uint64_t tot[64], blk[64];
+	struct vrun r;
+
+	*stable = true;
+	for (unsigned i = 0; i < n; i++) {
+		if (run_one(backend, NULL, w, wp, &r) != 0)
+			return -1;
+		if (i == 0)
+			*out = r;
+		else if (r.peak_in_use != out->peak_in_use || r.peak_reserved != out->peak_reserved ||
+			 r.device_allocs != out->device_allocs || r.host_waits != out->host_waits ||
+			 r.copies != out->copies || r.copy_bytes != out->copy_bytes ||
+			 r.launches != out->launches || r.failures != out->failures)
+			*stable = false;
+		tot[i] = r.total_ns;
+		blk[i] = r.blocked_ns;
+	}
+	qsort(tot, n, sizeof(tot[0]), cmp_u64);
+	qsort(blk, n, sizeof(blk[0]), cmp_u64);
+	out->total_ns = tot[n / 2];
+	out->blocked_ns = blk[n / 2];
+	return 0;
+}
+
+static double err_pct(uint64_t measured, uint64_t predicted)
+{
+	if (measured == 0)
+		return predicted == 0 ? 0.0 : INFINITY;
+	return 100.0 * ((double)predicted - (double)measured) / (double)measured;
+}
+
+struct vresult {
+	const char *workload;
+	struct vrun m, p;
+	bool memory_same, counts_same, stable;
+	unsigned repeats;
+	double total_err, blocked_err;
+};
+
+static void print_table(FILE *f, const struct vresult *v)
+{
+#define ROW_EQ(name, field)                                                                    \
+	fprintf(f, "  %-22s %16" PRIu64 " %16" PRIu64 "  %s\n", name, v->m.field, v->p.field,   \
+		v->m.field == v->p.field ? "identical" : "DIFFERENT")
+	if (!v->stable)
+		fprintf(f, "workload %s: the measured runs VARY between repeats (figures of run 1)\n",
+			v->workload);
+	fprintf(f, "workload %s (measured: median of %u runs)\n  %-22s %16s %16s  %s\n", v->workload, v->repeats, "metric", "measured",
+		"predicted (sim)", "error");
+	ROW_EQ("peak in use, bytes", peak_in_use);
+	ROW_EQ("peak reserved, bytes", peak_reserved);
+	ROW_EQ("device allocations", device_allocs);
+	ROW_EQ("host waits", host_waits);
+	ROW_EQ("copies", copies);
+	ROW_EQ("bytes copied", copy_bytes);
+	ROW_EQ("launches", launches);
+	fprintf(f, "  %-22s %16.3f %16.3f  %+.1f %%\n", "total time, ms", (double)v->m.total_ns / 1e6,
+		(double)v->p.total_ns / 1e6, v->total_err);
+	fprintf(f, "  %-22s %16.3f %16.3f  %+.1f %%\n", "host blocked, ms",
+		(double)v->m.blocked_ns / 1e6, (double)v->p.blocked_ns / 1e6, v->blocked_err);
+	fprintf(f, "  %-22s %16s %16s  %s\n", "copy time", "n/a", "n/a",
+		"not counted by hc_device_stats");
+	fprintf(f, "  overall: memory %s, time error %+.1f %% (target within 10 %%)\n",
+		v->memory_same && v->counts_same ? "exact" : "DIFFERS", v->total_err);
+	if (v->m.failures || v->p.failures)
+		fprintf(f, "  failures: measured %" PRIu64 " (%s), predicted %" PRIu64 " (%s)\n",
+			v->m.failures, v->m.first_failure, v->p.failures, v->p.first_failure);
+#undef ROW_EQ
+}
+
+static json_t *run_json(const struct vrun *r)
+{
+	return json_pack("{sIsIsIsIsIsIsIsIsIsI}", "peak_in_use_bytes", (json_int_t)r->peak_in_use,
+			 "peak_reserved_bytes", (json_int_t)r->peak_reserved, "device_allocs",
+			 (json_int_t)r->device_allocs, "host_waits", (json_int_t)r->host_waits,
+			 "copies", (json_int_t)r->copies, "bytes_copied", (json_int_t)r->copy_bytes,
+			 "launches", (json_int_t)r->launches, "failures", (json_int_t)r->failures,
+			 "total_ns", (json_int_t)r->total_ns, "host_blocked_ns",
+			 (json_int_t)r->blocked_ns);
+}
+
+static json_t *result_json(const struct vresult *v)
+{
+	json_t *o = json_pack("{sssosososbsbsbsI}", "workload", v->workload, "measured",
+			      run_json(&v->m), "predicted", run_json(&v->p), "copy_time", json_null(),
+			      "memory_identical", v->memory_same, "counts_identical", v->counts_same,
+			      "measured_stable", v->stable, "measured_runs", (json_int_t)v->repeats);
+
+	if (o) {
+		json_object_set_new(o, "total_time_error_pct",
+				    isfinite(v->total_err) ? json_real(v->total_err) : json_null());
+		json_object_set_new(o, "host_blocked_error_pct",
+				    isfinite(v->blocked_err) ? json_real(v->blocked_err) : json_null());
+	}
+	return o;
+}
+
+static void validate_usage(FILE *out)
+{
+	fprintf(out,
+		"usage: hipsim validate [OPTIONS]\n"
+		"Runs built-in workloads on the GPU (hip) and on the simulator and compares them.\n\n"
+		"  --profile FILE    simulator profile (default built-in; use `hipsim calibrate`'s)\n"
+		"  --workload NAME   service, training, inference, loader or all (default all)\n"
+		"  --steps N         workload steps (default 200)\n"
+		"  --streams N       streams (default 4)\n"
+		"  --seed N          workload seed (default 1)\n"
+		"  --json            print JSON instead of tables\n"
+		"  --repeats N       measured runs per workload, times are medians (default 3)\n"
+		"  --measure-on sim  measure on the simulator (built-in profile) instead of a GPU:\n"
+		"                    a self-test of the harness that runs without a GPU\n\n"
+		"Exit status: 0 memory figures identical, 1 a difference or a failed operation,\n"
+		"2 usage, 77 no GPU (the hip backend did not open; nothing was compared).\n");
+}
+
+int hipsim_validate_main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "profile", required_argument, 0, 'p' }, { "workload", required_argument, 0, 'w' },
+		{ "steps", required_argument, 0, 'n' },   { "streams", required_argument, 0, 's' },
+		{ "seed", required_argument, 0, 'S' },    { "json", no_argument, 0, 'j' },
+		{ "measure-on", required_argument, 0, 'm' }, { "repeats", required_argument, 0, 'r' },
+		{ "help", no_argument, 0, 'h' },          { 0, 0, 0, 0 },
+	};
+	struct workload_params wp = { .steps = 200, .streams = 4, .seed = 1 };
+	const char *profile = NULL, *workload = "all", *measured = "hip";
+	const char *names[4];
+	size_t nnames = 0;
+	bool json = false;
+	unsigned repeats = 3;
+	json_t *arr = NULL;
+	int c, status = HIPSIM_EXIT_OK;
+	hc_device probe;
+	hc_error_info e;
+	hc_status st;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		char *end;
+		unsigned long long v = 0;
+		if (c == 'n' || c == 's' || c == 'S' || c == 'r') {
+			v = strtoull(optarg, &end, 0);
+			if (!*optarg || *optarg == '-' || *end ||
+			    (c == 's' && (v == 0 || v > HS_MAX_STREAMS)) ||
+			    (c == 'r' && (v == 0 || v > 63))) {
+				fprintf(stderr, "hipsim validate: '%s' is not a valid number here\n",
+					optarg);
+				return HIPSIM_EXIT_USAGE;
+			}
+		}
+		switch (c) {
+		case 'p': profile = optarg; break;
+		case 'w': workload = optarg; break;
+		case 'n': wp.steps = v; break;
+		case 's': wp.streams = (uint32_t)v; break;
+		case 'S': wp.seed = v; break;
+		case 'r': repeats = (unsigned)v; break;
+		case 'j': json = true; break;
+		case 'm':
+			if (strcmp(optarg, "hip") != 0 && strcmp(optarg, "sim") != 0) {
+				fprintf(stderr, "hipsim validate: --measure-on takes hip or sim\n");
+				return HIPSIM_EXIT_USAGE;
+			}
+			measured = optarg;
+			break;
+		case 'h': validate_usage(stdout); return HIPSIM_EXIT_OK;
+		default: validate_usage(stderr); return HIPSIM_EXIT_USAGE;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "hipsim validate: unexpected argument '%s'\n", argv[optind]);
+		return HIPSIM_EXIT_USAGE;
+	}
+	if (strcmp(workload, "all") == 0) {
+		for (size_t i = 0; i < 4; i++)
+			names[nnames++] = all_workloads[i];
+	} else if (workload_find(workload)) {
+		names[nnames++] = workload;
+	} else {
+		fprintf(stderr, "hipsim validate: unknown workload '%s' (try --help)\n", workload);
+		return HIPSIM_EXIT_USAGE;
+	}
+	if (profile) { /* a bad profile is a usage error, before any GPU work */
+		struct hc_sim_profile p;
+		st = hc_sim_profile_load(profile, &p);
+		if (st != HC_OK) {
+			hc_last_error(&e);
+			fprintf(stderr, "hipsim validate: %s\n", e.message);
+			return HIPSIM_EXIT_USAGE;
+		}
+	}
+	st = hc_device_open(measured, NULL, &probe);
+	if (st != HC_OK) {
+		hc_last_error(&e);
+		fprintf(stderr, "hipsim validate: skipped: no GPU (hip backend: %s: %s)\n",
+			hc_status_str(st), e.message);
+		return HIPSIM_EXIT_SKIP;
+	}
+	hc_device_close(probe);
+	if (json)
+		arr = json_array();
+	for (size_t i = 0; i < nnames; i++) {
+		const struct workload *w = workload_find(names[i]);
+		struct vresult v = { .workload = w->name, .repeats = repeats };
+
+		if (run_repeated(measured, w, &wp, repeats, &v.m, &v.stable) != 0 ||
+		    run_one("sim", profile, w, &wp, &v.p) != 0) {
+			status = HIPSIM_EXIT_FAILED;
+			continue;
+		}
+		v.memory_same = v.m.peak_in_use == v.p.peak_in_use &&
+				v.m.peak_reserved == v.p.peak_reserved &&
+				v.m.device_allocs == v.p.device_allocs;
+		v.counts_same = v.m.host_waits == v.p.host_waits && v.m.copies == v.p.copies &&
+				v.m.copy_bytes == v.p.copy_bytes && v.m.launches == v.p.launches;
+		v.total_err = err_pct(v.m.total_ns, v.p.total_ns);
+		v.blocked_err = err_pct(v.m.blocked_ns, v.p.blocked_ns);
+		if (!v.memory_same || !v.counts_same || !v.stable || v.m.failures || v.p.failures)
+			status = HIPSIM_EXIT_FAILED;
+		if (arr)
+			json_array_append_new(arr, result_json(&v));
+		else
+			print_table(stdout, &v);
+	}
+	if (arr) {
+		json_t *top = json_pack("{sssssIsIsIso}", "measured_on", measured, "profile",
+					profile ? profile : "built-in",
+					"steps", (json_int_t)wp.steps, "streams",
+					(json_int_t)wp.streams, "seed", (json_int_t)wp.seed,
+					"workloads", arr);
+		json_dumpf(top, stdout, JSON_INDENT(2));
+		fputc('\n', stdout);
+		json_decref(top);
+	}
+	return status;
+}
