@@ -58,8 +58,9 @@ struct hc_slice_ref {
 
 /*
  * hc_layout_resolve - validate @in and resolve it against @p.
- * Presets become their pool lists (SubSlices ladder, ExclusivePages buckets;
- * HC_LAYOUT_DEFAULT is SubSlices).  Explicit sizes are rounded up to the
+ * Presets become their pool lists (SubSlices ladder, ExclusivePages buckets,
+ * the Workload layout; HC_LAYOUT_DEFAULT is Workload, which needs no
+ * max_page_size).  Explicit sizes are rounded up to the
  * alignment and max_slice_size defaults to the page size.
  * Context: pure; never blocks.
  * Return: HC_OK and *@out (free with hc_layout_free); HC_ERR_INVALID with

@@ -45,7 +45,7 @@ static void replay_usage(FILE *out)
 		"Replays a trace (LTTng CTF directory or RMM memory-event CSV) through libhipcore.\n\n"
 		"  --format F         auto (default), rmm, ctf\n"
 		"  --backend NAME     sim (default), hip, auto\n"
-		"  --pools NAME       default, subslices, exclusive\n"
+		"  --pools NAME       default (= workload), workload, subslices, exclusive\n"
 		"  --flush-count N    drop-queue entries that trigger a flush\n"
 		"  --flush-bytes N    drop-queue bytes that trigger a flush\n"
 		"  --stage-max BYTES  largest write staged through pinned memory\n"
@@ -331,6 +331,8 @@ int hipsim_replay_main(int argc, char **argv)
 		case 'P':
 			if (strcmp(optarg, "default") == 0)
 				opt.layout.preset = HC_LAYOUT_DEFAULT;
+			else if (strcmp(optarg, "workload") == 0)
+				opt.layout.preset = HC_LAYOUT_WORKLOAD;
 			else if (strcmp(optarg, "subslices") == 0)
 				opt.layout.preset = HC_LAYOUT_SUBSLICES;
 			else if (strcmp(optarg, "exclusive") == 0)

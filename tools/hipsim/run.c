@@ -27,7 +27,7 @@ static void run_usage(FILE *out)
 		"  --capacity BYTES  simulated device memory\n"
 		"  --seed N          seed of the workload's sizes and the simulator's jitter\n"
 		"  --data            simulator data mode: real bytes behind device memory\n"
-		"  --pools NAME      default, subslices, exclusive\n"
+		"  --pools NAME      default (= workload), workload, subslices, exclusive\n"
 		"  --json            print the report as JSON\n"
 		"  --svg FILE        plot memory in use and reserved over virtual time\n",
 		HS_MAX_STREAMS);
@@ -96,6 +96,8 @@ int hipsim_run_main(int argc, char **argv)
 		case 'P':
 			if (strcmp(optarg, "default") == 0)
 				opt.layout.preset = HC_LAYOUT_DEFAULT;
+			else if (strcmp(optarg, "workload") == 0)
+				opt.layout.preset = HC_LAYOUT_WORKLOAD;
 			else if (strcmp(optarg, "subslices") == 0)
 				opt.layout.preset = HC_LAYOUT_SUBSLICES;
 			else if (strcmp(optarg, "exclusive") == 0)
