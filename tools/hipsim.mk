@@ -19,6 +19,7 @@ tools_hipsim_hipsim_SOURCES = \
 	tools/hipsim/read_trace.c \
 	tools/hipsim/replay.h \
 	tools/hipsim/replay.c \
-	tools/hipsim/compare.c
+	tools/hipsim/compare.c \
+	tools/hipsim/plan.c
 tools_hipsim_hipsim_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS) $(BABELTRACE2_CFLAGS)
 tools_hipsim_hipsim_LDADD = libhipcore.la tools/hipsim/libhipsim-record.la $(JANSSON_LIBS) $(BABELTRACE2_LIBS)

@@ -18,6 +18,7 @@ static const struct subcommand {
 	{ "record", hipsim_record_main, "record a command's libhipcore calls with LTTng" },
 	{ "replay", hipsim_replay_main, "replay a CTF or RMM CSV trace through libhipcore" },
 	{ "compare", hipsim_compare_main, "compare two JSON reports key by key" },
+	{ "plan", hipsim_plan_main, "search the pool layout with the lowest peak reserved memory" },
 };
 
 static void usage(FILE *out)

@@ -1,0 +1,76 @@
+#!/bin/sh
+# memory-efficiency.sh - reserved/peak-live on the synthetic corpus, checked
+# against the committed table tests/data/memory-efficiency.tsv.
+#
+# Every trace of `memcorpus list` is generated (deterministically, at test
+# time), run through memcorpus's PyTorch caching-allocator model, replayed
+# with hipsim's default layout and with SubSlices, and planned with
+# `hipsim plan`.  Fails when:
+#  - peak live or the modelled PyTorch peak reserved differ from the table
+#    (the generator or the model changed: regenerate the table on purpose);
+#  - the default's peak reserved is above the table's (a regression) or
+#    above the modelled PyTorch figure (the target);
+#  - the plan's peak reserved is above 1.02 x peak live (the target).
+# `memory-efficiency.sh --table` prints the TSV for the current build and
+# `--markdown` the BENCHMARKS.md table, instead of checking.
+set -u
+b=${top_builddir:-.}
+s=${top_srcdir:-.}
+gen="$b/tools/memcorpus"
+hipsim="$b/tools/hipsim/hipsim"
+table="$s/tests/data/memory-efficiency.tsv"
+mode=${1:-check}
+
+fail() { echo "FAIL: $*"; status=1; }
+
+[ -x "$gen" ] || { echo "FAIL: $gen not built"; exit 1; }
+[ -x "$hipsim" ] || { echo "FAIL: $hipsim not built"; exit 1; }
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/hc-memeff.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT
+
+reserved() { # TRACE LAYOUT -> peak reserved bytes of a replay
+	"$hipsim" replay "$1" --pools "$2" --json >"$tmp/r.json" || return 1
+	tr ',' '\n' <"$tmp/r.json" | sed -n 's/.*"peak_reserved_bytes": *\([0-9]*\).*/\1/p'
+}
+
+status=0
+rows=0
+[ "$mode" = --table ] && printf '# trace\tpeak_live\ttorch\tdefault\tsubslices\tplan\n'
+[ "$mode" = --markdown ] && {
+	echo '| trace | peak live | PyTorch model | libhipcore default | subslices | plan |'
+	echo '|---|---:|---:|---:|---:|---:|'
+}
+for t in $("$gen" list); do
+	csv="$tmp/$t.csv"
+	"$gen" gen "$t" >"$csv" || { fail "$t: generator failed"; continue; }
+	"$gen" torch "$csv" >"$tmp/torch.txt" || { fail "$t: model failed"; continue; }
+	live=$(sed -n 's/^peak_live //p' "$tmp/torch.txt")
+	torch=$(sed -n 's/^torch_peak_reserved //p' "$tmp/torch.txt")
+	def=$(reserved "$csv" default) || { fail "$t: default replay failed"; continue; }
+	sub=$(reserved "$csv" subslices) || { fail "$t: subslices replay failed"; continue; }
+	"$hipsim" plan "$csv" >"$tmp/plan.txt" || { fail "$t: plan failed"; continue; }
+	plan=$(sed -n 's/^# plan  *\([0-9]*\) B.*/\1/p' "$tmp/plan.txt")
+	rows=$((rows + 1))
+	case $mode in
+	--table)
+		printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$t" "$live" "$torch" "$def" "$sub" "$plan"
+		continue ;;
+	--markdown)
+		awk -v t="$t" -v l="$live" -v a="$torch" -v d="$def" -v s="$sub" -v p="$plan" \
+			'BEGIN { printf "| %s | %.1f MiB | %.3f | %.4f | %.3f | %.4f |\n", t, l / 1048576, a / l, d / l, s / l, p / l }'
+		continue ;;
+	esac
+	row=$(awk -v t="$t" '$1 == t' "$table")
+	[ -n "$row" ] || { fail "$t: no row in $table"; continue; }
+	set -- $row
+	[ "$live" = "$2" ] || fail "$t: peak live $live, table says $2"
+	[ "$torch" = "$3" ] || fail "$t: PyTorch model $torch, table says $3"
+	[ "$def" -le "$4" ] || fail "$t: default reserves $def, more than the table's $4 (regression)"
+	[ "$def" -le "$torch" ] || fail "$t: default reserves $def, more than PyTorch's modelled $torch"
+	[ "$plan" -le "$6" ] || fail "$t: plan reserves $plan, more than the table's $6 (regression)"
+	awk -v p="$plan" -v l="$live" 'BEGIN { exit !(p <= 1.02 * l) }' ||
+		fail "$t: plan reserves $plan, more than 1.02 x peak live $live"
+	echo "ok: $t live=$live torch=$torch default=$def plan=$plan"
+done
+[ "$rows" -gt 0 ] || fail "no corpus trace ran"
+exit $status
