@@ -18,14 +18,15 @@
  *    sit close to peak live memory.  An exclusive pool of max size 0 (size 0
  *    as upstream), a sliced pool of 2 MiB pages for requests up to 1 MiB (the
  *    many small tensors share pages, as in PyTorch's small pool), and a
- *    direct pool for everything larger with a reclaim watermark of one
- *    aligned unit: each large request gets exactly its aligned size, a freed
- *    one is reused by the next request of the same size (training steps
- *    repeat their sizes, so the steady state is all hits), and a miss first
- *    gives every cached free allocation of the pool back.  Reserved memory
- *    of the direct pool therefore only grows on a miss and then equals its
- *    live memory, so its peak is its peak live memory (plus padding): no
- *    split remainders, no 20 MiB segments, no cross-size fragmentation.
+ *    direct pool for everything larger whose reclaim watermark is its own
+ *    peak in-use (HC_RECLAIM_AT_PEAK): each large request gets exactly its
+ *    aligned size, a freed one is reused by the next request of the same
+ *    size (training steps repeat their sizes, so the steady state is all
+ *    hits), and a miss that would take the pool above the highest demand it
+ *    has seen first releases just enough cached free allocations.  The
+ *    direct pool's peak reserved is therefore its peak in-use (plus
+ *    padding): no split remainders, no 20 MiB segments, no cross-size
+ *    fragmentation.
  *    (Ratios against PyTorch's caching allocator on the synthetic corpus are
  *    in BENCHMARKS.md, "Memory efficiency".)
  *  ExclusivePages: 24 sizes spaced evenly in log between 32 KiB and
@@ -188,7 +189,7 @@ static hc_status workload(uint64_t align, struct hc_layout **out)
 	s = &l->pools[l->n++];
 	memset(s, 0, sizeof(*s));
 	s->kind = HC_POOL_DIRECT;
-	s->reclaim_at = 1;
+	s->reclaim_at = HC_RECLAIM_AT_PEAK;
 	*out = l;
 	return HC_OK;
 }

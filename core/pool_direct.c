@@ -14,6 +14,15 @@
  * the allocation goes ahead either way.  That walk only runs on the path
  * that calls storage anyway.  An explicit cleanup releases every free slice.
  *
+ * reclaim_at = HC_RECLAIM_AT_PEAK makes the watermark the pool's own peak of
+ * in-use bytes (effective sizes) so far, this request included: the pool
+ * keeps every cached allocation while its reserved bytes stay under the
+ * highest demand it has seen, and on a miss that would pass it, releases
+ * just enough.  Its reserved bytes therefore never exceed its peak in-use
+ * bytes (when a request finds nothing to release it is itself the new
+ * peak), with no figure to tune: upstream's measured plan (dry run, read
+ * the peak, cap there) done online.  The Workload layout uses it.
+ *
  * "pages" in reports counts live slots (allocations held from storage).
  */
 #include <stdlib.h>
@@ -42,6 +51,8 @@ struct hc_slice *hc_direct_try_reserve(struct hc_pool *p, uint64_t size)
 	s->size = size;
 	s->padding = eff - size;
 	hc_pool_mark_used(p, s, size);
+	if (p->use.bytes_in_use + p->use.bytes_padding > p->used_peak)
+		p->used_peak = p->use.bytes_in_use + p->use.bytes_padding;
 	return s;
 }
 
@@ -89,6 +100,13 @@ hc_status hc_direct_alloc(struct hc_pool *p, uint64_t size, struct hc_slice **ou
 	if (eff < size)
 		return hc_fail(HC_ERR_TOO_BIG, "%llu B overflow when aligned",
 			       (unsigned long long)size);
+	if (reclaim == HC_RECLAIM_AT_PEAK) {
+		uint64_t used = p->use.bytes_in_use + p->use.bytes_padding;
+
+		reclaim = used > UINT64_MAX - eff ? UINT64_MAX : used + eff;
+		if (p->used_peak > reclaim)
+			reclaim = p->used_peak;
+	}
 	for (i = 0; reclaim && i < p->nslots && p->use.bytes_reserved + eff > reclaim; i++) {
 		if (p->slots[i] && p->slots[i]->in_tree)
 			slot_release(p, i);
@@ -116,6 +134,8 @@ hc_status hc_direct_alloc(struct hc_pool *p, uint64_t size, struct hc_slice **ou
 	if (++p->npages > p->pages_peak)
 		p->pages_peak = p->npages;
 	hc_pool_mark_used(p, s, size);
+	if (p->use.bytes_in_use + p->use.bytes_padding > p->used_peak)
+		p->used_peak = p->use.bytes_in_use + p->use.bytes_padding;
 	*out = s;
 	return HC_OK;
 }

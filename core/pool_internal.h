@@ -103,6 +103,7 @@ struct hc_pool {
 	uint64_t *vacant;
 	uint64_t nvacant, cap_vacant;
 	uint64_t next_seq;
+	uint64_t used_peak;        /* direct: peak of in-use + padding bytes */
 	bool capacity_warned;
 };
 

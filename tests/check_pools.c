@@ -1183,7 +1183,7 @@ START_TEST(subslices_ladder)
 END_TEST
 
 /* The default is the Workload layout, at any device size and alignment:
- * size 0 exclusive, 2 MiB pages for <= 1 MiB, exact-size direct, reclaim 1. */
+ * size 0 exclusive, 2 MiB pages for <= 1 MiB, exact-size direct at its peak. */
 START_TEST(default_is_workload)
 {
 	static const uint64_t aligns[] = { 1, 256, 4096, 3 * MIB };
@@ -1211,13 +1211,14 @@ START_TEST(default_is_workload)
 	ck_assert_uint_eq(s->max_pool_size, 0);
 	s = hc_layout_pool(l, 2);
 	ck_assert_int_eq(s->kind, HC_POOL_DIRECT);
-	ck_assert_uint_eq(s->reclaim_at, 1);
+	ck_assert_uint_eq(s->reclaim_at, HC_RECLAIM_AT_PEAK);
 	hc_layout_free(d);
 	hc_layout_free(l);
 }
 END_TEST
 
-/* Workload on a manager: large sizes are exact, a miss returns the cache. */
+/* Workload on a manager: large sizes are exact; a miss releases cached
+ * allocations only as far as the pool's peak in-use requires. */
 START_TEST(workload_direct_reclaims_on_miss)
 {
 	hc_pool_layout wl = { .preset = HC_LAYOUT_WORKLOAD };
@@ -1240,7 +1241,8 @@ START_TEST(workload_direct_reclaims_on_miss)
 	ck_assert_int_eq(hc_mm_reserve(mm, 10 * MIB + 1, &a, &addr), HC_OK);
 	ck_assert_uint_eq(addr, a_addr);
 	ck_assert_int_eq(hc_mm_release(mm, a), HC_OK);
-	/* other size: a miss, which first gives the free 10 MiB back */
+	/* other size: a miss that would pass the peak (13 MiB + 256): the free
+	 * 10 MiB goes back first */
 	ck_assert_int_eq(hc_mm_reserve(mm, 5 * MIB, &c, &addr), HC_OK);
 	hc_mm_usage(mm, &u);
 	ck_assert_uint_eq(u.bytes_reserved, 3 * MIB + 5 * MIB);
@@ -1248,6 +1250,19 @@ START_TEST(workload_direct_reclaims_on_miss)
 	ck_assert_uint_eq(fk.live_bytes, 3 * MIB + 5 * MIB);
 	ck_assert_uint_eq(fk.frees, 1);
 	ck_assert(hc_mm_valid(mm));
+	/* a miss under the peak keeps the cache: 8 + 4 MiB <= 13 MiB + 256 */
+	ck_assert_int_eq(hc_mm_release(mm, c), HC_OK);
+	ck_assert_int_eq(hc_mm_reserve(mm, 4 * MIB, &c, &addr), HC_OK);
+	hc_mm_usage(mm, &u);
+	ck_assert_uint_eq(u.bytes_reserved, 3 * MIB + 5 * MIB + 4 * MIB);
+	ck_assert_uint_eq(fk.frees, 1);
+	/* and one that would pass it releases the free 5 MiB, not more */
+	ck_assert_int_eq(hc_mm_reserve(mm, 6 * MIB, &a, &addr), HC_OK);
+	hc_mm_usage(mm, &u);
+	ck_assert_uint_eq(u.bytes_reserved, 3 * MIB + 4 * MIB + 6 * MIB);
+	ck_assert_uint_eq(fk.frees, 2);
+	ck_assert(hc_mm_valid(mm));
+	ck_assert_int_eq(hc_mm_release(mm, a), HC_OK);
 	ck_assert_int_eq(hc_mm_release(mm, b), HC_OK);
 	ck_assert_int_eq(hc_mm_release(mm, c), HC_OK);
 	hc_mm_destroy(mm);
