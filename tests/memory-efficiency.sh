@@ -28,17 +28,18 @@ fail() { echo "FAIL: $*"; status=1; }
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/hc-memeff.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
 
-reserved() { # TRACE LAYOUT -> peak reserved bytes of a replay
+reserved() { # TRACE LAYOUT -> peak reserved bytes of a replay (and $tmp/r.json)
 	"$hipsim" replay "$1" --pools "$2" --json >"$tmp/r.json" || return 1
 	tr ',' '\n' <"$tmp/r.json" | sed -n 's/.*"peak_reserved_bytes": *\([0-9]*\).*/\1/p'
 }
+allocs() { tr ',' '\n' <"$tmp/r.json" | sed -n 's/.*"device_allocs": *\([0-9]*\).*/\1/p'; }
 
 status=0
 rows=0
 [ "$mode" = --table ] && printf '# trace\tpeak_live\ttorch\tdefault\tsubslices\tplan\n'
 [ "$mode" = --markdown ] && {
-	echo '| trace | peak live | PyTorch model | libhipcore default | subslices | plan |'
-	echo '|---|---:|---:|---:|---:|---:|'
+	echo '| trace | peak live | PyTorch model | libhipcore default | subslices | plan | device allocations: PyTorch model / default / subslices |'
+	echo '|---|---:|---:|---:|---:|---:|---:|'
 }
 for t in $("$gen" list); do
 	csv="$tmp/$t.csv"
@@ -46,8 +47,11 @@ for t in $("$gen" list); do
 	"$gen" torch "$csv" >"$tmp/torch.txt" || { fail "$t: model failed"; continue; }
 	live=$(sed -n 's/^peak_live //p' "$tmp/torch.txt")
 	torch=$(sed -n 's/^torch_peak_reserved //p' "$tmp/torch.txt")
+	segs=$(sed -n 's/^torch_segments //p' "$tmp/torch.txt")
 	def=$(reserved "$csv" default) || { fail "$t: default replay failed"; continue; }
+	defa=$(allocs)
 	sub=$(reserved "$csv" subslices) || { fail "$t: subslices replay failed"; continue; }
+	suba=$(allocs)
 	"$hipsim" plan "$csv" >"$tmp/plan.txt" || { fail "$t: plan failed"; continue; }
 	plan=$(sed -n 's/^# plan  *\([0-9]*\) B.*/\1/p' "$tmp/plan.txt")
 	rows=$((rows + 1))
@@ -57,7 +61,8 @@ for t in $("$gen" list); do
 		continue ;;
 	--markdown)
 		awk -v t="$t" -v l="$live" -v a="$torch" -v d="$def" -v s="$sub" -v p="$plan" \
-			'BEGIN { printf "| %s | %.1f MiB | %.3f | %.4f | %.3f | %.4f |\n", t, l / 1048576, a / l, d / l, s / l, p / l }'
+			-v n="$segs / $defa / $suba" \
+			'BEGIN { printf "| %s | %.1f MiB | %.3f | %.4f | %.3f | %.4f | %s |\n", t, l / 1048576, a / l, d / l, s / l, p / l, n }'
 		continue ;;
 	esac
 	row=$(awk -v t="$t" '$1 == t' "$table")

@@ -15,8 +15,9 @@
  * variable-length requests over several streams.
  *
  * `memcorpus torch FILE` replays such a CSV through a model of PyTorch's
- * native caching allocator and prints "peak_live BYTES" and
- * "torch_peak_reserved BYTES".  The model implements the documented policy
+ * native caching allocator and prints "peak_live BYTES",
+ * "torch_peak_reserved BYTES" and "torch_segments N" (its device
+ * allocations: segments are never returned in the model).  The model implements the documented policy
  * (c10/cuda/CUDACachingAllocator.cpp header comment and notes/cuda.md):
  * sizes round up to 512 B (minimum 512); requests of at most 1 MiB use the
  * small pool, whose segments are 2 MiB; larger requests use the large pool,
@@ -535,8 +536,8 @@ static int torch_main(const char *path)
 			model_free(&m, ptr, size);
 	}
 	fclose(f);
-	printf("peak_live %" PRIu64 "\ntorch_peak_reserved %" PRIu64 "\n", m.peak_live,
-	       m.peak_reserved);
+	printf("peak_live %" PRIu64 "\ntorch_peak_reserved %" PRIu64 "\ntorch_segments %" PRIu64
+	       "\n", m.peak_live, m.peak_reserved, m.nseg);
 	/* the model's blocks are process-lifetime; the OS takes them back */
 	return 0;
 }
