@@ -5,3 +5,4 @@ tools_memcorpus_SOURCES = tools/memcorpus.c
 
 TESTS += tests/memory-efficiency.sh
 EXTRA_DIST += tests/memory-efficiency.sh tests/data/memory-efficiency.tsv
+EXTRA_DIST += doc/memory-efficiency.md
