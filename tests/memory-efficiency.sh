@@ -36,6 +36,37 @@ allocs() { tr ',' '\n' <"$tmp/r.json" | sed -n 's/.*"device_allocs": *\([0-9]*\)
 
 status=0
 rows=0
+
+# The PyTorch model on a hand-worked trace: 100 B takes a 2 MiB small
+# segment; 1 MiB + 1 a 20 MiB large one (split); 5 MiB and then 12 MiB + 1
+# fit its remainder (best fit, split: 2 MiB - 1 KiB left); stream 1 never
+# reuses stream 0's blocks (2 + 20 MiB more); 19 MiB finds no free block of
+# stream 0 that is big enough (6 MiB + 512 after a merge, 2 MiB - 1 KiB) and
+# takes a 20 MiB segment, whole (the 1 MiB remainder is not > 1 MiB); once
+# the 12 MiB block is freed the first segment merges back into one 20 MiB
+# block, which another 19 MiB request takes without a new segment.
+if [ "$mode" = check ]; then
+	M=1048576
+	cat >"$tmp/hand.csv" <<EOF
+Thread,Time,Action,Pointer,Size,Stream
+1,1,allocate,0x1000,100,0
+1,2,allocate,0x2000,$((M + 1)),0
+1,3,allocate,0x3000,$((5 * M)),0
+1,4,allocate,0x4000,$((12 * M + 1)),0
+1,5,allocate,0x5000,100,1
+1,6,free,0x2000,$((M + 1)),0
+1,7,allocate,0x6000,$((M + 1)),1
+1,8,free,0x3000,$((5 * M)),0
+1,9,allocate,0x7000,$((19 * M)),0
+1,10,free,0x4000,$((12 * M + 1)),0
+1,11,allocate,0x8000,$((19 * M)),0
+EOF
+	"$gen" torch "$tmp/hand.csv" >"$tmp/hand.txt" || fail "model: hand trace failed"
+	printf 'peak_live %s\ntorch_peak_reserved %s\ntorch_segments 5\n' \
+		$((39 * M + 201)) $((64 * M)) >"$tmp/hand.want"
+	cmp -s "$tmp/hand.txt" "$tmp/hand.want" ||
+		fail "model: hand trace gives $(tr '\n' ' ' <"$tmp/hand.txt")"
+fi
 [ "$mode" = --table ] && printf '# trace\tpeak_live\ttorch\tdefault\tsubslices\tplan\n'
 [ "$mode" = --markdown ] && {
 	echo '| trace | peak live | PyTorch model | libhipcore default | subslices | plan | device allocations: PyTorch model / default / subslices |'

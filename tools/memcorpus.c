@@ -31,7 +31,9 @@
  * path never runs; max_split_size_mb and expandable segments are off, as
  * by default).  Reserved bytes are the sum of segment sizes.
  *
- * The model is O(free blocks) per request; corpus traces are small.
+ * The model is O(free blocks) per request; corpus traces are small.  Its
+ * input is what `gen` writes (integer-ns time, hex pointers, numeric
+ * streams, at most 2^19 live pointers); it is not a general RMM reader.
  */
 #include <inttypes.h>
 #include <stdbool.h>
@@ -334,6 +336,7 @@ struct model {
 	uint64_t reserved, peak_reserved, live, peak_live, nseg, bid;
 	struct blk **byptr; /* open addressing on trace pointer */
 	size_t cap;
+	struct blk **segs;  /* first block of each segment (never merged away) */
 };
 
 static struct tpool *model_pool(struct model *m, unsigned stream, bool small)
@@ -438,6 +441,10 @@ static void model_alloc(struct model *m, uint64_t ptr, uint64_t req, unsigned st
 		best->size = seg;
 		best->seg = (unsigned)++m->nseg;
 		best->free = true;
+		m->segs = realloc(m->segs, m->nseg * sizeof(*m->segs));
+		if (!m->segs)
+			exit(2);
+		m->segs[m->nseg - 1] = best;
 		m->reserved += seg;
 		if (m->reserved > m->peak_reserved)
 			m->peak_reserved = m->reserved;
@@ -503,6 +510,26 @@ static void model_free(struct model *m, uint64_t ptr, uint64_t req)
 	free_add(p, b);
 }
 
+static void model_free_all(struct model *m)
+{
+	uint64_t i;
+	unsigned k;
+
+	for (i = 0; i < m->nseg; i++) {
+		struct blk *b = m->segs[i], *n;
+
+		for (; b; b = n) {
+			n = b->next;
+			free(b);
+		}
+	}
+	for (k = 0; k < 2 * m->nstreams; k++)
+		free(m->pools[k].freel);
+	free(m->pools);
+	free(m->segs);
+	free(m->byptr);
+}
+
 static int torch_main(const char *path)
 {
 	struct model m = { 0 };
@@ -521,6 +548,7 @@ static int torch_main(const char *path)
 		return 2;
 	if (!fgets(line, sizeof(line), f)) {
 		fclose(f);
+		free(m.byptr);
 		return 2;
 	}
 	while (fgets(line, sizeof(line), f)) {
@@ -528,6 +556,7 @@ static int torch_main(const char *path)
 			   &ptr, &size, &stream) != 6) {
 			fprintf(stderr, "memcorpus: bad line: %s", line);
 			fclose(f);
+			model_free_all(&m);
 			return 2;
 		}
 		if (!strcmp(act, "allocate"))
@@ -538,7 +567,7 @@ static int torch_main(const char *path)
 	fclose(f);
 	printf("peak_live %" PRIu64 "\ntorch_peak_reserved %" PRIu64 "\ntorch_segments %" PRIu64
 	       "\n", m.peak_live, m.peak_reserved, m.nseg);
-	/* the model's blocks are process-lifetime; the OS takes them back */
+	model_free_all(&m);
 	return 0;
 }
 
