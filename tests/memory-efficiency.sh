@@ -66,6 +66,21 @@ EOF
 		$((39 * M + 201)) $((64 * M)) >"$tmp/hand.want"
 	cmp -s "$tmp/hand.txt" "$tmp/hand.want" ||
 		fail "model: hand trace gives $(tr '\n' ' ' <"$tmp/hand.txt")"
+
+	# hipsim plan: usage errors exit 2; on the hand trace the output is
+	# comments and layout lines only, and the plan reserves peak live.
+	"$hipsim" plan >/dev/null 2>&1; [ $? = 2 ] || fail "plan without a trace: not exit 2"
+	"$hipsim" plan "$tmp/none.csv" >/dev/null 2>&1; [ $? = 2 ] || fail "plan of a missing file: not exit 2"
+	"$hipsim" plan --capacity 12Q "$tmp/hand.csv" >/dev/null 2>&1; [ $? = 2 ] ||
+		fail "plan --capacity 12Q: not exit 2"
+	"$hipsim" plan "$tmp/hand.csv" >"$tmp/hplan.txt" || fail "plan of the hand trace failed"
+	grep -v '^#' "$tmp/hplan.txt" | grep -Ev '^(exclusive max_alloc=[0-9]+[KMG]? period=[0-9]+|sliced page=[0-9]+[KMG]? max_slice=[0-9]+[KMG]?( cap=[0-9]+[KMG]?)?|direct reclaim_at=[0-9]+[KMG]?)$' &&
+		fail "plan printed a line that is not a layout line"
+	grep -q '^direct reclaim_at=' "$tmp/hplan.txt" || fail "plan has no direct pool"
+	"$gen" gen no-such-trace >"$tmp/none.out" 2>/dev/null; [ $? = 2 ] && [ ! -s "$tmp/none.out" ] ||
+		fail "memcorpus gen of an unknown trace: not exit 2 with no output"
+	grep -q '^# plan .*(1\.0000 x live)' "$tmp/hplan.txt" ||
+		fail "plan of the hand trace is not 1.0000 x live: $(grep '^# plan' "$tmp/hplan.txt")"
 fi
 [ "$mode" = --table ] && printf '# trace\tpeak_live\ttorch\tdefault\tsubslices\tplan\n'
 [ "$mode" = --markdown ] && {

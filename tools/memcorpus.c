@@ -294,6 +294,13 @@ static int gen_main(const char *name)
 		g.rng = (g.rng ^ (uint8_t)name[i]) * 0x100000001b3ull;
 	if (!g.rng)
 		g.rng = 1;
+	for (i = 0; i < sizeof(trace_names) / sizeof(trace_names[0]); i++)
+		if (!strcmp(name, trace_names[i]))
+			break;
+	if (i == sizeof(trace_names) / sizeof(trace_names[0])) {
+		fprintf(stderr, "memcorpus: unknown trace '%s'\n", name);
+		return 2;
+	}
 	printf("Thread,Time,Action,Pointer,Size,Stream\n");
 	if (!strcmp(name, "train-gpt-small"))
 		gen_train(&g, 12, 768, 8 * 512, 32000, 6, 0, false);
@@ -305,12 +312,8 @@ static int gen_main(const char *name)
 		gen_train(&g, 4, 2048, 2 * 1024, 50000, 6, 0, false);
 	else if (!strcmp(name, "serve-4streams"))
 		gen_serve(&g, 16, 1024, 4, 200, 8);
-	else if (!strcmp(name, "small-tensors"))
+	else
 		gen_small(&g, 40);
-	else {
-		fprintf(stderr, "memcorpus: unknown trace '%s'\n", name);
-		return 2;
-	}
 	return 0;
 }
 
