@@ -138,6 +138,7 @@ struct hc_dev {
 	struct hc_core_stats stats;
 	hc_policy policy; /* drop-queue and staging policy for new streams; 0 = default */
 	struct hc_copy_workers *workers; /* pipeline.c: memcpy helpers, created lazily */
+	struct hc_mm_shared dshared;     /* device managers' direct pools at peak */
 };
 
 /* device.c */
