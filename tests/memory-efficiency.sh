@@ -74,7 +74,7 @@ EOF
 	"$hipsim" plan --capacity 12Q "$tmp/hand.csv" >/dev/null 2>&1; [ $? = 2 ] ||
 		fail "plan --capacity 12Q: not exit 2"
 	"$hipsim" plan "$tmp/hand.csv" >"$tmp/hplan.txt" || fail "plan of the hand trace failed"
-	grep -v '^#' "$tmp/hplan.txt" | grep -Ev '^(exclusive max_alloc=[0-9]+[KMG]? period=[0-9]+|sliced page=[0-9]+[KMG]? max_slice=[0-9]+[KMG]?( cap=[0-9]+[KMG]?)?|direct reclaim_at=[0-9]+[KMG]?)$' &&
+	grep -v '^#' "$tmp/hplan.txt" | grep -Ev '^(exclusive max_alloc=[0-9]+[KMG]? dealloc_period=[0-9]+|sliced page=[0-9]+[KMG]? max_slice=[0-9]+[KMG]?( cap=[0-9]+[KMG]?)?|direct reclaim_at=[0-9]+[KMG]?)$' &&
 		fail "plan printed a line that is not a layout line"
 	grep -q '^direct reclaim_at=' "$tmp/hplan.txt" || fail "plan has no direct pool"
 	"$gen" gen no-such-trace >"$tmp/none.out" 2>/dev/null; [ $? = 2 ] && [ ! -s "$tmp/none.out" ] ||

@@ -23,7 +23,7 @@
  * Output (stdout): '#' comment lines with the trace, the peak live memory
  * and the peak reserved of the default, SubSlices and the plan, then the
  * plan's pools, one per line, in the layout-file format:
- *   exclusive max_alloc=0 period=0
+ *   exclusive max_alloc=0 dealloc_period=0
  *   sliced page=2M max_slice=1M
  *   direct reclaim_at=1
  * Sizes print with a K/M/G suffix when they are exact multiples.
@@ -149,7 +149,7 @@ void hs_layout_print(FILE *out, const hc_pool_spec *pools, size_t n)
 			break;
 		case HC_POOL_EXCLUSIVE:
 			size_str(a, sizeof(a), s->max_alloc_size);
-			fprintf(out, "exclusive max_alloc=%s period=%" PRIu64 "\n", a,
+			fprintf(out, "exclusive max_alloc=%s dealloc_period=%" PRIu64 "\n", a,
 				s->dealloc_period);
 			break;
 		case HC_POOL_DIRECT:
