@@ -9,7 +9,14 @@
  *    free holes between them, so the free tree holds N/4 runs and the
  *    first fit has to descend it (cost must grow with log N, not N);
  *  - mm_pinned_alloc_free_pair_ns: a pinned-style manager (alignment 16,
- *    same pages), 64 KiB requests.
+ *    same pages), 64 KiB requests;
+ *  - mm_workload_alloc_free_pair_ns: the Workload layout (the default), 4 KiB
+ *    requests (its 2 MiB-page sliced pool);
+ *  - mm_workload_large_pair_ns_live_<N>: the Workload layout's direct pool,
+ *    16 MiB requests (an exact-size hit) with N other large slices of N
+ *    distinct sizes live, so the size tree holds N + 1 keys (log N); the
+ *    manager counts into device-wide figures (hc_mm_props.shared) as a
+ *    stream's does, so the relaxed atomics are in the figure.
  * The peer, measured in the same run, is a glibc malloc+free pair of the
  * same size.  Each figure is the median over 101 batches of 2000 pairs.
  * The storage is a bump allocator of fake addresses (no memory behind it).
@@ -104,10 +111,15 @@ static double malloc_pair_ns(size_t size)
 	return median(t, BATCHES);
 }
 
-static struct hc_mm *make_mm(uint64_t alignment)
+static void emit(const char *metric, double v, double peer);
+
+static struct hc_mm_shared shared; /* device-wide figures, as a stream's manager has */
+
+static struct hc_mm *make_mm_of(hc_layout_preset preset, uint64_t alignment)
 {
-	struct hc_mm_props p = { .max_page_size = 16 * GIB / 4, .alignment = alignment };
-	hc_pool_layout in = { .preset = HC_LAYOUT_SUBSLICES };
+	struct hc_mm_props p = { .max_page_size = 16 * GIB / 4, .alignment = alignment,
+				 .shared = preset == HC_LAYOUT_WORKLOAD ? &shared : NULL };
+	hc_pool_layout in = { .preset = preset };
 	struct hc_layout *l;
 	struct hc_mm *mm;
 
@@ -118,6 +130,41 @@ static struct hc_mm *make_mm(uint64_t alignment)
 	}
 	hc_layout_free(l);
 	return mm;
+}
+
+static struct hc_mm *make_mm(uint64_t alignment)
+{
+	return make_mm_of(HC_LAYOUT_SUBSLICES, alignment);
+}
+
+/* Workload direct pool: @n live slices of distinct sizes, then 16 MiB hits. */
+static void workload_large_case(uint64_t n, double peer)
+{
+	struct hc_slice_ref *r = malloc((n + 1) * sizeof(*r));
+	struct hc_mm *mm = make_mm_of(HC_LAYOUT_WORKLOAD, 256);
+	uint64_t i, addr;
+	char metric[80];
+
+	if (!r) {
+		fprintf(stderr, "bench_pool: no memory\n");
+		exit(1);
+	}
+	for (i = 0; i < n; i++)
+		if (hc_mm_reserve(mm, 2 * 1024 * KIB + (i + 1) * 256, &r[i], &addr) != HC_OK) {
+			fprintf(stderr, "bench_pool: reserve failed\n");
+			exit(1);
+		}
+	/* one 16 MiB allocation made and freed, so every pair below is a hit */
+	if (hc_mm_reserve(mm, 16 * 1024 * KIB, &r[n], &addr) != HC_OK ||
+	    hc_mm_release(mm, r[n]) != HC_OK) {
+		fprintf(stderr, "bench_pool: reserve failed\n");
+		exit(1);
+	}
+	snprintf(metric, sizeof(metric), "mm_workload_large_pair_ns_live_%llu",
+		 (unsigned long long)n);
+	emit(metric, mm_pair_ns(mm, 16 * 1024 * KIB), peer);
+	hc_mm_destroy(mm);
+	free(r);
 }
 
 static void emit(const char *metric, double v, double peer)
@@ -171,5 +218,10 @@ int main(void)
 	peer64k = malloc_pair_ns(64 * KIB);
 	emit("mm_pinned_alloc_free_pair_ns", mm_pair_ns(mm, 64 * KIB), peer64k);
 	hc_mm_destroy(mm);
+	mm = make_mm_of(HC_LAYOUT_WORKLOAD, 256);
+	emit("mm_workload_alloc_free_pair_ns", mm_pair_ns(mm, 4 * KIB), peer4k);
+	hc_mm_destroy(mm);
+	for (i = 0; i < sizeof(lives) / sizeof(lives[0]) - 1; i++)
+		workload_large_case(lives[i], malloc_pair_ns(16 * 1024 * KIB));
 	return 0;
 }

@@ -13,6 +13,22 @@
  *    page (with the largest divisor) routes first.  Last, an exclusive tail
  *    of max_page rounded down to the alignment, with dealloc period
  *    5000 * round(1 + max_alloc / 1 GiB).
+ *  Workload (the default, HC_LAYOUT_DEFAULT and HC_LAYOUT_WORKLOAD): built
+ *    for training and serving histories, where peak reserved memory should
+ *    sit close to peak live memory.  An exclusive pool of max size 0 (size 0
+ *    as upstream), a sliced pool of 2 MiB pages for requests up to 1 MiB (the
+ *    many small tensors share pages, as in PyTorch's small pool), and a
+ *    direct pool for everything larger whose reclaim watermark is its own
+ *    peak in-use (HC_RECLAIM_AT_PEAK): each large request gets exactly its
+ *    aligned size, a freed one is reused by the next request of the same
+ *    size (training steps repeat their sizes, so the steady state is all
+ *    hits), and a miss that would take the pool above the highest demand it
+ *    has seen first releases just enough cached free allocations.  The
+ *    direct pool's peak reserved is therefore its peak in-use (plus
+ *    padding): no split remainders, no 20 MiB segments, no cross-size
+ *    fragmentation.
+ *    (Ratios against PyTorch's caching allocator on the synthetic corpus are
+ *    in BENCHMARKS.md, "Memory efficiency".)
  *  ExclusivePages: 24 sizes spaced evenly in log between 32 KiB and
  *    max_page, each rounded up to the alignment, consecutive duplicates
  *    dropped; each an exclusive pool with the same period formula.
@@ -148,6 +164,36 @@ static hc_status exclusive_pages(uint64_t max_page, uint64_t align, struct hc_la
 	return HC_OK;
 }
 
+#define WL_SMALL_PAGE (2ull * MIB)
+#define WL_SMALL_MAX (1ull * MIB)
+
+static hc_status workload(uint64_t align, struct hc_layout **out)
+{
+	struct hc_layout *l = layout_new(3);
+	hc_pool_spec *s;
+	uint64_t page, max_slice;
+
+	if (!l)
+		return hc_fail(HC_ERR_OOM, "no host memory for a layout");
+	if (!round_up(WL_SMALL_PAGE, align, &page) || !round_up(WL_SMALL_MAX, align, &max_slice)) {
+		hc_layout_free(l);
+		return hc_fail(HC_ERR_INVALID, "alignment %llu overflows the workload layout",
+			       (unsigned long long)align);
+	}
+	push_exclusive(l, 0, 0);
+	s = &l->pools[l->n++];
+	memset(s, 0, sizeof(*s));
+	s->kind = HC_POOL_SLICED;
+	s->page_size = page;
+	s->max_slice_size = max_slice;
+	s = &l->pools[l->n++];
+	memset(s, 0, sizeof(*s));
+	s->kind = HC_POOL_DIRECT;
+	s->reclaim_at = HC_RECLAIM_AT_PEAK;
+	*out = l;
+	return HC_OK;
+}
+
 static hc_status check_sliced(size_t i, const hc_pool_spec *in, uint64_t align,
 			      hc_pool_spec *o)
 {
@@ -252,6 +298,8 @@ hc_status hc_layout_resolve(const hc_pool_layout *in, const struct hc_mm_props *
 	align = p->alignment ? p->alignment : 1;
 	switch (in->preset) {
 	case HC_LAYOUT_DEFAULT:
+	case HC_LAYOUT_WORKLOAD:
+		return workload(align, out);
 	case HC_LAYOUT_SUBSLICES:
 	case HC_LAYOUT_EXCLUSIVE_PAGES:
 		if (p->max_page_size == 0)

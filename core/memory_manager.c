@@ -41,6 +41,7 @@ struct slab_chunk {
 struct hc_mm {
 	struct hc_storage st;
 	uint64_t align, max_page_size;
+	struct hc_mm_shared *shared;  /* props' shared figures (direct pools at peak) */
 	struct hc_pool *pools;        /* dynamic pools, routing order */
 	size_t npools;
 	struct hc_pool persistent;
@@ -221,6 +222,7 @@ static hc_status pools_build(struct hc_mm *mm, const struct hc_layout *layout,
 		const hc_pool_spec *s = hc_layout_pool(layout, i);
 
 		pools[i].mm = mm;
+		pools[i].shared = mm->shared;
 		switch (s->kind) {
 		case HC_POOL_SLICED:
 			hc_sliced_init(&pools[i], s, mm->align);
@@ -266,6 +268,7 @@ hc_status hc_mm_create(const struct hc_layout *layout, const struct hc_mm_props 
 	mm->st = *st;
 	mm->align = p->alignment ? p->alignment : 1;
 	mm->max_page_size = p->max_page_size;
+	mm->shared = p->shared;
 	s = pools_build(mm, layout, &mm->pools, &mm->npools);
 	if (s != HC_OK)
 		goto err_free_mm;

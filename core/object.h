@@ -146,6 +146,7 @@ struct hc_dev {
 	_Atomic bool eg_tainted; /* some range was ever tainted on this device */
 	hc_policy policy; /* drop-queue and staging policy for new streams; 0 = default */
 	struct hc_copy_workers *workers; /* pipeline.c: memcpy helpers, created lazily */
+	struct hc_mm_shared dshared;     /* device managers' direct pools at peak */
 };
 
 /* device.c */

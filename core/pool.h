@@ -20,6 +20,7 @@
 #ifndef HIPCORE_CORE_POOL_H
 #define HIPCORE_CORE_POOL_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -33,10 +34,24 @@ struct hc_storage {
 	void *ctx;
 };
 
+/*
+ * What the HC_RECLAIM_AT_PEAK direct pools of several managers (the streams
+ * of one device) share: the bytes they hold in use (effective sizes) and
+ * reserved, and the peak of the in-use figure.  A miss in any of them
+ * compares the device's reserved bytes with the device's peak in-use, so
+ * one stream's cached allocations are given back when the device as a whole
+ * would pass its highest demand.  Relaxed atomics: each manager is still
+ * serialised by its owner; only these three counters are shared.
+ */
+struct hc_mm_shared {
+	_Atomic uint64_t used, reserved, peak;
+};
+
 /* Device figures the presets are sized from. */
 struct hc_mm_props {
 	uint64_t max_page_size; /* total device memory / 4 */
 	uint64_t alignment;     /* 0 is treated as 1 */
+	struct hc_mm_shared *shared; /* NULL: each direct pool on its own */
 };
 
 struct hc_slice;  /* opaque; stable memory for the manager's life */
@@ -58,8 +73,9 @@ struct hc_slice_ref {
 
 /*
  * hc_layout_resolve - validate @in and resolve it against @p.
- * Presets become their pool lists (SubSlices ladder, ExclusivePages buckets;
- * HC_LAYOUT_DEFAULT is SubSlices).  Explicit sizes are rounded up to the
+ * Presets become their pool lists (SubSlices ladder, ExclusivePages buckets,
+ * the Workload layout; HC_LAYOUT_DEFAULT is Workload, which needs no
+ * max_page_size).  Explicit sizes are rounded up to the
  * alignment and max_slice_size defaults to the page size.
  * Context: pure; never blocks.
  * Return: HC_OK and *@out (free with hc_layout_free); HC_ERR_INVALID with

@@ -14,12 +14,50 @@
  * the allocation goes ahead either way.  That walk only runs on the path
  * that calls storage anyway.  An explicit cleanup releases every free slice.
  *
+ * reclaim_at = HC_RECLAIM_AT_PEAK makes the watermark the pool's own peak of
+ * in-use bytes (effective sizes) so far, this request included: the pool
+ * keeps every cached allocation while its reserved bytes stay under the
+ * highest demand it has seen, and on a miss that would pass it, releases
+ * just enough.  Its reserved bytes therefore never exceed its peak in-use
+ * bytes (when a request finds nothing to release it is itself the new
+ * peak), with no figure to tune: upstream's measured plan (dry run, read
+ * the peak, cap there) done online.  The Workload layout uses it.
+ *
+ * When the manager was made with shared figures (hc_mm_props.shared: the
+ * streams of a device share one set), such a pool also counts its in-use
+ * and reserved bytes there, and its watermark is the device's: on a miss
+ * it gives back its own cached allocations while the device's reserved
+ * bytes would pass the device's peak in-use.  Live memory stays with its
+ * stream; only a stream's own free allocations are ever released, by that
+ * stream, so no cross-stream fence is needed.
+ *
  * "pages" in reports counts live slots (allocations held from storage).
  */
 #include <stdlib.h>
 
 #include "core/internal.h"
 #include "core/pool_internal.h"
+
+static bool at_peak_shared(const struct hc_pool *p)
+{
+	return p->shared && p->spec.reclaim_at == HC_RECLAIM_AT_PEAK;
+}
+
+static void shared_used_add(struct hc_mm_shared *sh, uint64_t n)
+{
+	uint64_t u = atomic_fetch_add_explicit(&sh->used, n, memory_order_relaxed) + n;
+	uint64_t pk = atomic_load_explicit(&sh->peak, memory_order_relaxed);
+
+	while (u > pk && !atomic_compare_exchange_weak_explicit(&sh->peak, &pk, u,
+								 memory_order_relaxed,
+								 memory_order_relaxed))
+		;
+}
+
+static void shared_sub(_Atomic uint64_t *x, uint64_t n)
+{
+	atomic_fetch_sub_explicit(x, n, memory_order_relaxed);
+}
 
 void hc_direct_init(struct hc_pool *p, const hc_pool_spec *spec, uint64_t align)
 {
@@ -42,6 +80,10 @@ struct hc_slice *hc_direct_try_reserve(struct hc_pool *p, uint64_t size)
 	s->size = size;
 	s->padding = eff - size;
 	hc_pool_mark_used(p, s, size);
+	if (p->use.bytes_in_use + p->use.bytes_padding > p->used_peak)
+		p->used_peak = p->use.bytes_in_use + p->use.bytes_padding;
+	if (at_peak_shared(p))
+		shared_used_add(p->shared, s->span);
 	return s;
 }
 
@@ -53,6 +95,8 @@ static void slot_release(struct hc_pool *p, uint64_t i)
 		hc_tree_remove(&p->by_size, &s->node);
 	hc_mm_storage_free(p->mm, s->addr);
 	p->use.bytes_reserved -= s->span;
+	if (at_peak_shared(p))
+		shared_sub(&p->shared->reserved, s->span);
 	p->npages--;
 	p->slots[i] = NULL;
 	p->vacant[p->nvacant++] = i;
@@ -89,6 +133,28 @@ hc_status hc_direct_alloc(struct hc_pool *p, uint64_t size, struct hc_slice **ou
 	if (eff < size)
 		return hc_fail(HC_ERR_TOO_BIG, "%llu B overflow when aligned",
 			       (unsigned long long)size);
+	if (at_peak_shared(p)) {
+		struct hc_mm_shared *sh = p->shared;
+		uint64_t used = atomic_load_explicit(&sh->used, memory_order_relaxed);
+		uint64_t peak = atomic_load_explicit(&sh->peak, memory_order_relaxed);
+
+		reclaim = used > UINT64_MAX - eff ? UINT64_MAX : used + eff;
+		if (peak > reclaim)
+			reclaim = peak;
+		for (i = 0; i < p->nslots &&
+			    atomic_load_explicit(&sh->reserved, memory_order_relaxed) + eff > reclaim;
+		     i++) {
+			if (p->slots[i] && p->slots[i]->in_tree)
+				slot_release(p, i);
+		}
+		reclaim = 0; /* done: skip the per-pool walk below */
+	} else if (reclaim == HC_RECLAIM_AT_PEAK) {
+		uint64_t used = p->use.bytes_in_use + p->use.bytes_padding;
+
+		reclaim = used > UINT64_MAX - eff ? UINT64_MAX : used + eff;
+		if (p->used_peak > reclaim)
+			reclaim = p->used_peak;
+	}
 	for (i = 0; reclaim && i < p->nslots && p->use.bytes_reserved + eff > reclaim; i++) {
 		if (p->slots[i] && p->slots[i]->in_tree)
 			slot_release(p, i);
@@ -113,15 +179,23 @@ hc_status hc_direct_alloc(struct hc_pool *p, uint64_t size, struct hc_slice **ou
 	s->size = size;
 	s->padding = pad;
 	p->use.bytes_reserved += eff;
+	if (at_peak_shared(p))
+		atomic_fetch_add_explicit(&p->shared->reserved, eff, memory_order_relaxed);
 	if (++p->npages > p->pages_peak)
 		p->pages_peak = p->npages;
 	hc_pool_mark_used(p, s, size);
+	if (p->use.bytes_in_use + p->use.bytes_padding > p->used_peak)
+		p->used_peak = p->use.bytes_in_use + p->use.bytes_padding;
+	if (at_peak_shared(p))
+		shared_used_add(p->shared, eff);
 	*out = s;
 	return HC_OK;
 }
 
 void hc_direct_on_free(struct hc_pool *p, struct hc_slice *s)
 {
+	if (at_peak_shared(p))
+		shared_sub(&p->shared->used, s->span);
 	s->node.k1 = s->span;
 	s->node.k2 = s->seq;
 	s->node.val = 0;
@@ -145,8 +219,12 @@ void hc_direct_destroy(struct hc_pool *p)
 	uint64_t i;
 
 	for (i = 0; i < p->nslots; i++)
-		if (p->slots[i])
+		if (p->slots[i]) {
+			/* still held (live or pinned): its in-use bytes leave too */
+			if (!p->slots[i]->in_tree && at_peak_shared(p))
+				shared_sub(&p->shared->used, p->slots[i]->span);
 			slot_release(p, i);
+		}
 	free(p->slots);
 	free(p->vacant);
 	p->slots = NULL;

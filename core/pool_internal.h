@@ -103,6 +103,8 @@ struct hc_pool {
 	uint64_t *vacant;
 	uint64_t nvacant, cap_vacant;
 	uint64_t next_seq;
+	uint64_t used_peak;        /* direct: peak of in-use + padding bytes */
+	struct hc_mm_shared *shared; /* direct at peak: device-wide figures, or NULL */
 	bool capacity_warned;
 };
 

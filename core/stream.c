@@ -118,9 +118,10 @@ static void fence_destroy(void *ctx, void *fence)
 static hc_status strm_init_memory(struct hc_strm *st, const hc_pool_layout *layout)
 {
 	struct hc_dev *dev = st->dev;
-	struct hc_mm_props dprops = { dev->props.total_memory / 4, dev->props.alignment };
-	struct hc_mm_props pprops = { dev->props.total_memory / 4, 16 };
-	hc_pool_layout pinned_layout = { HC_LAYOUT_DEFAULT, NULL, 0 };
+	struct hc_mm_props dprops = { dev->props.total_memory / 4, dev->props.alignment,
+				      &dev->dshared };
+	struct hc_mm_props pprops = { dev->props.total_memory / 4, 16, NULL };
+	hc_pool_layout pinned_layout = { HC_LAYOUT_SUBSLICES, NULL, 0 };
 	struct hc_layout *dl = NULL, *pl = NULL;
 	hc_status rc;
 

@@ -199,7 +199,13 @@ END_TEST
 
 START_TEST(too_big_and_bad_handles)
 {
+	hc_pool_layout sub = { .preset = HC_LAYOUT_SUBSLICES };
 	hc_buffer b;
+	/* upstream's ladder refuses what its tail cannot hold; the Workload
+	 * default's direct pool takes any size the device has room for */
+	ck_assert_int_eq(hc_alloc(s, 600 * MIB, &b), HC_OK);
+	ck_assert_int_eq(hc_free(b), HC_OK);
+	ck_assert_int_eq(hc_install_memory_pools(s, &sub), HC_OK);
 	ck_assert_int_eq(hc_alloc(s, 600 * MIB, &b), HC_ERR_TOO_BIG); /* > max_page 256 MiB */
 	ck_assert(b.id == 0);
 	ck_assert_int_eq(hc_alloc(s, 10, NULL), HC_ERR_INVALID);
@@ -241,10 +247,12 @@ START_TEST(cleanup_and_retry_recovers_reserved_pages)
 	/* 1 GiB device: the tail exclusive pool takes 200 MiB requests.  Four
 	 * freed 200 MiB pages stay reserved; a 250 MiB request then exceeds the
 	 * capacity until cleanup frees them, and the retry succeeds. */
+	hc_pool_layout sub = { .preset = HC_LAYOUT_SUBSLICES };
 	hc_buffer b[4], big;
 	hc_device_stats stats;
 	hc_memory_usage u;
 
+	ck_assert_int_eq(hc_install_memory_pools(s, &sub), HC_OK);
 	for (int i = 0; i < 4; i++)
 		ck_assert_int_eq(hc_alloc(s, 200 * MIB, &b[i]), HC_OK);
 	for (int i = 0; i < 4; i++)
@@ -257,6 +265,55 @@ START_TEST(cleanup_and_retry_recovers_reserved_pages)
 	ck_assert_int_eq(hc_memory_usage_get(s, HC_MEMORY_DEVICE, &u), HC_OK);
 	ck_assert_uint_lt(u.bytes_reserved, 1024 * MIB);
 	ck_assert_int_eq(hc_free(big), HC_OK);
+}
+END_TEST
+
+/* The default layout's direct pools share the device's figures: a stream
+ * gives its cached large allocations back when the device as a whole would
+ * pass its peak in-use, even when the stream alone would not. */
+static uint64_t reserved_of(hc_stream t)
+{
+	hc_memory_usage u;
+
+	ck_assert_int_eq(hc_memory_usage_get(t, HC_MEMORY_DEVICE, &u), HC_OK);
+	return u.bytes_reserved;
+}
+
+START_TEST(streams_share_the_device_peak)
+{
+	hc_buffer a1, a2, a3, a4, b1;
+	hc_device_stats before, after;
+	hc_stream t;
+
+	ck_assert_int_eq(hc_stream_open(dev, &t), HC_OK);
+	/* s: peak 96 MiB, then an 80 MiB miss gives both back: s holds 80 */
+	ck_assert_int_eq(hc_alloc(s, 64 * MIB, &a1), HC_OK);
+	ck_assert_int_eq(hc_alloc(s, 32 * MIB, &a2), HC_OK);
+	ck_assert_int_eq(hc_free(a1), HC_OK);
+	ck_assert_int_eq(hc_free(a2), HC_OK);
+	ck_assert_int_eq(hc_alloc(s, 80 * MIB, &a3), HC_OK);
+	ck_assert_uint_eq(reserved_of(s), 80 * MIB);
+	ck_assert_int_eq(hc_free(a3), HC_OK);
+	/* t caches 64 MiB without passing the device peak in use (96) */
+	ck_assert_int_eq(hc_alloc(t, 64 * MIB, &b1), HC_OK);
+	ck_assert_int_eq(hc_free(b1), HC_OK);
+	ck_assert_uint_eq(reserved_of(t), 64 * MIB);
+	/* an 8 MiB miss on s: s alone (80 + 8 <= 96) would keep its 80, but
+	 * the device (144 + 8 > 96) makes s give it back */
+	ck_assert_int_eq(hc_device_stats_get(dev, &before), HC_OK);
+	ck_assert_int_eq(hc_alloc(s, 8 * MIB, &a4), HC_OK);
+	ck_assert_int_eq(hc_device_stats_get(dev, &after), HC_OK);
+	ck_assert_uint_eq(reserved_of(s), 8 * MIB);
+	ck_assert_uint_eq(reserved_of(t), 64 * MIB);
+	ck_assert_uint_eq(after.device_allocs - before.device_allocs, 1);
+	ck_assert_uint_eq(after.device_frees - before.device_frees, 1);
+	/* a same-size request on t is a hit on its cache: nothing new */
+	ck_assert_int_eq(hc_alloc(t, 64 * MIB, &b1), HC_OK);
+	ck_assert_int_eq(hc_device_stats_get(dev, &before), HC_OK);
+	ck_assert_uint_eq(before.device_allocs, after.device_allocs);
+	ck_assert_int_eq(hc_free(b1), HC_OK);
+	ck_assert_int_eq(hc_free(a4), HC_OK);
+	ck_assert_int_eq(hc_stream_close(t), HC_OK);
 }
 END_TEST
 
@@ -360,6 +417,7 @@ static Suite *api_suite(void)
 	tcase_add_test(b, buffers_end_with_their_stream);
 	tcase_add_test(b, buffer_of_a_closed_device_is_stale);
 	tcase_add_test(b, cleanup_and_retry_recovers_reserved_pages);
+	tcase_add_test(b, streams_share_the_device_peak);
 	tcase_add_test(b, oom_after_retry);
 	tcase_add_test(b, install_memory_pools);
 	tcase_add_test(b, device_usage_sums_streams);

@@ -1157,8 +1157,7 @@ START_TEST(subslices_ladder)
 	const struct ladder_case *c = &ladders[_i];
 	struct hc_mm_props p = { .max_page_size = c->device / 4, .alignment = 256 };
 	hc_pool_layout in = { .preset = HC_LAYOUT_SUBSLICES };
-	hc_pool_layout def = { .preset = HC_LAYOUT_DEFAULT };
-	struct hc_layout *l, *d;
+	struct hc_layout *l;
 	const hc_pool_spec *s;
 	size_t i;
 
@@ -1179,11 +1178,94 @@ START_TEST(subslices_ladder)
 	ck_assert_int_eq(s->kind, HC_POOL_EXCLUSIVE);
 	ck_assert_uint_eq(s->max_alloc_size, c->tail);
 	ck_assert_uint_eq(s->dealloc_period, c->period);
+	hc_layout_free(l);
+}
+END_TEST
+
+/* The default is the Workload layout, at any device size and alignment:
+ * size 0 exclusive, 2 MiB pages for <= 1 MiB, exact-size direct at its peak. */
+START_TEST(default_is_workload)
+{
+	static const uint64_t aligns[] = { 1, 256, 4096, 3 * MIB };
+	hc_pool_layout def = { .preset = HC_LAYOUT_DEFAULT };
+	hc_pool_layout wl = { .preset = HC_LAYOUT_WORKLOAD };
+	struct hc_mm_props p = { .max_page_size = 0, .alignment = aligns[_i] };
+	uint64_t a = aligns[_i];
+	struct hc_layout *l, *d;
+	const hc_pool_spec *s;
+	size_t i;
+
+	ck_assert_int_eq(hc_layout_resolve(&wl, &p, &l), HC_OK); /* no max_page needed */
 	ck_assert_int_eq(hc_layout_resolve(&def, &p, &d), HC_OK);
-	ck_assert_uint_eq(hc_layout_count(d), hc_layout_count(l));
-	for (i = 0; i < hc_layout_count(l); i++)
+	ck_assert_uint_eq(hc_layout_count(l), 3);
+	ck_assert_uint_eq(hc_layout_count(d), 3);
+	for (i = 0; i < 3; i++)
 		ck_assert_mem_eq(hc_layout_pool(d, i), hc_layout_pool(l, i), sizeof(hc_pool_spec));
+	s = hc_layout_pool(l, 0);
+	ck_assert_int_eq(s->kind, HC_POOL_EXCLUSIVE);
+	ck_assert_uint_eq(s->max_alloc_size, 0);
+	s = hc_layout_pool(l, 1);
+	ck_assert_int_eq(s->kind, HC_POOL_SLICED);
+	ck_assert_uint_eq(s->page_size, (2 * MIB + a - 1) / a * a);
+	ck_assert_uint_eq(s->max_slice_size, (MIB + a - 1) / a * a);
+	ck_assert_uint_eq(s->max_pool_size, 0);
+	s = hc_layout_pool(l, 2);
+	ck_assert_int_eq(s->kind, HC_POOL_DIRECT);
+	ck_assert_uint_eq(s->reclaim_at, HC_RECLAIM_AT_PEAK);
 	hc_layout_free(d);
+	hc_layout_free(l);
+}
+END_TEST
+
+/* Workload on a manager: large sizes are exact; a miss releases cached
+ * allocations only as far as the pool's peak in-use requires. */
+START_TEST(workload_direct_reclaims_on_miss)
+{
+	hc_pool_layout wl = { .preset = HC_LAYOUT_WORKLOAD };
+	struct hc_mm_props p = { .max_page_size = 0, .alignment = 256 };
+	struct hc_layout *l;
+	struct hc_mm *mm;
+	struct hc_slice_ref a, b, c;
+	uint64_t addr, a_addr;
+	hc_memory_usage u;
+
+	fake_reset();
+	ck_assert_int_eq(hc_layout_resolve(&wl, &p, &l), HC_OK);
+	ck_assert_int_eq(hc_mm_create(l, &p, &fake_storage, &mm), HC_OK);
+	ck_assert_int_eq(hc_mm_reserve(mm, 10 * MIB + 1, &a, &a_addr), HC_OK);
+	ck_assert_int_eq(hc_mm_reserve(mm, 3 * MIB, &b, &addr), HC_OK);
+	hc_mm_usage(mm, &u);
+	ck_assert_uint_eq(u.bytes_reserved, 10 * MIB + 256 + 3 * MIB);
+	ck_assert_int_eq(hc_mm_release(mm, a), HC_OK);
+	/* same size: a hit on the cached allocation, nothing new reserved */
+	ck_assert_int_eq(hc_mm_reserve(mm, 10 * MIB + 1, &a, &addr), HC_OK);
+	ck_assert_uint_eq(addr, a_addr);
+	ck_assert_int_eq(hc_mm_release(mm, a), HC_OK);
+	/* other size: a miss that would pass the peak (13 MiB + 256): the free
+	 * 10 MiB goes back first */
+	ck_assert_int_eq(hc_mm_reserve(mm, 5 * MIB, &c, &addr), HC_OK);
+	hc_mm_usage(mm, &u);
+	ck_assert_uint_eq(u.bytes_reserved, 3 * MIB + 5 * MIB);
+	ck_assert_uint_eq(u.bytes_in_use, 3 * MIB + 5 * MIB);
+	ck_assert_uint_eq(fk.live_bytes, 3 * MIB + 5 * MIB);
+	ck_assert_uint_eq(fk.frees, 1);
+	ck_assert(hc_mm_valid(mm));
+	/* a miss under the peak keeps the cache: 8 + 4 MiB <= 13 MiB + 256 */
+	ck_assert_int_eq(hc_mm_release(mm, c), HC_OK);
+	ck_assert_int_eq(hc_mm_reserve(mm, 4 * MIB, &c, &addr), HC_OK);
+	hc_mm_usage(mm, &u);
+	ck_assert_uint_eq(u.bytes_reserved, 3 * MIB + 5 * MIB + 4 * MIB);
+	ck_assert_uint_eq(fk.frees, 1);
+	/* and one that would pass it releases the free 5 MiB, not more */
+	ck_assert_int_eq(hc_mm_reserve(mm, 6 * MIB, &a, &addr), HC_OK);
+	hc_mm_usage(mm, &u);
+	ck_assert_uint_eq(u.bytes_reserved, 3 * MIB + 4 * MIB + 6 * MIB);
+	ck_assert_uint_eq(fk.frees, 2);
+	ck_assert(hc_mm_valid(mm));
+	ck_assert_int_eq(hc_mm_release(mm, a), HC_OK);
+	ck_assert_int_eq(hc_mm_release(mm, b), HC_OK);
+	ck_assert_int_eq(hc_mm_release(mm, c), HC_OK);
+	hc_mm_destroy(mm);
 	hc_layout_free(l);
 }
 END_TEST
@@ -1585,6 +1667,8 @@ static Suite *pools_suite(void)
 	tcase_add_test(tc, pool_config_limits);
 	tcase_add_test(tc, resolve_rounds_and_defaults);
 	tcase_add_loop_test(tc, subslices_ladder, 0, (int)(sizeof(ladders) / sizeof(ladders[0])));
+	tcase_add_loop_test(tc, default_is_workload, 0, 4);
+	tcase_add_test(tc, workload_direct_reclaims_on_miss);
 	tcase_add_test(tc, subslices_routing_24gib);
 	tcase_add_test(tc, exclusive_pages_buckets);
 	suite_add_tcase(s, tc);

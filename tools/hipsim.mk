@@ -24,6 +24,7 @@ tools_hipsim_hipsim_SOURCES = \
 	tools/hipsim/compare.c \
 	tools/hipsim/calibrate.h \
 	tools/hipsim/calibrate.c \
-	tools/hipsim/validate.c
+	tools/hipsim/validate.c \
+	tools/hipsim/plan.c
 tools_hipsim_hipsim_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS) $(BABELTRACE2_CFLAGS)
 tools_hipsim_hipsim_LDADD = libhipcore.la tools/hipsim/libhipsim-record.la $(JANSSON_LIBS) $(BABELTRACE2_LIBS) -lm

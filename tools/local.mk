@@ -1,2 +1,3 @@
 # tools/: hipsim.
 include tools/hipsim.mk
+include tools/corpus.mk

@@ -341,15 +341,20 @@ typedef struct hc_pool_spec {
 	uint64_t max_slice_size; /* SLICED: 0 = the page size */
 	uint64_t max_pool_size;  /* SLICED: cap in bytes, 0 = unbounded */
 	uint64_t max_alloc_size; /* EXCLUSIVE: largest request (0 serves size 0 only) */
-	uint64_t reclaim_at;     /* DIRECT: watermark, 0 = none */
+	uint64_t reclaim_at;     /* DIRECT: watermark, 0 = none, HC_RECLAIM_AT_PEAK */
 	uint64_t dealloc_period; /* EXCLUSIVE/SLICED: reservations between cleanups, 0 = never */
 } hc_pool_spec;
 
+/* DIRECT reclaim_at: the pool's own peak of in-use bytes so far (reserved
+ * bytes never pass the highest demand seen; a miss releases just enough). */
+#define HC_RECLAIM_AT_PEAK UINT64_MAX
+
 typedef enum hc_layout_preset {
-	HC_LAYOUT_DEFAULT = 0,         /* the library's default */
+	HC_LAYOUT_DEFAULT = 0,         /* the library's default: HC_LAYOUT_WORKLOAD */
 	HC_LAYOUT_SUBSLICES = 1,       /* upstream's SubSlices ladder */
 	HC_LAYOUT_EXCLUSIVE_PAGES = 2, /* upstream's ExclusivePages buckets */
 	HC_LAYOUT_EXPLICIT = 3,        /* @pools, in routing order */
+	HC_LAYOUT_WORKLOAD = 4,        /* small-tensor pages + exact-size direct pool */
 } hc_layout_preset;
 
 typedef struct hc_pool_layout {

@@ -7,6 +7,10 @@
 #ifndef HIPSIM_HIPSIM_H
 #define HIPSIM_HIPSIM_H
 
+#include <stdio.h>
+
+#include "hipcore/hipcore.h"
+
 #define HIPSIM_EXIT_OK 0
 #define HIPSIM_EXIT_FAILED 1
 #define HIPSIM_EXIT_USAGE 2
@@ -18,5 +22,8 @@ int hipsim_replay_main(int argc, char **argv);
 int hipsim_compare_main(int argc, char **argv);
 int hipsim_calibrate_main(int argc, char **argv);
 int hipsim_validate_main(int argc, char **argv);
+int hipsim_plan_main(int argc, char **argv);
+/* plan.c: @n pools as layout-file lines (sliced/exclusive/direct, K/M/G sizes). */
+void hs_layout_print(FILE *out, const hc_pool_spec *pools, size_t n);
 
 #endif /* HIPSIM_HIPSIM_H */

@@ -160,6 +160,10 @@ int hs_pools_option(const char *arg, hc_pool_layout *layout, hc_pool_spec *pools
 		layout->preset = HC_LAYOUT_DEFAULT;
 		return 0;
 	}
+	if (strcmp(arg, "workload") == 0) {
+		layout->preset = HC_LAYOUT_WORKLOAD;
+		return 0;
+	}
 	if (strcmp(arg, "subslices") == 0) {
 		layout->preset = HC_LAYOUT_SUBSLICES;
 		return 0;
@@ -171,7 +175,7 @@ int hs_pools_option(const char *arg, hc_pool_layout *layout, hc_pool_spec *pools
 	f = fopen(arg, "r");
 	if (!f) {
 		snprintf(err, errlen,
-			 "'%s' is neither a pool layout (default, subslices, exclusive) nor a readable "
+			 "'%s' is neither a pool layout (default, workload, subslices, exclusive) nor a readable "
 			 "layout file: %s", arg, strerror(errno));
 		return -1;
 	}

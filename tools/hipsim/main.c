@@ -20,6 +20,7 @@ static const struct subcommand {
 	{ "compare", hipsim_compare_main, "compare two JSON reports key by key" },
 	{ "calibrate", hipsim_calibrate_main, "measure a backend, write a simulator profile" },
 	{ "validate", hipsim_validate_main, "compare the simulator's predictions with a GPU" },
+	{ "plan", hipsim_plan_main, "search the pool layout with the lowest peak reserved memory" },
 };
 
 static void usage(FILE *out)

@@ -28,7 +28,7 @@ static void run_usage(FILE *out)
 		"  --capacity BYTES  simulated device memory\n"
 		"  --seed N          seed of the workload's sizes and the simulator's jitter\n"
 		"  --data            simulator data mode: real bytes behind device memory\n"
-		"  --pools NAME|FILE default, subslices, exclusive, or a layout file\n"
+		"  --pools NAME|FILE default (= workload), workload, subslices, exclusive, or a layout file\n"
 		"  --json            print the report as JSON\n"
 		"  --svg FILE        plot memory in use and reserved over virtual time\n",
 		HS_MAX_STREAMS);
