@@ -37,3 +37,10 @@ TESTS += tests/trace-hipsim.sh
 EXTRA_DIST += tests/trace-hipsim.sh
 include tests/errors.mk
 include tests/calibrate.mk
+# Real PyTorch traces replayed with the default layout (issue 11's table).
+TESTS += tests/torch-corpus.sh
+EXTRA_DIST += tests/torch-corpus.sh tests/data/torch-corpus.tsv tests/corpus/torch/corpus.tsv \
+	tests/corpus/torch/cnn_train.csv.gz tests/corpus/torch/vit_train.csv.gz \
+	tests/corpus/torch/bert_train.csv.gz tests/corpus/torch/unet_train.csv.gz \
+	tests/corpus/torch/recsys_train.csv.gz tests/corpus/torch/cnn_infer_streams.csv.gz \
+	tests/corpus/torch/bert_infer.csv.gz tools/corpus/record_torch.py
