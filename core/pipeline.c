@@ -3,7 +3,8 @@
  *
  * A write of at least HC_PIPE_MIN_BYTES (8 MiB) from memory that is not
  * pinned moves through a ring of HC_PIPE_CHUNKS pinned chunks of
- * HC_PIPE_CHUNK_BYTES each, reserved from the stream's pinned pool.  For
+ * a quarter of the write each (2 MiB to HC_PIPE_CHUNK_BYTES), reserved from
+ * the stream's pinned pool.  For
  * chunk k the host copies the source into the chunk while the device still
  * transfers chunk k-1 (copies queued on the stream run asynchronously from
  * pinned memory); a chunk is reused only after the event recorded behind
@@ -227,21 +228,30 @@ hc_status hc_pipeline_write(struct hc_strm *st, uint64_t dst, const void *src, u
 	const struct hc_hal_ops *ops = st->dev->ops;
 	struct hc_copy_workers *w = workers_get(st->dev);
 	struct chunk ring[HC_PIPE_CHUNKS];
-	uint64_t done = 0, k = 0;
+	uint64_t done = 0, k = 0, chunk;
 	hc_status rc = HC_OK;
+
+	/* A quarter of the write, 2 to 8 MiB: a 16 MiB write then has four
+	 * chunks in flight instead of two, so less of it waits for the first
+	 * chunk's host copy (H200: 8 MiB chunks gave 0.41 x pinned at 16 MiB). */
+	chunk = (n / 4) & ~(HC_MIB - 1);
+	if (chunk < 2 * HC_MIB)
+		chunk = 2 * HC_MIB;
+	if (chunk > HC_PIPE_CHUNK_BYTES)
+		chunk = HC_PIPE_CHUNK_BYTES;
 
 	memset(ring, 0, sizeof(ring));
 	while (done < n) {
 		struct chunk *c = &ring[k % HC_PIPE_CHUNKS];
-		uint64_t len = n - done < HC_PIPE_CHUNK_BYTES ? n - done : HC_PIPE_CHUNK_BYTES;
+		uint64_t len = n - done < chunk ? n - done : chunk;
 
 		if (!c->reserved) {
 			uint64_t addr;
 
-			rc = hc_mm_reserve(st->pmm, HC_PIPE_CHUNK_BYTES, &c->ref, &addr);
+			rc = hc_mm_reserve(st->pmm, chunk, &c->ref, &addr);
 			if (rc == HC_ERR_OOM || rc == HC_ERR_CAPACITY) {
 				hc_strm_cleanup_locked(st);
-				rc = hc_mm_reserve(st->pmm, HC_PIPE_CHUNK_BYTES, &c->ref, &addr);
+				rc = hc_mm_reserve(st->pmm, chunk, &c->ref, &addr);
 			}
 			if (rc != HC_OK)
 				break;
@@ -272,7 +282,7 @@ hc_status hc_pipeline_write(struct hc_strm *st, uint64_t dst, const void *src, u
 		if (ring[i].ev)
 			ops->event_destroy(st->dev->hal, ring[i].ev);
 		if (ring[i].reserved)
-			hc_strm_defer_slice(st, st->pmm, ring[i].ref, HC_PIPE_CHUNK_BYTES);
+			hc_strm_defer_slice(st, st->pmm, ring[i].ref, chunk);
 	}
 	return rc;
 }
