@@ -291,27 +291,42 @@ static uint64_t idle_of(hc_device d)
 
 START_TEST(idle_memory_moves_between_streams)
 {
+	static unsigned char page[4096];
 	hc_buffer a1, a2, b1;
-	hc_device_stats before, after;
+	hc_device_stats before, mid, after;
 	hc_memory_usage du;
 	hc_stream t;
 
 	ck_assert_int_eq(hc_stream_open(dev, &t), HC_OK);
 	ck_assert_int_eq(hc_device_stats_get(dev, &before), HC_OK);
-	/* s frees 64 MiB: it leaves s for the device's idle cache */
+	/* s writes into 64 MiB and frees it: it leaves s for the device's
+	 * idle cache, behind a fence of s that the copy keeps pending */
 	ck_assert_int_eq(hc_alloc(s, 64 * MIB, &a1), HC_OK);
+	ck_assert_int_eq(hc_write(s, a1, 0, page, sizeof(page), HC_ALLOC_NATIVE, NULL, NULL),
+			 HC_OK);
 	ck_assert_int_eq(hc_free(a1), HC_OK);
 	ck_assert_uint_eq(reserved_of(s), 0);
 	ck_assert_uint_eq(idle_of(dev), 64 * MIB);
 	ck_assert_int_eq(hc_device_memory_usage(dev, HC_MEMORY_DEVICE, &du), HC_OK);
 	ck_assert_uint_eq(du.bytes_reserved, 64 * MIB);
-	/* t adopts it: no new device allocation, nothing freed */
+	/* t adopts it: no new device allocation, nothing freed, and t waits
+	 * on the device for s's fence (the host does not) */
 	ck_assert_int_eq(hc_alloc(t, 64 * MIB, &b1), HC_OK);
 	ck_assert_int_eq(hc_device_stats_get(dev, &after), HC_OK);
 	ck_assert_uint_eq(after.device_allocs - before.device_allocs, 1);
 	ck_assert_uint_eq(after.device_frees - before.device_frees, 0);
+	ck_assert_uint_eq(after.stream_waits - before.stream_waits, 1);
+	ck_assert_uint_eq(after.host_waits, before.host_waits);
 	ck_assert_uint_eq(reserved_of(t), 64 * MIB);
 	ck_assert_uint_eq(idle_of(dev), 0);
+	ck_assert_int_eq(hc_write(t, b1, 0, page, sizeof(page), HC_ALLOC_NATIVE, NULL, NULL),
+			 HC_OK);
+	ck_assert_int_eq(hc_free(b1), HC_OK);
+	/* t takes its own memory back: stream order covers it, no wait */
+	ck_assert_int_eq(hc_alloc(t, 64 * MIB, &b1), HC_OK);
+	ck_assert_int_eq(hc_device_stats_get(dev, &mid), HC_OK);
+	ck_assert_uint_eq(mid.stream_waits, after.stream_waits);
+	ck_assert_uint_eq(mid.device_allocs, after.device_allocs);
 	ck_assert_int_eq(hc_free(b1), HC_OK);
 	/* a 32 MiB miss: 64 idle + 32 would pass the 64 MiB the pools ever
 	 * held, so the idle 64 MiB goes back to the device first */
