@@ -1,7 +1,9 @@
 /*
  * bench_api.c - pool hits through the public API on the simulator.
  *
- * bench "pool": alloc_free_pair_ns (hc_alloc + hc_free of 4 KiB, pool hit),
+ * bench "pool": large_pair_ns_one_stream / _two_streams (16 MiB: own-cache
+ * hit, or through the device's idle cache when several streams are open),
+ * alloc_free_pair_ns (hc_alloc + hc_free of 4 KiB, pool hit),
  * the same with N other buffers live (alloc_free_pair_ns_live_<N>: the cost
  * must not grow with N), and pinned_alloc_free_pair_ns (a pinned staging
  * buffer from a stream's pinned pool, reserve + release).  The peers are
@@ -144,6 +146,21 @@ int main(void)
 		emit(metric, bench_api_pair(t, 4096), "cudaMallocAsync_pair_h200", 2700.0);
 		hc_stream_close(t); /* frees the live buffers */
 		free(live);
+	}
+	/* A 16 MiB pair (direct pool): with one stream, an exact-size hit in
+	 * the stream's own cache; with a second stream open, the freed
+	 * allocation goes to the device's idle cache behind a fence and the
+	 * next request adopts it (core/idle.h). */
+	emit("large_pair_ns_one_stream", bench_api_pair(s, 16 * HC_MIB), "cudaMalloc_pair_h200",
+	     77000.0);
+	{
+		hc_stream t;
+
+		if (hc_stream_open(dev, &t) != HC_OK)
+			return 1;
+		emit("large_pair_ns_two_streams", bench_api_pair(s, 16 * HC_MIB),
+		     "cudaMalloc_pair_h200", 77000.0);
+		hc_stream_close(t);
 	}
 	hc_device_close(dev);
 	return 0;

@@ -42,7 +42,7 @@ static hc_status bump_alloc(void *ctx, uint64_t size, uint64_t *addr)
 	return HC_OK;
 }
 
-static hc_status bump_free(void *ctx, uint64_t addr)
+static hc_status bump_free(void *ctx, uint64_t addr, uint64_t size)
 {
 	return HC_OK;
 }

@@ -205,6 +205,7 @@ hc_status hc_device_open(const char *backend, const hc_device_options *opts, hc_
 	if (rc != HC_OK)
 		goto err_close_hal;
 	pthread_mutex_init(&dev->eg_lock, NULL);
+	hc_idle_init(&dev->idle);
 	dev->layout.preset = HC_LAYOUT_DEFAULT;
 	rc = publish(dev);
 	if (rc != HC_OK)
@@ -217,6 +218,7 @@ hc_status hc_device_open(const char *backend, const hc_device_options *opts, hc_
 
 err_free_errors:
 	pthread_mutex_destroy(&dev->eg_lock);
+	pthread_mutex_destroy(&dev->idle.lock);
 	hc_eg_destroy(dev->errors);
 err_close_hal:
 	dev->ops->device_close(dev->hal);
@@ -252,6 +254,7 @@ hc_status hc_device_close(hc_device d)
 		if (dev->streams[i]->open)
 			hc_strm_teardown(dev->streams[i]);
 	hc_pipeline_workers_stop(dev);
+	hc_idle_fini(&dev->idle, &(struct hc_idle_hal){ dev->ops, dev->hal });
 	for (i = 0; i < dev->nstreams; i++) {
 		struct hc_strm *st = dev->streams[i];
 		pthread_mutex_destroy(&st->lock);

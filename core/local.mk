@@ -7,6 +7,8 @@ libhipcore_internal_la_SOURCES += \
 	core/staging.c \
 	core/device.c \
 	core/stream.c \
+	core/idle.h \
+	core/idle.c \
 	core/buffer.c \
 	core/memory.c \
 	core/kernel.c \

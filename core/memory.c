@@ -71,7 +71,23 @@ hc_status hc_device_memory_usage(hc_device d, hc_memory_kind kind, hc_memory_usa
 		}
 		pthread_mutex_unlock(&st->lock);
 	}
+	if (kind == HC_MEMORY_DEVICE)
+		out->bytes_reserved += hc_idle_bytes(&dev->idle);
 	pthread_mutex_unlock(&dev->lock);
+	return HC_OK;
+}
+
+hc_status hc_device_idle_bytes(hc_device d, uint64_t *out)
+{
+	struct hc_dev *dev;
+	hc_status rc;
+
+	if (!out)
+		return hc_fail(HC_ERR_INVALID, "hc_device_idle_bytes: out is NULL");
+	rc = hc_dev_get(d, &dev);
+	if (rc != HC_OK)
+		return rc;
+	*out = hc_idle_bytes(&dev->idle);
 	return HC_OK;
 }
 
@@ -102,6 +118,7 @@ void hc_strm_cleanup_locked(struct hc_strm *st)
 	hc_strm_cache_clear_unpinned(st);
 	hc_mm_cleanup(st->dmm, true);
 	hc_mm_cleanup(st->pmm, true);
+	hc_idle_trim(&st->dev->idle, &(struct hc_idle_hal){ st->dev->ops, st->dev->hal }, 0);
 }
 
 hc_status hc_memory_cleanup(hc_stream s)

@@ -107,9 +107,9 @@ hc_status hc_mm_storage_alloc(struct hc_mm *mm, uint64_t size, uint64_t *addr)
 	return HC_OK;
 }
 
-void hc_mm_storage_free(struct hc_mm *mm, uint64_t addr)
+void hc_mm_storage_free(struct hc_mm *mm, uint64_t addr, uint64_t size)
 {
-	(void)mm->st.free(mm->st.ctx, addr);
+	(void)mm->st.free(mm->st.ctx, addr, size);
 }
 
 void hc_pool_mark_used(struct hc_pool *p, struct hc_slice *s, uint64_t size)
@@ -170,7 +170,7 @@ void hc_pool_page_drop(struct hc_pool *p, struct hc_page *pg)
 		pg->next->prev = pg->prev;
 	else
 		p->tail = pg->prev;
-	hc_mm_storage_free(p->mm, pg->addr);
+	hc_mm_storage_free(p->mm, pg->addr, pg->size);
 	p->use.bytes_reserved -= pg->size;
 	p->npages--;
 	free(pg);
@@ -269,6 +269,8 @@ hc_status hc_mm_create(const struct hc_layout *layout, const struct hc_mm_props 
 	mm->align = p->alignment ? p->alignment : 1;
 	mm->max_page_size = p->max_page_size;
 	mm->shared = p->shared;
+	if (mm->shared)
+		atomic_fetch_add_explicit(&mm->shared->managers, 1, memory_order_relaxed);
 	s = pools_build(mm, layout, &mm->pools, &mm->npools);
 	if (s != HC_OK)
 		goto err_free_mm;
@@ -279,6 +281,8 @@ hc_status hc_mm_create(const struct hc_layout *layout, const struct hc_mm_props 
 	return HC_OK;
 
 err_free_mm:
+	if (mm->shared)
+		atomic_fetch_sub_explicit(&mm->shared->managers, 1, memory_order_relaxed);
 	free(mm);
 	return s;
 }
@@ -301,6 +305,8 @@ void hc_mm_destroy(struct hc_mm *mm)
 		free(c);
 	}
 	free(mm->touched);
+	if (mm->shared)
+		atomic_fetch_sub_explicit(&mm->shared->managers, 1, memory_order_relaxed);
 	free(mm);
 }
 

@@ -22,7 +22,10 @@
  * the owner drains at its next call.  The device's copy-worker pool
  * (pipeline.c) has its own leaf locks.  The error graph (dev->errors) is
  * guarded by dev->eg_lock, a leaf: taken under stream locks (or none),
- * never while another lock is taken inside it (core/errtrack.c).
+ * never while another lock is taken inside it (core/errtrack.c).  The
+ * device's idle storage cache (dev->idle.lock, core/idle.h) is a leaf too:
+ * taken by a stream's storage callbacks under that stream's lock, and
+ * never held across a HAL call that may block.
  */
 #ifndef HIPCORE_CORE_OBJECT_H
 #define HIPCORE_CORE_OBJECT_H
@@ -36,6 +39,7 @@
 #include "core/errgraph.h"
 #include "core/errtrack.h"
 #include "core/handle.h"
+#include "core/idle.h"
 #include "core/internal.h"
 #include "core/metacache.h"
 #include "core/pool.h"
@@ -147,6 +151,7 @@ struct hc_dev {
 	hc_policy policy; /* drop-queue and staging policy for new streams; 0 = default */
 	struct hc_copy_workers *workers; /* pipeline.c: memcpy helpers, created lazily */
 	struct hc_mm_shared dshared;     /* device managers' direct pools at peak */
+	struct hc_idle idle;             /* released device storage any stream may adopt */
 };
 
 /* device.c */

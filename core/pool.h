@@ -27,10 +27,11 @@
 
 #include "hipcore/hipcore.h"
 
-/* Where pages come from.  @alloc returns HC_ERR_OOM when it is refused. */
+/* Where pages come from.  @alloc returns HC_ERR_OOM when it is refused.
+ * @free gets back what @alloc returned, with the size it was asked for. */
 struct hc_storage {
 	hc_status (*alloc)(void *ctx, uint64_t size, uint64_t *addr);
-	hc_status (*free)(void *ctx, uint64_t addr);
+	hc_status (*free)(void *ctx, uint64_t addr, uint64_t size);
 	void *ctx;
 };
 
@@ -45,6 +46,7 @@ struct hc_storage {
  */
 struct hc_mm_shared {
 	_Atomic uint64_t used, reserved, peak;
+	_Atomic uint32_t managers; /* managers made with these figures, alive */
 };
 
 /* Device figures the presets are sized from. */

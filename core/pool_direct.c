@@ -93,7 +93,7 @@ static void slot_release(struct hc_pool *p, uint64_t i)
 
 	if (s->in_tree)
 		hc_tree_remove(&p->by_size, &s->node);
-	hc_mm_storage_free(p->mm, s->addr);
+	hc_mm_storage_free(p->mm, s->addr, s->span);
 	p->use.bytes_reserved -= s->span;
 	if (at_peak_shared(p))
 		shared_sub(&p->shared->reserved, s->span);
@@ -196,6 +196,13 @@ void hc_direct_on_free(struct hc_pool *p, struct hc_slice *s)
 {
 	if (at_peak_shared(p))
 		shared_sub(&p->shared->used, s->span);
+	if (p->shared && atomic_load_explicit(&p->shared->managers, memory_order_relaxed) > 1 &&
+	    !hc_mm_capture_active(p->mm)) {
+		/* several streams: the free allocation goes to the device's
+		 * idle cache at once, for any of them to adopt */
+		slot_release(p, s->seq);
+		return;
+	}
 	s->node.k1 = s->span;
 	s->node.k2 = s->seq;
 	s->node.val = 0;

@@ -103,7 +103,7 @@ static void sweep(struct hc_pool *p, bool all)
 		}
 		if (s->in_tree)
 			hc_tree_remove(&p->by_size, &s->node);
-		hc_mm_storage_free(p->mm, s->addr);
+		hc_mm_storage_free(p->mm, s->addr, s->span);
 		p->use.bytes_reserved -= s->span;
 		p->npages--;
 		hc_mm_slice_put(p->mm, s);

@@ -36,32 +36,58 @@ static void capture_note_memop(struct hc_strm *st)
 		st->capture_memops++;
 }
 
+/*
+ * Device storage goes through the device's idle cache (core/idle.h): a
+ * page first comes from memory another pool of the device released (any
+ * stream; a device-side wait on that stream's fence when needed), and a
+ * released page waits there, behind a fence of this stream, for the next
+ * request of its size.  While the stream records a capture nothing is
+ * cached or adopted: the calls go to the backend and break the capture.
+ */
 static hc_status device_storage_alloc(void *ctx, uint64_t size, uint64_t *addr)
 {
 	struct hc_strm *st = ctx;
+	struct hc_dev *dev = st->dev;
+	struct hc_idle_hal h = { dev->ops, dev->hal };
 	hc_status rc;
 
 	if (size == 0) {
 		*addr = ZERO_PAGE_ADDR;
 		return HC_OK;
 	}
-	capture_note_memop(st);
-	rc = st->dev->ops->mem_alloc(st->dev->hal, size, addr);
-
-	if (rc == HC_OK)
+	if (hc_capture_is_recording(&st->capture)) {
+		st->capture_memops++;
+	} else {
+		if (hc_idle_take(&dev->idle, &h, st->handle.id, st->hal, size, addr))
+			return HC_OK;
+		hc_idle_make_room(&dev->idle, &h, size);
+	}
+	rc = dev->ops->mem_alloc(dev->hal, size, addr);
+	if (rc == HC_ERR_OOM && hc_idle_bytes(&dev->idle)) {
+		hc_idle_trim(&dev->idle, &h, 0); /* idle memory goes before a refusal */
+		rc = dev->ops->mem_alloc(dev->hal, size, addr);
+	}
+	if (rc == HC_OK) {
+		hc_idle_note_alloc(&dev->idle, size);
 		HC_TRACE(device_alloc, st->handle.id, *addr, size);
+	}
 	return rc;
 }
 
-static hc_status device_storage_free(void *ctx, uint64_t addr)
+static hc_status device_storage_free(void *ctx, uint64_t addr, uint64_t size)
 {
 	struct hc_strm *st = ctx;
+	struct hc_dev *dev = st->dev;
+	struct hc_idle_hal h = { dev->ops, dev->hal };
 
 	if (addr == ZERO_PAGE_ADDR)
 		return HC_OK;
-	capture_note_memop(st);
-	HC_TRACE(device_free, st->handle.id, addr, (uint64_t)0); /* size unknown here */
-	return st->dev->ops->mem_free(st->dev->hal, addr);
+	if (!hc_capture_is_recording(&st->capture))
+		return hc_idle_put(&dev->idle, &h, st->handle.id, st->hal, addr, size);
+	st->capture_memops++;
+	hc_idle_note_free(&dev->idle, size);
+	HC_TRACE(device_free, st->handle.id, addr, size);
+	return dev->ops->mem_free(dev->hal, addr);
 }
 
 static hc_status pinned_storage_alloc(void *ctx, uint64_t size, uint64_t *addr)
@@ -83,14 +109,14 @@ static hc_status pinned_storage_alloc(void *ctx, uint64_t size, uint64_t *addr)
 	return rc;
 }
 
-static hc_status pinned_storage_free(void *ctx, uint64_t addr)
+static hc_status pinned_storage_free(void *ctx, uint64_t addr, uint64_t size)
 {
 	struct hc_strm *st = ctx;
 
 	if (addr == ZERO_PAGE_ADDR)
 		return HC_OK;
 	capture_note_memop(st);
-	HC_TRACE(pinned_free, st->handle.id, addr, (uint64_t)0);
+	HC_TRACE(pinned_free, st->handle.id, addr, size);
 	return st->dev->ops->host_free(st->dev->hal, (void *)(uintptr_t)addr);
 }
 

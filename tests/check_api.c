@@ -268,9 +268,11 @@ START_TEST(cleanup_and_retry_recovers_reserved_pages)
 }
 END_TEST
 
-/* The default layout's direct pools share the device's figures: a stream
- * gives its cached large allocations back when the device as a whole would
- * pass its peak in-use, even when the stream alone would not. */
+/* With several streams open, a large allocation a stream frees goes to the
+ * device's idle cache (core/idle.h) behind a fence of that stream; any
+ * stream adopts it for a request of its size without a new device
+ * allocation, and a miss frees idle memory only when the device would
+ * otherwise pass the most its pools ever held. */
 static uint64_t reserved_of(hc_stream t)
 {
 	hc_memory_usage u;
@@ -279,41 +281,71 @@ static uint64_t reserved_of(hc_stream t)
 	return u.bytes_reserved;
 }
 
-START_TEST(streams_share_the_device_peak)
+static uint64_t idle_of(hc_device d)
 {
-	hc_buffer a1, a2, a3, a4, b1;
-	hc_device_stats before, after;
+	uint64_t n = 0;
+
+	ck_assert_int_eq(hc_device_idle_bytes(d, &n), HC_OK);
+	return n;
+}
+
+START_TEST(idle_memory_moves_between_streams)
+{
+	static unsigned char page[4096];
+	hc_buffer a1, a2, b1;
+	hc_device_stats before, mid, after;
+	hc_memory_usage du;
 	hc_stream t;
 
 	ck_assert_int_eq(hc_stream_open(dev, &t), HC_OK);
-	/* s: peak 96 MiB, then an 80 MiB miss gives both back: s holds 80 */
+	ck_assert_int_eq(hc_device_stats_get(dev, &before), HC_OK);
+	/* s writes into 64 MiB and frees it: it leaves s for the device's
+	 * idle cache, behind a fence of s that the copy keeps pending */
 	ck_assert_int_eq(hc_alloc(s, 64 * MIB, &a1), HC_OK);
-	ck_assert_int_eq(hc_alloc(s, 32 * MIB, &a2), HC_OK);
+	ck_assert_int_eq(hc_write(s, a1, 0, page, sizeof(page), HC_ALLOC_NATIVE, NULL, NULL),
+			 HC_OK);
 	ck_assert_int_eq(hc_free(a1), HC_OK);
-	ck_assert_int_eq(hc_free(a2), HC_OK);
-	ck_assert_int_eq(hc_alloc(s, 80 * MIB, &a3), HC_OK);
-	ck_assert_uint_eq(reserved_of(s), 80 * MIB);
-	ck_assert_int_eq(hc_free(a3), HC_OK);
-	/* t caches 64 MiB without passing the device peak in use (96) */
+	ck_assert_uint_eq(reserved_of(s), 0);
+	ck_assert_uint_eq(idle_of(dev), 64 * MIB);
+	ck_assert_int_eq(hc_device_memory_usage(dev, HC_MEMORY_DEVICE, &du), HC_OK);
+	ck_assert_uint_eq(du.bytes_reserved, 64 * MIB);
+	/* t adopts it: no new device allocation, nothing freed, and t waits
+	 * on the device for s's fence (the host does not) */
 	ck_assert_int_eq(hc_alloc(t, 64 * MIB, &b1), HC_OK);
-	ck_assert_int_eq(hc_free(b1), HC_OK);
-	ck_assert_uint_eq(reserved_of(t), 64 * MIB);
-	/* an 8 MiB miss on s: s alone (80 + 8 <= 96) would keep its 80, but
-	 * the device (144 + 8 > 96) makes s give it back */
-	ck_assert_int_eq(hc_device_stats_get(dev, &before), HC_OK);
-	ck_assert_int_eq(hc_alloc(s, 8 * MIB, &a4), HC_OK);
 	ck_assert_int_eq(hc_device_stats_get(dev, &after), HC_OK);
-	ck_assert_uint_eq(reserved_of(s), 8 * MIB);
-	ck_assert_uint_eq(reserved_of(t), 64 * MIB);
 	ck_assert_uint_eq(after.device_allocs - before.device_allocs, 1);
-	ck_assert_uint_eq(after.device_frees - before.device_frees, 1);
-	/* a same-size request on t is a hit on its cache: nothing new */
-	ck_assert_int_eq(hc_alloc(t, 64 * MIB, &b1), HC_OK);
-	ck_assert_int_eq(hc_device_stats_get(dev, &before), HC_OK);
-	ck_assert_uint_eq(before.device_allocs, after.device_allocs);
+	ck_assert_uint_eq(after.device_frees - before.device_frees, 0);
+	ck_assert_uint_eq(after.stream_waits - before.stream_waits, 1);
+	ck_assert_uint_eq(after.host_waits, before.host_waits);
+	ck_assert_uint_eq(reserved_of(t), 64 * MIB);
+	ck_assert_uint_eq(idle_of(dev), 0);
+	ck_assert_int_eq(hc_write(t, b1, 0, page, sizeof(page), HC_ALLOC_NATIVE, NULL, NULL),
+			 HC_OK);
 	ck_assert_int_eq(hc_free(b1), HC_OK);
-	ck_assert_int_eq(hc_free(a4), HC_OK);
+	/* t takes its own memory back: stream order covers it, no wait */
+	ck_assert_int_eq(hc_alloc(t, 64 * MIB, &b1), HC_OK);
+	ck_assert_int_eq(hc_device_stats_get(dev, &mid), HC_OK);
+	ck_assert_uint_eq(mid.stream_waits, after.stream_waits);
+	ck_assert_uint_eq(mid.device_allocs, after.device_allocs);
+	ck_assert_int_eq(hc_free(b1), HC_OK);
+	/* a 32 MiB miss: 64 idle + 32 would pass the 64 MiB the pools ever
+	 * held, so the idle 64 MiB goes back to the device first */
+	ck_assert_int_eq(hc_alloc(s, 32 * MIB, &a2), HC_OK);
+	ck_assert_int_eq(hc_device_stats_get(dev, &after), HC_OK);
+	ck_assert_uint_eq(after.device_allocs - before.device_allocs, 2);
+	ck_assert_uint_eq(after.device_frees - before.device_frees, 1);
+	ck_assert_uint_eq(idle_of(dev), 0);
+	ck_assert_int_eq(hc_device_memory_usage(dev, HC_MEMORY_DEVICE, &du), HC_OK);
+	ck_assert_uint_eq(du.bytes_reserved, 32 * MIB);
+	/* freed and kept idle (32 <= 64); an explicit cleanup gives it back */
+	ck_assert_int_eq(hc_free(a2), HC_OK);
+	ck_assert_uint_eq(idle_of(dev), 32 * MIB);
+	ck_assert_int_eq(hc_memory_cleanup(t), HC_OK);
+	ck_assert_uint_eq(idle_of(dev), 0);
+	ck_assert_int_eq(hc_device_stats_get(dev, &after), HC_OK);
+	ck_assert_uint_eq(after.device_frees - before.device_frees, 2);
 	ck_assert_int_eq(hc_stream_close(t), HC_OK);
+	ck_assert_int_eq(hc_device_idle_bytes(dev, NULL), HC_ERR_INVALID);
 }
 END_TEST
 
@@ -417,7 +449,7 @@ static Suite *api_suite(void)
 	tcase_add_test(b, buffers_end_with_their_stream);
 	tcase_add_test(b, buffer_of_a_closed_device_is_stale);
 	tcase_add_test(b, cleanup_and_retry_recovers_reserved_pages);
-	tcase_add_test(b, streams_share_the_device_peak);
+	tcase_add_test(b, idle_memory_moves_between_streams);
 	tcase_add_test(b, oom_after_retry);
 	tcase_add_test(b, install_memory_pools);
 	tcase_add_test(b, device_usage_sums_streams);

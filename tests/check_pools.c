@@ -59,13 +59,15 @@ static hc_status fake_alloc(void *ctx, uint64_t size, uint64_t *addr)
 	return HC_OK;
 }
 
-static hc_status fake_free(void *ctx, uint64_t addr)
+static hc_status fake_free(void *ctx, uint64_t addr, uint64_t size)
 {
 	struct fake *f = ctx;
 	size_t i;
 
 	for (i = 0; i < f->n; i++) {
 		if (f->a[i].addr == addr) {
+			if (f->a[i].size != size)
+				break; /* the pool named the wrong size */
 			f->live_bytes -= f->a[i].size;
 			f->a[i] = f->a[--f->n];
 			f->frees++;

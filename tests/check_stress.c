@@ -2,7 +2,8 @@
  * check_stress.c - threads with their own streams sharing buffers: writes,
  * cross-stream reads and launches, frees while others use the buffers.
  * Randomised with a fixed seed per thread, bounded in operations (a few
- * seconds, also under ThreadSanitizer).  Every read checks its bytes
+ * seconds, also under ThreadSanitizer).  Large buffers are freed and
+ * taken again, so the device's idle cache moves them between threads.  Every read checks its bytes
  * against what the buffer's owner wrote last.
  */
 #include <check.h>
@@ -61,6 +62,13 @@ static void *worker(void *p)
 	EXPECT(hc_alloc(s, BIG, &bigbuf) == HC_OK);
 	for (int op = 0; op < OPS; op++) {
 		if (big && op % 500 == 0) {
+			/* a fresh large buffer each time: the freed one goes to
+			 * the device's idle cache, another thread's stream may
+			 * adopt it behind this stream's fence (core/idle.h) */
+			if (op) {
+				EXPECT(hc_free(bigbuf) == HC_OK);
+				EXPECT(hc_alloc(s, BIG, &bigbuf) == HC_OK);
+			}
 			memset(big, me + op, BIG);
 			EXPECT(hc_write(s, bigbuf, 0, big, BIG, HC_ALLOC_NATIVE, NULL, NULL) == HC_OK);
 			EXPECT(hc_read(s, bigbuf, BIG - BUFSZ, out, BUFSZ, NULL) == HC_OK);

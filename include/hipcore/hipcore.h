@@ -386,9 +386,16 @@ typedef struct hc_memory_usage {
 
 HC_API hc_status hc_memory_usage_get(hc_stream stream, hc_memory_kind kind,
 				     hc_memory_usage *out);
-/* The sum over every open stream of the device. */
+/* The sum over every open stream of the device; for device memory,
+ * bytes_reserved includes the device's idle cache. */
 HC_API hc_status hc_device_memory_usage(hc_device dev, hc_memory_kind kind,
 					hc_memory_usage *out);
+/*
+ * Device memory that the pools of @dev's streams released and that the
+ * device keeps for any of its streams to adopt (core/idle.h).  It is in no
+ * stream's bytes_reserved; hc_device_memory_usage (device kind) adds it.
+ */
+HC_API hc_status hc_device_idle_bytes(hc_device dev, uint64_t *out);
 
 typedef struct hc_pool_report {
 	uint32_t index;           /* routing order; the persistent pool comes last */

@@ -103,7 +103,7 @@ void hs_sample(struct hs_driver *d, uint32_t stream)
 {
 	struct hs_stream_use *su;
 	hc_memory_usage u;
-	uint64_t now = 0;
+	uint64_t now = 0, idle = 0;
 
 	if (stream >= d->nstreams ||
 	    hc_memory_usage_get(d->streams[stream], HC_MEMORY_DEVICE, &u) != HC_OK)
@@ -117,8 +117,10 @@ void hs_sample(struct hs_driver *d, uint32_t stream)
 	su->padding = u.bytes_padding;
 	if (d->in_use > d->peak_in_use)
 		d->peak_in_use = d->in_use;
-	if (d->reserved > d->peak_reserved)
-		d->peak_reserved = d->reserved;
+	/* memory the device keeps idle between streams is reserved too */
+	(void)hc_device_idle_bytes(d->dev, &idle);
+	if (d->reserved + idle > d->peak_reserved)
+		d->peak_reserved = d->reserved + idle;
 	if (d->padding > d->padding_peak)
 		d->padding_peak = d->padding;
 	if (!d->opt.svg)
