@@ -8,6 +8,7 @@
  * two atomic loads.  Closing a device while another thread still calls into
  * it is a caller error, as with any C object.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>

@@ -5,6 +5,7 @@
  * their device closes (loaded modules stay resident, as upstream's do), in a
  * device-level table guarded by the device lock.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 

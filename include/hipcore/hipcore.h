@@ -229,7 +229,10 @@ HC_API hc_status hc_fault_inject(hc_device dev, hc_fault_kind kind, uint64_t n,
 /* ------------------------------------------------------------------ */
 
 HC_API hc_status hc_stream_open(hc_device dev, hc_stream *out);
-/* Waits for the stream's work, releases its drop queue and pools. */
+/* Waits for the stream's work, releases its drop queue and pools.  Its
+ * buffers and graphs become stale.  HC_ERR_STATE, changing nothing, while a
+ * graph capture is prepared or recording on it (hc_graph_begin and
+ * hc_graph_end end it; hc_device_close closes the stream regardless). */
 HC_API hc_status hc_stream_close(hc_stream stream);
 /* Blocks the host until every operation queued on the stream is done. */
 HC_API hc_status hc_sync(hc_stream stream);
@@ -397,7 +400,8 @@ HC_API hc_status hc_memory_report(hc_stream stream, hc_memory_kind kind,
 /* Flushes the drop queue twice, drops unpinned cached metadata and frees
  * every empty page of the stream's pools. */
 HC_API hc_status hc_memory_cleanup(hc_stream stream);
-/* Persistent-mode windows nest: begin/end pairs. */
+/* Persistent-mode windows nest: begin/end pairs.  An end without an open
+ * window changes nothing and returns HC_OK. */
 HC_API hc_status hc_memory_persistent_begin(hc_stream stream);
 HC_API hc_status hc_memory_persistent_end(hc_stream stream);
 
