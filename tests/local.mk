@@ -36,3 +36,4 @@ include tests/streams.mk
 TESTS += tests/trace-hipsim.sh
 EXTRA_DIST += tests/trace-hipsim.sh
 include tests/errors.mk
+include tests/reliability.mk
