@@ -13,3 +13,10 @@ EXTRA_DIST += tests/data/ctf-bad-payload.bin \
 	tests/fuzz/build.sh tests/fuzz/run.sh tests/fuzz/lsan.supp \
 	tests/fuzz/fuzz_api.c tests/fuzz/fuzz_ctf.c tests/fuzz/fuzz_layout.c \
 	tests/fuzz/fuzz_profile.c tests/fuzz/fuzz_rmm.c
+if HAVE_CHECK
+check_PROGRAMS += tests/check_misuse
+TESTS += tests/check_misuse
+tests_check_misuse_SOURCES = tests/check_misuse.c
+tests_check_misuse_CFLAGS = $(TEST_CFLAGS)
+tests_check_misuse_LDADD = $(TEST_LDADD)
+endif

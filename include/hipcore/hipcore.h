@@ -76,7 +76,8 @@ typedef struct hc_error_info {
 	char message[512];     /* a sentence naming the function and the cause */
 } hc_error_info;
 
-/* Copies this thread's last error (HC_OK and "" when none) into @out. */
+/* Copies this thread's last error (HC_OK and "" when none) into @out.  A NULL
+ * @out gives HC_ERR_INVALID and leaves the recorded error as it was. */
 HC_API hc_status hc_last_error(hc_error_info *out);
 
 /* ------------------------------------------------------------------ */
@@ -241,7 +242,9 @@ HC_API hc_status hc_sync(hc_stream stream);
 /* Memory                                                              */
 /* ------------------------------------------------------------------ */
 
-/* Allocates @size bytes of device memory from @stream's pools. */
+/* Allocates @size bytes of device memory from @stream's pools.
+ * Return: HC_ERR_TOO_BIG when no pool of the layout takes @size,
+ * HC_ERR_OOM when the device refuses it after cleanup and retry. */
 HC_API hc_status hc_alloc(hc_stream stream, uint64_t size, hc_buffer *out);
 /* Returns a buffer to its origin stream's pools; HC_ERR_STALE if freed. */
 HC_API hc_status hc_free(hc_buffer buffer);
