@@ -722,7 +722,7 @@ START_TEST(ctf_bad_payload_no_abort)
 	while ((rc = hs_trace_next(t, &ev)) == 1)
 		;
 	ck_assert_msg(rc == 0, "%s", hs_trace_error(t));
-	ck_assert_uint_eq(t->events, 30);
+	ck_assert_uint_eq(t->events, 16);
 	hs_trace_close(t);
 }
 END_TEST
