@@ -5,9 +5,10 @@
  * ones (tools/hipsim/workloads.c) at a size that runs quickly under
  * valgrind: "service" (requests on two streams sharing weights written on
  * stream 0: write, add kernel, read back), "training" (layers whose weights
- * a copy and an add kernel rewrite every step, read back now and then) and
+ * a copy and an add kernel rewrite every step, read back now and then),
  * "loader" (pageable and file-backed uploads, read back, synced every few
- * steps).  Every buffer's contents are modelled on the host.
+ * steps), and "service-direct" (service over exact-size DIRECT pools, so
+ * that device allocations are many).  Every buffer's contents are modelled on the host.
  *
  * For each workload and each fault kind (HC_FAULT_DEVICE_ALLOC, LAUNCH, COPY,
  * FENCE, mode ONCE) a clean run counts the operations of that kind (device
@@ -310,6 +311,17 @@ static void w_loader(struct run *r)
 	m_sync(r, 1);
 }
 
+/* service again with exact-size pools: every new size is a device allocation */
+static void w_service_direct(struct run *r)
+{
+	hc_pool_spec p = { .kind = HC_POOL_DIRECT };
+	hc_pool_layout l = { HC_LAYOUT_EXPLICIT, &p, 1 };
+
+	ck_assert_int_eq(hc_install_memory_pools(r->s[0], &l), HC_OK);
+	ck_assert_int_eq(hc_install_memory_pools(r->s[1], &l), HC_OK);
+	w_service(r);
+}
+
 static const struct {
 	const char *name;
 	void (*fn)(struct run *r);
@@ -317,10 +329,12 @@ static const struct {
 	{ "service", w_service },
 	{ "training", w_training },
 	{ "loader", w_loader },
+	{ "service-direct", w_service_direct },
 };
 
 /* One run with the k-th operation of @kind failing (k 0: no fault). */
-static void run_once(int wl, hc_fault_kind kind, uint64_t k, struct run *r, hc_device_stats *st)
+static void run_mode(int wl, hc_fault_kind kind, uint64_t k, hc_fault_mode mode, struct run *r,
+		     hc_device_stats *st)
 {
 	hc_device_options o;
 
@@ -336,10 +350,15 @@ static void run_once(int wl, hc_fault_kind kind, uint64_t k, struct run *r, hc_d
 	ck_assert_int_eq(hc_stream_open(r->dev, &r->s[0]), HC_OK);
 	ck_assert_int_eq(hc_stream_open(r->dev, &r->s[1]), HC_OK);
 	if (k)
-		ck_assert_int_eq(hc_fault_inject(r->dev, kind, k, HC_FAULT_ONCE), HC_OK);
+		ck_assert_int_eq(hc_fault_inject(r->dev, kind, k, mode), HC_OK);
 	workloads[wl].fn(r);
 	ck_assert_int_eq(hc_device_stats_get(r->dev, st), HC_OK);
 	ck_assert_int_eq(hc_device_close(r->dev), HC_OK);
+}
+
+static void run_once(int wl, hc_fault_kind kind, uint64_t k, struct run *r, hc_device_stats *st)
+{
+	run_mode(wl, kind, k, HC_FAULT_ONCE, r, st);
 }
 
 static bool fault_seen(hc_fault_kind kind, const hc_device_stats *st, const struct run *r)
@@ -376,7 +395,7 @@ START_TEST(sweep)
 	hc_device_stats st;
 	uint64_t n = 0, ks[32];
 	size_t m;
-	unsigned tainted_runs = 0, runs = 0;
+	unsigned tainted_runs = 0, runs = 0, oom_runs = 0, retry_runs = 0;
 
 	/* the clean run: no violation, every read correct */
 	run_once(wl, kind, 0, &r, &st);
@@ -419,6 +438,8 @@ START_TEST(sweep)
 			      workloads[wl].name, kind_names[kind], (unsigned long long)ks[i],
 			      (unsigned long long)n);
 		tainted_runs += r.reads_tainted > 0;
+		oom_runs += r.ooms > 0;
+		retry_runs += st.alloc_retries > 0;
 	}
 	/* one run past the last operation: nothing fails */
 	run_once(wl, kind, n + 1, &r, &st);
@@ -428,8 +449,36 @@ START_TEST(sweep)
 	if (kind != HC_FAULT_DEVICE_ALLOC)
 		ck_assert_msg(tainted_runs > 0, "%s, %s: no run produced a tainted read",
 			      workloads[wl].name, kind_names[kind]);
-	printf("faults: %s %s operations=%llu runs=%u tainted_runs=%u\n", workloads[wl].name,
-	       kind_names[kind], (unsigned long long)n, runs, tainted_runs);
+	printf("faults: %s %s operations=%llu runs=%u tainted_runs=%u oom_runs=%u retry_runs=%u\n",
+	       workloads[wl].name, kind_names[kind], (unsigned long long)n, runs, tainted_runs,
+	       oom_runs, retry_runs);
+}
+END_TEST
+
+/*
+ * Device allocations failing for good from the k-th on (PERSISTENT): retry
+ * cannot help, so the caller sees HC_ERR_OOM; everything else stays within
+ * its contract, reads of what was written stay right, the device closes.
+ */
+START_TEST(alloc_persistent)
+{
+	struct run r;
+	hc_device_stats st;
+	uint64_t n;
+
+	run_once(_i, HC_FAULT_DEVICE_ALLOC, 0, &r, &st);
+	n = st.device_allocs;
+	ck_assert_uint_gt(n, 0);
+	for (uint64_t k = 1; k <= n && k <= 3; k++) {
+		run_mode(_i, HC_FAULT_DEVICE_ALLOC, k, HC_FAULT_PERSISTENT, &r, &st);
+		ck_assert_msg(r.violations == 0, "%s, k %llu: %s", workloads[_i].name,
+			      (unsigned long long)k, r.first);
+		ck_assert_msg(r.ooms > 0, "%s, k %llu: no allocation failed", workloads[_i].name,
+			      (unsigned long long)k);
+		printf("faults: %s device_alloc persistent from #%llu: ooms=%llu reads_ok=%llu\n",
+		       workloads[_i].name, (unsigned long long)k, (unsigned long long)r.ooms,
+		       (unsigned long long)r.reads_ok);
+	}
 }
 END_TEST
 
@@ -442,6 +491,7 @@ int main(void)
 
 	tcase_set_timeout(tc, 300);
 	tcase_add_loop_test(tc, sweep, 0, (int)(4 * (sizeof(workloads) / sizeof(workloads[0]))));
+	tcase_add_loop_test(tc, alloc_persistent, 0, (int)(sizeof(workloads) / sizeof(workloads[0])));
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
