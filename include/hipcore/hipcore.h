@@ -318,6 +318,13 @@ HC_API hc_status hc_launch(hc_stream stream, const hc_launch_desc *launch);
 /* Graph capture: prepare -> begin -> end, then replay / destroy       */
 /* ------------------------------------------------------------------ */
 
+/*
+ * A call out of this order returns HC_ERR_STATE and changes nothing, except
+ * hc_graph_end: from recording it always leaves capture, and it returns
+ * HC_ERR_STATE (no graph) when the backend found the capture invalidated by
+ * a synchronisation or memory operation made while recording.  A graph
+ * replays only on the stream that captured it (HC_ERR_INVALID otherwise).
+ */
 HC_API hc_status hc_graph_prepare(hc_stream stream);
 HC_API hc_status hc_graph_begin(hc_stream stream);
 HC_API hc_status hc_graph_end(hc_stream stream, hc_graph *out);
