@@ -273,7 +273,7 @@ static void items_retire(struct hc_strm *st, size_t k, bool clear)
 		}
 		pthread_mutex_unlock(&st->dev->eg_lock);
 	}
-	if (k == 0)
+	if (k == 0) /* et->items may still be NULL: no arithmetic on it */
 		return;
 	for (size_t i = 0; i < k; i++)
 		free(et->items[i].r);

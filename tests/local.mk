@@ -44,3 +44,4 @@ EXTRA_DIST += tests/torch-corpus.sh tests/data/torch-corpus.tsv tests/corpus/tor
 	tests/corpus/torch/bert_train.csv.gz tests/corpus/torch/unet_train.csv.gz \
 	tests/corpus/torch/recsys_train.csv.gz tests/corpus/torch/cnn_infer_streams.csv.gz \
 	tests/corpus/torch/bert_infer.csv.gz tools/corpus/record_torch.py
+include tests/reliability.mk

@@ -76,7 +76,8 @@ typedef struct hc_error_info {
 	char message[512];     /* a sentence naming the function and the cause */
 } hc_error_info;
 
-/* Copies this thread's last error (HC_OK and "" when none) into @out. */
+/* Copies this thread's last error (HC_OK and "" when none) into @out.  A NULL
+ * @out gives HC_ERR_INVALID and leaves the recorded error as it was. */
 HC_API hc_status hc_last_error(hc_error_info *out);
 
 /* ------------------------------------------------------------------ */
@@ -234,7 +235,10 @@ HC_API hc_status hc_fault_inject(hc_device dev, hc_fault_kind kind, uint64_t n,
 /* ------------------------------------------------------------------ */
 
 HC_API hc_status hc_stream_open(hc_device dev, hc_stream *out);
-/* Waits for the stream's work, releases its drop queue and pools. */
+/* Waits for the stream's work, releases its drop queue and pools.  Its
+ * buffers and graphs become stale.  HC_ERR_STATE, changing nothing, while a
+ * graph capture is prepared or recording on it (hc_graph_begin and
+ * hc_graph_end end it; hc_device_close closes the stream regardless). */
 HC_API hc_status hc_stream_close(hc_stream stream);
 /* Blocks the host until every operation queued on the stream is done. */
 HC_API hc_status hc_sync(hc_stream stream);
@@ -243,7 +247,9 @@ HC_API hc_status hc_sync(hc_stream stream);
 /* Memory                                                              */
 /* ------------------------------------------------------------------ */
 
-/* Allocates @size bytes of device memory from @stream's pools. */
+/* Allocates @size bytes of device memory from @stream's pools.
+ * Return: HC_ERR_TOO_BIG when no pool of the layout takes @size,
+ * HC_ERR_OOM when the device refuses it after cleanup and retry. */
 HC_API hc_status hc_alloc(hc_stream stream, uint64_t size, hc_buffer *out);
 /* Returns a buffer to its origin stream's pools; HC_ERR_STALE if freed. */
 HC_API hc_status hc_free(hc_buffer buffer);
@@ -317,6 +323,13 @@ HC_API hc_status hc_launch(hc_stream stream, const hc_launch_desc *launch);
 /* Graph capture: prepare -> begin -> end, then replay / destroy       */
 /* ------------------------------------------------------------------ */
 
+/*
+ * A call out of this order returns HC_ERR_STATE and changes nothing, except
+ * hc_graph_end: from recording it always leaves capture, and it returns
+ * HC_ERR_STATE (no graph) when the backend found the capture invalidated by
+ * a synchronisation or memory operation made while recording.  A graph
+ * replays only on the stream that captured it (HC_ERR_INVALID otherwise).
+ */
 HC_API hc_status hc_graph_prepare(hc_stream stream);
 HC_API hc_status hc_graph_begin(hc_stream stream);
 HC_API hc_status hc_graph_end(hc_stream stream, hc_graph *out);
@@ -414,7 +427,8 @@ HC_API hc_status hc_memory_report(hc_stream stream, hc_memory_kind kind,
 /* Flushes the drop queue twice, drops unpinned cached metadata and frees
  * every empty page of the stream's pools. */
 HC_API hc_status hc_memory_cleanup(hc_stream stream);
-/* Persistent-mode windows nest: begin/end pairs. */
+/* Persistent-mode windows nest: begin/end pairs.  An end without an open
+ * window changes nothing and returns HC_OK. */
 HC_API hc_status hc_memory_persistent_begin(hc_stream stream);
 HC_API hc_status hc_memory_persistent_end(hc_stream stream);
 

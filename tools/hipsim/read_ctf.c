@@ -168,10 +168,9 @@ static void set_error(struct ctf_reader *r, const char *fmt, ...)
 	r->failed = 1;
 }
 
-/* The first cause of babeltrace2's current error, then the error is released. */
-static void bt_message_of_error(char *buf, size_t len)
+/* The first cause of @e into @buf, then @e is released (NULL: a generic text). */
+static void bt_message_of(const bt_error *e, char *buf, size_t len)
 {
-	const bt_error *e = bt_current_thread_take_error();
 	uint64_t n;
 
 	if (!e) {
@@ -184,6 +183,12 @@ static void bt_message_of_error(char *buf, size_t len)
 	else
 		snprintf(buf, len, "babeltrace2 failed");
 	bt_error_release(e);
+}
+
+/* The first cause of babeltrace2's current error, then the error is released. */
+static void bt_message_of_error(char *buf, size_t len)
+{
+	bt_message_of(bt_current_thread_take_error(), buf, len);
 }
 
 /* --- payload fields ----------------------------------------------------- */
@@ -537,11 +542,28 @@ static int ctf_next(struct hs_trace *t, struct hs_rev *ev)
 
 	while (r->qlen == 0) {
 		bt_graph_run_once_status st;
+		const bt_error *pending;
 
 		if (r->failed)
 			return -1;
 		if (r->ended)
 			goto end;
+		/*
+		 * A step can end OK (or AGAIN) with an error still set on the
+		 * thread: libbabeltrace2 2.0's CTF source, on a malformed event
+		 * payload, hands over the messages it has and leaves the cause
+		 * for later.  Calling bt_graph_run_once() then breaks its
+		 * precondition and it aborts the process; take the error first
+		 * and report it as the read failure it is.
+		 */
+		pending = bt_current_thread_take_error();
+		if (pending) {
+			char msg[300];
+
+			bt_message_of(pending, msg, sizeof(msg));
+			set_error(r, "reading the trace: %s", msg);
+			return -1;
+		}
 		st = bt_graph_run_once(r->graph);
 		if (st == BT_GRAPH_RUN_ONCE_STATUS_END) {
 			r->ended = 1;

@@ -1,0 +1,23 @@
+# tests/reliability.mk: reliability (issue 10).  The fault-injection sweep
+# over in-test workloads, the misuse matrix of the public API, and the
+# fuzzing harness (built separately by tests/fuzz/build.sh with clang, run by
+# tests/fuzz/run.sh and .ci/run; not part of `make check`).
+if HAVE_CHECK
+check_PROGRAMS += tests/check_faults
+TESTS += tests/check_faults
+tests_check_faults_SOURCES = tests/check_faults.c
+tests_check_faults_CFLAGS = $(TEST_CFLAGS)
+tests_check_faults_LDADD = $(TEST_LDADD)
+endif
+EXTRA_DIST += tests/data/ctf-bad-payload.bin \
+	tests/helgrind.supp tests/reliability.supp doc/reliability.md \
+	tests/fuzz/build.sh tests/fuzz/run.sh tests/fuzz/lsan.supp \
+	tests/fuzz/fuzz_api.c tests/fuzz/fuzz_ctf.c tests/fuzz/fuzz_layout.c \
+	tests/fuzz/fuzz_profile.c tests/fuzz/fuzz_rmm.c
+if HAVE_CHECK
+check_PROGRAMS += tests/check_misuse
+TESTS += tests/check_misuse
+tests_check_misuse_SOURCES = tests/check_misuse.c
+tests_check_misuse_CFLAGS = $(TEST_CFLAGS)
+tests_check_misuse_LDADD = $(TEST_LDADD)
+endif
