@@ -112,11 +112,23 @@ static void buf_table_put(struct hc_strm *st, uint32_t idx)
 	st->free_head = idx;
 }
 
-/* Cleanup-and-retry's cleanup: what hc_memory_cleanup does, under the lock. */
-static void alloc_cleanup(struct hc_strm *st)
+/*
+ * hc_strm_reserve - reserve from one of @st's managers with cleanup-and-retry
+ * (DESIGN §4.3): a refusal runs what hc_memory_cleanup does and retries
+ * once, except while a capture records (nothing may be freed then).
+ * Context: @st locked.
+ */
+hc_status hc_strm_reserve(struct hc_strm *st, struct hc_mm *mm, uint64_t size,
+			  struct hc_slice_ref *ref, uint64_t *addr)
 {
-	atomic_fetch_add(&st->dev->stats.alloc_retries, 1);
-	hc_strm_cleanup_locked(st);
+	hc_status rc = hc_mm_reserve(mm, size, ref, addr);
+
+	if ((rc == HC_ERR_OOM || rc == HC_ERR_CAPACITY) && !hc_capture_is_recording(&st->capture)) {
+		atomic_fetch_add(&st->dev->stats.alloc_retries, 1);
+		hc_strm_cleanup_locked(st);
+		rc = hc_mm_reserve(mm, size, ref, addr);
+	}
+	return rc;
 }
 
 hc_status hc_alloc(hc_stream s, uint64_t size, hc_buffer *out)
@@ -137,11 +149,7 @@ hc_status hc_alloc(hc_stream s, uint64_t size, hc_buffer *out)
 	rc = buf_table_take(st, &idx);
 	if (rc != HC_OK)
 		goto out_unlock;
-	rc = hc_mm_reserve(st->dmm, size, &ref, &addr);
-	if ((rc == HC_ERR_OOM || rc == HC_ERR_CAPACITY) && !hc_mm_capture_active(st->dmm)) {
-		alloc_cleanup(st);
-		rc = hc_mm_reserve(st->dmm, size, &ref, &addr);
-	}
+	rc = hc_strm_reserve(st, st->dmm, size, &ref, &addr);
 	if (rc != HC_OK) {
 		/* Give the entry back untouched: the table entry was never live. */
 		st->bufs[idx].next_free = st->free_head;

@@ -42,7 +42,7 @@ static hc_status info_upload(struct hc_strm *st, const uint64_t *w, size_t nw,
 	bool pipelined;
 	hc_status rc;
 
-	rc = hc_mm_reserve(st->dmm, nw * 8, ref, addr);
+	rc = hc_strm_reserve(st, st->dmm, nw * 8, ref, addr);
 	if (rc != HC_OK)
 		return rc;
 	rc = hc_write_staged(st, *addr, w, nw * 8, &pipelined);

@@ -185,6 +185,8 @@ hc_buffer hc_buf_handle(const struct hc_strm *st, uint32_t idx);
 hc_status hc_buf_find(struct hc_strm *st, hc_buffer b, struct hc_buf **out);
 hc_status hc_buf_lock(hc_buffer b, struct hc_strm **st, struct hc_buf **out);
 void hc_buf_remote_unpin(struct hc_strm *st, uint32_t idx);
+hc_status hc_strm_reserve(struct hc_strm *st, struct hc_mm *mm, uint64_t size,
+			  struct hc_slice_ref *ref, uint64_t *addr);
 
 /* memory.c */
 /* Flush the drop queue twice, drop unpinned cache entries, free empty

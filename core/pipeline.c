@@ -248,11 +248,7 @@ hc_status hc_pipeline_write(struct hc_strm *st, uint64_t dst, const void *src, u
 		if (!c->reserved) {
 			uint64_t addr;
 
-			rc = hc_mm_reserve(st->pmm, chunk, &c->ref, &addr);
-			if (rc == HC_ERR_OOM || rc == HC_ERR_CAPACITY) {
-				hc_strm_cleanup_locked(st);
-				rc = hc_mm_reserve(st->pmm, chunk, &c->ref, &addr);
-			}
+			rc = hc_strm_reserve(st, st->pmm, chunk, &c->ref, &addr);
 			if (rc != HC_OK)
 				break;
 			c->host = (unsigned char *)(uintptr_t)addr;

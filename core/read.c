@@ -25,11 +25,7 @@ static hc_status read_bounce(struct hc_strm *st, void *dst, uint64_t src, uint64
 	uint64_t addr, done = 0;
 	hc_status rc;
 
-	rc = hc_mm_reserve(st->pmm, chunk, &ref, &addr);
-	if (rc == HC_ERR_OOM || rc == HC_ERR_CAPACITY) {
-		hc_strm_cleanup_locked(st);
-		rc = hc_mm_reserve(st->pmm, chunk, &ref, &addr);
-	}
+	rc = hc_strm_reserve(st, st->pmm, chunk, &ref, &addr);
 	if (rc != HC_OK)
 		return rc;
 	while (done < n) {

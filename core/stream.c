@@ -64,7 +64,9 @@ static hc_status device_storage_alloc(void *ctx, uint64_t size, uint64_t *addr)
 	}
 	rc = dev->ops->mem_alloc(dev->hal, size, addr);
 	if (rc == HC_ERR_OOM && hc_idle_bytes(&dev->idle)) {
-		hc_idle_trim(&dev->idle, &h, 0); /* idle memory goes before a refusal */
+		/* Idle memory goes before a refusal: a cleanup-and-retry of its own. */
+		atomic_fetch_add(&dev->stats.alloc_retries, 1);
+		hc_idle_trim(&dev->idle, &h, 0);
 		rc = dev->ops->mem_alloc(dev->hal, size, addr);
 	}
 	if (rc == HC_OK) {

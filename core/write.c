@@ -40,11 +40,7 @@ static hc_status write_bounce(struct hc_strm *st, uint64_t dst, const void *src,
 	uint64_t addr;
 	hc_status rc;
 
-	rc = hc_mm_reserve(st->pmm, n, &ref, &addr);
-	if ((rc == HC_ERR_OOM || rc == HC_ERR_CAPACITY) && !hc_capture_is_recording(&st->capture)) {
-		hc_strm_cleanup_locked(st);
-		rc = hc_mm_reserve(st->pmm, n, &ref, &addr);
-	}
+	rc = hc_strm_reserve(st, st->pmm, n, &ref, &addr);
 	if (rc != HC_OK)
 		return rc;
 	hc_host_copy(dev, (void *)(uintptr_t)addr, src, n);

@@ -345,7 +345,7 @@ static hc_status install_in_use(void)
 	X("hc_sync", "zero handle", S, hc_sync(no_stream))                                       \
 	X("hc_alloc", "NULL out", R, hc_alloc(F.sa, 16, NULL))                                   \
 	X("hc_alloc", "closed stream", S, hc_alloc(F.sc, 16, &(hc_buffer){ 0 }))                 \
-	X("hc_alloc", "larger than any pool", HC_ERR_TOO_BIG,                                  \
+	X("hc_alloc", "larger than the device (default layout)", HC_ERR_OOM,                    \
 	  hc_alloc(F.sa, 1ull << 40, &(hc_buffer){ 0 }))                                         \
 	X("hc_free", "freed buffer", S, hc_free(F.bf))                                           \
 	X("hc_free", "buffer of a closed stream", S, hc_free(F.bcs))                             \
