@@ -75,10 +75,11 @@ static hc_status st_alloc(void *ctx, uint64_t size, uint64_t *addr)
 	return HC_OK;
 }
 
-static hc_status st_free(void *ctx, uint64_t addr)
+static hc_status st_free(void *ctx, uint64_t addr, uint64_t size)
 {
 	(void)ctx;
 	(void)addr;
+	(void)size;
 	return HC_OK;
 }
 
@@ -191,7 +192,7 @@ static void drive(struct hc_mm *mm, struct rd *r)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct rd r = { data, size };
-	struct hc_mm_props props;
+	struct hc_mm_props props = { 0 };
 	hc_pool_layout in = { 0 };
 	hc_pool_spec *specs = NULL;
 	struct hc_layout *out = NULL;
