@@ -127,7 +127,7 @@ static int parse_dec(const char *s, size_t n, uint64_t *out)
 	return NUM_OK;
 }
 
-static int parse_hex(const char *s, size_t n, uint64_t *out)
+static inline int parse_hex(const char *s, size_t n, uint64_t *out)
 {
 	uint64_t v = 0;
 
@@ -148,7 +148,7 @@ static int parse_hex(const char *s, size_t n, uint64_t *out)
 	return NUM_OK;
 }
 
-static int parse_ptr(const char *s, size_t n, uint64_t *out)
+static inline int parse_ptr(const char *s, size_t n, uint64_t *out)
 {
 	if (n == 0 || (n == 5 && memcmp(s, "(nil)", 5) == 0) || (n == 7 && memcmp(s, "nullptr", 7) == 0)) {
 		*out = 0;
