@@ -64,10 +64,14 @@ hc_status hc_strm_lock(hc_stream s, struct hc_strm **out)
 	if (!dev)
 		return hc_fail(HC_ERR_STALE, "stream %#llx: its device is closed",
 			       (unsigned long long)s.id);
-	d.id = dev->handle.id;
-	rc = hc_dev_get(d, &dev);
-	if (rc != HC_OK)
-		return rc;
+	/* hc_dev_get's check, inline: the slot's generation is the handle's. */
+	if (atomic_load_explicit(&dev_table[p.dev].gen, memory_order_acquire) !=
+	    hc_handle_unpack(dev->handle.id).gen) {
+		d.id = dev->handle.id;
+		rc = hc_dev_get(d, &dev);
+		if (rc != HC_OK)
+			return rc;
+	}
 	/* Stream slots are published once and never freed before the device. */
 	st = p.stream < HC_MAX_STREAMS ? __atomic_load_n(&dev->streams[p.stream], __ATOMIC_ACQUIRE)
 				       : NULL;

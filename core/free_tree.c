@@ -154,6 +154,32 @@ struct hc_tnode *hc_tree_first_fit(const struct hc_tree *t, uint64_t need)
 	}
 }
 
+/* hc_tree_first_fit, remembering the descent for hc_tree_replace_path:
+ * path->n is 0 when the path was deeper than HC_TREE_PATH_MAX. */
+struct hc_tnode *hc_tree_first_fit_path(const struct hc_tree *t, uint64_t need,
+					struct hc_tree_path *path)
+{
+	struct hc_tnode *n = t->root;
+	unsigned d = 0;
+
+	path->n = 0;
+	if (!n || n->max < need)
+		return NULL;
+	for (;;) {
+		if (d < HC_TREE_PATH_MAX)
+			path->node[d] = n;
+		d++;
+		if (n->l && n->l->max >= need)
+			n = n->l;
+		else if (n->val >= need)
+			break;
+		else
+			n = n->r;
+	}
+	path->n = d <= HC_TREE_PATH_MAX ? d : 0;
+	return n;
+}
+
 struct hc_tnode *hc_tree_lower_bound(const struct hc_tree *t, uint64_t k1, uint64_t k2)
 {
 	struct hc_tnode *n = t->root, *best = NULL;
@@ -178,6 +204,40 @@ struct hc_tnode *hc_tree_first(const struct hc_tree *t)
 	return n;
 }
 
+/*
+ * The nodes from the root down to @x, by @x's key: *depth of them, @x last.
+ * Return: false when @x is deeper than HC_TREE_PATH_MAX (or absent).
+ */
+static bool path_to(struct hc_tnode *root, const struct hc_tnode *x, struct hc_tnode **path,
+		    unsigned *depth)
+{
+	struct hc_tnode *n = root;
+	unsigned d = 0;
+
+	while (n && d < HC_TREE_PATH_MAX) {
+		path[d++] = n;
+		if (n == x) {
+			*depth = d;
+			return true;
+		}
+		n = key_cmp(x->k1, x->k2, n) < 0 ? n->l : n->r;
+	}
+	return false;
+}
+
+/* Re-pulls path[0..d-1] bottom-up, stopping where a subtree maximum is
+ * unchanged: every maximum above it then is too. */
+static void pull_path(struct hc_tnode **path, unsigned d)
+{
+	while (d-- > 0) {
+		uint64_t old = path[d]->max;
+
+		pull(path[d]);
+		if (path[d]->max == old)
+			return;
+	}
+}
+
 static void refresh_at(struct hc_tnode *n, struct hc_tnode *x)
 {
 	if (!n)
@@ -191,10 +251,21 @@ static void refresh_at(struct hc_tnode *n, struct hc_tnode *x)
 	pull(n);
 }
 
-/* After @x's val changed, or its key moved without passing a neighbour's. */
+/* After @x's val changed, or its key moved without passing a neighbour's.
+ * One descent to @x, then maxima are fixed upwards only as far as they
+ * change. */
 void hc_tree_refresh(struct hc_tree *t, struct hc_tnode *x)
 {
-	refresh_at(t->root, x);
+	struct hc_tnode *path[HC_TREE_PATH_MAX];
+	unsigned d;
+
+	if (!path_to(t->root, x, path, &d)) {
+		refresh_at(t->root, x);
+		return;
+	}
+	/* @x itself always: its max may be stale whatever the old value. */
+	pull(x);
+	pull_path(path, d - 1);
 }
 
 static struct hc_tnode *replace_at(struct hc_tnode *n, struct hc_tnode *old, struct hc_tnode *nw)
@@ -216,10 +287,61 @@ static struct hc_tnode *replace_at(struct hc_tnode *n, struct hc_tnode *old, str
 }
 
 /* Puts @nw where @old is: @nw's key must sort where @old's does (between
- * @old's neighbours).  One descent, no rotation. */
+ * @old's neighbours).  One descent, no rotation; maxima above are fixed
+ * only as far as they change. */
+static void replace_on_path(struct hc_tree *t, struct hc_tnode **path, unsigned d,
+			    struct hc_tnode *old, struct hc_tnode *nw);
+
 void hc_tree_replace(struct hc_tree *t, struct hc_tnode *old, struct hc_tnode *nw)
 {
-	t->root = replace_at(t->root, old, nw);
+	struct hc_tnode *path[HC_TREE_PATH_MAX];
+	unsigned d;
+
+	if (!path_to(t->root, old, path, &d)) {
+		t->root = replace_at(t->root, old, nw);
+		return;
+	}
+	replace_on_path(t, path, d, old, nw);
+}
+
+/* hc_tree_replace with the descent to @old that hc_tree_first_fit_path
+ * recorded (no tree change since). */
+void hc_tree_replace_path(struct hc_tree *t, struct hc_tree_path *path, struct hc_tnode *old,
+			  struct hc_tnode *nw)
+{
+	if (path->n == 0 || path->node[path->n - 1] != old) {
+		hc_tree_replace(t, old, nw);
+		return;
+	}
+	replace_on_path(t, path->node, path->n, old, nw);
+}
+
+/* @path: root .. @old, @d nodes. */
+static void replace_on_path(struct hc_tree *t, struct hc_tnode **path, unsigned d,
+			    struct hc_tnode *old, struct hc_tnode *nw)
+{
+	nw->l = old->l;
+	nw->r = old->r;
+	nw->prio = old->prio;
+	old->l = old->r = NULL;
+	pull(nw);
+	if (d == 1) {
+		t->root = nw;
+		return;
+	}
+	if (path[d - 2]->l == old)
+		path[d - 2]->l = nw;
+	else
+		path[d - 2]->r = nw;
+	path[d - 1] = nw;
+	/* nw's max was set afresh: the ancestors compare against old's. */
+	{
+		uint64_t oldmax = old->max;
+
+		if (nw->max == oldmax)
+			return;
+	}
+	pull_path(path, d - 1);
 }
 
 static bool valid_at(const struct hc_tnode *n, const struct hc_tnode *lo, const struct hc_tnode *hi,

@@ -27,7 +27,21 @@ struct hc_tree {
 	uint32_t seed;
 };
 
+/* Deepest root-to-node path the iterative updates keep on the stack; a
+ * deeper treap (vanishingly unlikely: expected depth is about 2 ln n)
+ * takes the recursive walks instead. */
+#define HC_TREE_PATH_MAX 96
+
+struct hc_tree_path {
+	unsigned n;
+	struct hc_tnode *node[HC_TREE_PATH_MAX];
+};
+
 void hc_tree_insert(struct hc_tree *t, struct hc_tnode *x);
+struct hc_tnode *hc_tree_first_fit_path(const struct hc_tree *t, uint64_t need,
+					struct hc_tree_path *path);
+void hc_tree_replace_path(struct hc_tree *t, struct hc_tree_path *path, struct hc_tnode *old,
+			  struct hc_tnode *nw);
 void hc_tree_remove(struct hc_tree *t, struct hc_tnode *x);
 struct hc_tnode *hc_tree_first_fit(const struct hc_tree *t, uint64_t need);
 struct hc_tnode *hc_tree_lower_bound(const struct hc_tree *t, uint64_t k1, uint64_t k2);

@@ -148,7 +148,8 @@ static hc_status carve(struct hc_pool *p, struct hc_slice *s, uint64_t size, uin
 struct hc_slice *hc_sliced_try_reserve(struct hc_pool *p, uint64_t size)
 {
 	uint64_t eff = size + hc_pad(size, p->align);
-	struct hc_tnode *n = hc_tree_first_fit(&p->free_runs, eff);
+	struct hc_tree_path path;
+	struct hc_tnode *n = hc_tree_first_fit_path(&p->free_runs, eff, &path);
 	struct hc_slice *s;
 
 	if (!n)
@@ -173,7 +174,7 @@ struct hc_slice *hc_sliced_try_reserve(struct hc_pool *p, uint64_t size)
 		r->node.k1 = r->page->seq;
 		r->node.k2 = r->offset;
 		r->node.val = r->size;
-		hc_tree_replace(&p->free_runs, &s->node, &r->node);
+		hc_tree_replace_path(&p->free_runs, &path, &s->node, &r->node);
 		r->in_tree = true;
 		r->sfree = true;
 		s->in_tree = false;

@@ -19,13 +19,17 @@
  * the device, so a 141 GB device costs nothing to simulate.
  *
  * Pinned memory (host_alloc) is real host memory, 64-byte aligned and
- * zeroed, since callers write into it.
+ * zeroed, since callers write into it; blocks of 1 MiB and more are fresh
+ * anonymous mappings (zero already, and a staging pool that uses a few
+ * KiB of its page faults in only those), smaller ones are aligned_alloc'd
+ * and cleared.
  *
  * Costs: base + per_mib for each MiB beyond the first (sim_alloc_cost);
  * mem_free also waits for every stream of the device, as hipFree does.
  */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "config.h"
 #include "sim/sim_internal.h"
@@ -272,6 +276,19 @@ hc_status sim_mem_free(hc_hal_dev *dev, hc_hal_dptr ptr)
 	return HC_OK;
 }
 
+/* Pinned blocks of at least this many bytes are mapped, not malloc'd. */
+#define SIM_HOST_MAP_MIN (1ull << 20)
+
+static void host_block_free(const struct sim_host_block *b)
+{
+	uint64_t rounded = (b->size + 63) & ~(uint64_t)63;
+
+	if (rounded >= SIM_HOST_MAP_MIN)
+		munmap(b->ptr, (size_t)rounded);
+	else
+		free(b->ptr);
+}
+
 hc_status sim_host_alloc(hc_hal_dev *dev, uint64_t size, void **out)
 {
 	uint64_t rounded;
@@ -304,11 +321,20 @@ hc_status sim_host_alloc(hc_hal_dev *dev, uint64_t size, void **out)
 		dev->hosts = nh;
 		dev->caphosts = ncap;
 	}
-	p = aligned_alloc(64, (size_t)rounded);
+	if (rounded >= SIM_HOST_MAP_MIN) {
+		/* Fresh anonymous pages: zero and page-aligned already, and only
+		 * the pages written are ever touched. */
+		p = mmap(NULL, (size_t)rounded, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (p == MAP_FAILED)
+			p = NULL;
+	} else {
+		p = aligned_alloc(64, (size_t)rounded);
+		if (p)
+			memset(p, 0, (size_t)rounded);
+	}
 	if (!p)
 		return hc_hal_error(HC_ERR_OOM, 0, NULL, "sim host_alloc: %llu bytes refused",
 				    (unsigned long long)size);
-	memset(p, 0, (size_t)rounded);
 	dev->hosts[dev->nhosts++] = (struct sim_host_block){ p, size };
 	dev->stats.host_allocs++;
 	*out = p;
@@ -330,7 +356,7 @@ hc_status sim_host_free(hc_hal_dev *dev, void *ptr)
 		sim_device_drain(dev);
 		sim_host_cost(dev, sim_alloc_cost(dev->prof.host_free_ns,
 						  dev->prof.host_free_ns_per_mib, dev->hosts[i].size));
-		free(ptr);
+		host_block_free(&dev->hosts[i]);
 		dev->hosts[i] = dev->hosts[--dev->nhosts];
 		dev->stats.host_frees++;
 		return HC_OK;
@@ -358,7 +384,7 @@ void sim_memory_release(hc_hal_dev *dev)
 	free(dev->live.v);
 	free(dev->holes.v);
 	for (size_t i = 0; i < dev->nhosts; i++)
-		free(dev->hosts[i].ptr);
+		host_block_free(&dev->hosts[i]);
 	free(dev->hosts);
 	memset(&dev->live, 0, sizeof(dev->live));
 	memset(&dev->holes, 0, sizeof(dev->holes));

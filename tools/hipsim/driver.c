@@ -51,7 +51,7 @@ void hs_driver_close(struct hs_driver *d)
 	d->samples = NULL;
 }
 
-hc_status hs_event(struct hs_driver *d, hc_status rc, const char *what)
+hc_status hs_event_failed(struct hs_driver *d, hc_status rc, const char *what)
 {
 	hc_error_info e;
 

@@ -91,8 +91,16 @@ int hs_driver_open(struct hs_driver *d, const struct hs_options *opt);
 void hs_driver_close(struct hs_driver *d);
 /* Stream @i, opened on first use. */
 hc_status hs_stream(struct hs_driver *d, uint32_t i, hc_stream *out);
+/* The failure half of hs_event (out of line: the first failure's message). */
+hc_status hs_event_failed(struct hs_driver *d, hc_status rc, const char *what);
 /* Records the outcome of one event; returns @rc. */
-hc_status hs_event(struct hs_driver *d, hc_status rc, const char *what);
+static inline hc_status hs_event(struct hs_driver *d, hc_status rc, const char *what)
+{
+	if (__builtin_expect(rc != HC_OK, 0))
+		return hs_event_failed(d, rc, what);
+	d->events++;
+	return rc;
+}
 /*
  * Samples memory after an event on stream @stream (dense index) that may
  * change it: reads that stream's usage (hc_memory_usage_get, one stream

@@ -1,8 +1,9 @@
 /*
  * idmap.c - open-addressing uint64 -> uint64 map (see idmap.h).
  *
- * The hash is the splitmix64 finalizer: pointers and sequential ids both
- * have structure in their low bits that a plain mask would keep.  Empty
+ * The hash is a multiply by 2^64 / phi with the high half folded down:
+ * pointers and sequential ids both have structure in their low bits that a
+ * plain mask would keep, and the product's high bits mix all of the key.  Empty
  * slots hold the key HS_IDMAP_EMPTY; that key itself lives in has_max and
  * max_value, outside the table.
  */
@@ -13,12 +14,10 @@
 
 static inline size_t hash64(uint64_t k)
 {
-	k ^= k >> 30;
-	k *= 0xbf58476d1ce4e5b9ull;
-	k ^= k >> 27;
-	k *= 0x94d049bb133111ebull;
-	k ^= k >> 31;
-	return (size_t)k;
+	/* One multiply by an odd constant (Fibonacci hashing), then the well
+	 * mixed high half folded onto the low bits the mask keeps. */
+	k *= 0x9e3779b97f4a7c15ull;
+	return (size_t)(k ^ (k >> 32));
 }
 
 void hs_idmap_init(struct hs_idmap *m)

@@ -19,12 +19,22 @@
  *
  * Measured kernel times: hipcore:kernel_time (a HIP device opened with
  * time_kernels) comes at a fence after its launch, too late for a reader
- * that streams.  When a trace's metadata declares it, hs_ctf_open first
- * reads the whole trace once keeping only kernel_time (ordinal ->
- * duration_ns), then the replay pass gives the n-th launch with status 0
- * the duration of ordinal n, in place of the launch event's duration_ns
- * hint.  Ordinals count one device's launches: a trace of several devices
- * or processes that time kernels mixes them (the last one read wins).
+ * that streams.  When a trace's metadata declares it (LTTng declares every
+ * event of the provider, so any `hipsim record` trace does), the reader
+ * watches the replay pass: as long as every launch so far ran on a stream
+ * whose stream_open and device_open are in the trace and name the
+ * simulator (which never times kernels), there is nothing to look up.  At
+ * the first launch for which that is not known, or a device_open of
+ * another backend (or a kernel_time), and before any further event is
+ * handed out, a first pass reads the whole trace once keeping only
+ * kernel_time (ordinal -> duration_ns); from then on the n-th launch with
+ * status 0 gets the duration of ordinal n, in place of the launch event's
+ * duration_ns hint.  So a trace recorded on the simulator is read once,
+ * and one that times kernels twice, as before.  Ordinals count one
+ * device's launches: a trace of several devices or processes that time
+ * kernels mixes them (the last one read wins), and in a trace that mixes
+ * simulated and timed devices, launches handed out before the first pass
+ * keep their hints.
  */
 #include "config.h"
 
@@ -71,7 +81,13 @@ static const char *const f_info[] = { "info_words", "info_size", NULL };
 static const char *const f_graph[] = { "graph_id", "graph", NULL };
 static const char *const f_status[] = { "status", NULL };
 static const char *const f_ordinal[] = { "ordinal", NULL };
+static const char *const f_device[] = { "device", NULL };
+static const char *const f_backend[] = { "backend", NULL };
 static const char ktime_event[] = "hipcore:kernel_time";
+/* device_open's backend for the simulator (enum hc_trace_backend), whose
+ * devices never time kernels. */
+static const char devopen_event[] = "hipcore:device_open";
+#define CTF_BACKEND_SIM 1
 /* Launch bindings: an array named "bindings" of structures with members
  * named as above plus "access", or parallel arrays named as below. */
 static const char *const f_bindings[] = { "bindings", NULL };
@@ -84,7 +100,7 @@ static const char *const f_bind_access[] = { "binding_access", NULL };
 enum ctf_role {
 	R_STREAM, R_BUFFER, R_SIZE, R_OFFSET, R_PROPERTY, R_DURATION, R_INFO, R_GRAPH, R_STATUS,
 	R_BINDINGS, R_BIND_BUFFER, R_BIND_OFFSET, R_BIND_SIZE, R_BIND_ACCESS, R_CACHE_KIND, R_CACHE_KEY,
-	R_ORDINAL, R_COUNT
+	R_ORDINAL, R_DEVICE, R_BACKEND, R_COUNT
 };
 
 static const char *const *const role_names[R_COUNT] = {
@@ -93,7 +109,8 @@ static const char *const *const role_names[R_COUNT] = {
 	[R_INFO] = f_info,		 [R_GRAPH] = f_graph,		  [R_STATUS] = f_status,
 	[R_BINDINGS] = f_bindings,	 [R_BIND_BUFFER] = f_bind_buffer, [R_BIND_OFFSET] = f_bind_offset,
 	[R_BIND_SIZE] = f_bind_size,	 [R_BIND_ACCESS] = f_bind_access, [R_CACHE_KIND] = f_cache_kind,
-	[R_CACHE_KEY] = f_cache_key, [R_ORDINAL] = f_ordinal,
+	[R_CACHE_KEY] = f_cache_key, [R_ORDINAL] = f_ordinal,	  [R_DEVICE] = f_device,
+	[R_BACKEND] = f_backend,
 };
 
 #ifndef HIPCORE_WITH_BABELTRACE2
@@ -101,7 +118,7 @@ static const char *const *const role_names[R_COUNT] = {
 int hs_ctf_open(const char *path, struct hs_trace **out, char *err, size_t errlen)
 {
 	(void)out;
-	(void)ctf_events, (void)role_names, (void)ktime_event;
+	(void)ctf_events, (void)role_names, (void)ktime_event, (void)devopen_event;
 	snprintf(err, errlen, "%s: CTF reading is not built in (configure found no babeltrace2)", path);
 	return -1;
 }
@@ -124,6 +141,7 @@ struct ctf_class {
 	int replayed;
 	int cache; /* hipcore:cache */
 	int ktime; /* hipcore:kernel_time */
+	int devopen; /* hipcore:device_open */
 	enum hs_rev_kind kind;
 	int64_t idx[R_COUNT]; /* -1: absent */
 };
@@ -151,6 +169,18 @@ struct ctf_reader {
 	struct hs_idmap ktimes; /* launch ordinal -> measured duration_ns */
 	uint64_t nktimes;       /* entries in ktimes */
 	uint64_t launches_ok;   /* launches with status 0 so far */
+	/* The metadata declares kernel_time but no first pass has run: it runs
+	 * (prescan_wanted) before the next event is handed out once a launch
+	 * could have a measured time, i.e. once a device_open names a backend
+	 * other than the simulator or a launch's stream is not known to belong
+	 * to a simulated device. */
+	int ktime_watch, prescan_wanted;
+	struct hs_idmap sim_devices; /* device handle -> 1, opened on the simulator */
+	struct hs_idmap sim_streams; /* trace stream id -> 1, of such a device */
+	char **dirs; /* the trace directories found (for a late first pass) */
+	size_t ndirs;
+	const bt_event_class *last_ec; /* one-entry cache in front of classes */
+	const struct ctf_class *last_cls;
 };
 
 static void set_error(struct ctf_reader *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -335,8 +365,12 @@ static const struct ctf_class *class_of(struct ctf_reader *r, const bt_event_cla
 	const char *name;
 	uint64_t v;
 
-	if (hs_idmap_get(&r->classes, (uint64_t)(uintptr_t)ec, &v))
-		return &r->cls[v];
+	if (ec == r->last_ec)
+		return r->last_cls;
+	if (hs_idmap_get(&r->classes, (uint64_t)(uintptr_t)ec, &v)) {
+		r->last_ec = ec;
+		return r->last_cls = &r->cls[v];
+	}
 	if (r->ncls == r->capcls) {
 		size_t cap = r->capcls ? r->capcls * 2 : 16;
 		struct ctf_class *n = realloc(r->cls, cap * sizeof(*n));
@@ -350,6 +384,7 @@ static const struct ctf_class *class_of(struct ctf_reader *r, const bt_event_cla
 	memset(c, 0, sizeof(*c));
 	name = bt_event_class_get_name(ec);
 	c->ktime = name && strcmp(name, ktime_event) == 0;
+	c->devopen = name && strcmp(name, devopen_event) == 0;
 	for (size_t i = 0; name && i < sizeof(ctf_events) / sizeof(ctf_events[0]); i++)
 		if (strcmp(name, ctf_events[i].name) == 0) {
 			c->replayed = 1;
@@ -364,6 +399,7 @@ static const struct ctf_class *class_of(struct ctf_reader *r, const bt_event_cla
 				    : -1;
 	if (hs_idmap_put(&r->classes, (uint64_t)(uintptr_t)ec, r->ncls) != 0)
 		return NULL;
+	r->last_ec = NULL; /* cls may have moved */
 	return &r->cls[r->ncls++];
 }
 
@@ -392,6 +428,16 @@ static int convert_event(struct ctf_reader *r, const bt_message *m)
 	}
 	if (r->prescan)
 		return 0;
+	if (r->ktime_watch && (c->devopen || c->ktime)) {
+		uint64_t dev = 0, backend = 0;
+
+		field_u64(by_index(payload, c->idx[R_DEVICE]), &dev);
+		if (c->ktime || !field_u64(by_index(payload, c->idx[R_BACKEND]), &backend) ||
+		    backend != CTF_BACKEND_SIM)
+			r->prescan_wanted = 1;
+		else if (hs_idmap_put(&r->sim_devices, dev, 1) != 0)
+			goto oom;
+	}
 	if (c->cache) {
 		uint64_t kind_v = 0;
 
@@ -445,10 +491,18 @@ static int convert_event(struct ctf_reader *r, const bt_message *m)
 	}
 	if (kind == HS_REV_LAUNCH)
 		r->cache_pending = 0;
-	if (kind == HS_REV_LAUNCH && r->nktimes &&
-	    (!field_u64(by_index(payload, c->idx[R_STATUS]), &status) || status == 0) &&
-	    hs_idmap_get(&r->ktimes, ++r->launches_ok, &v))
-		ev.duration_ns = v;
+	/* A launch that ran gets its ordinal in .line (0 for CTF events) until
+	 * ctf_next hands it out and looks up its measured time. */
+	if (kind == HS_REV_LAUNCH &&
+	    (!field_u64(by_index(payload, c->idx[R_STATUS]), &status) || status == 0)) {
+		ev.line = ++r->launches_ok;
+		if (r->ktime_watch && !r->prescan_wanted && !hs_idmap_get(&r->sim_streams, sid, &v))
+			r->prescan_wanted = 1;
+	}
+	if (r->ktime_watch && kind == HS_REV_STREAM_CREATE && has_stream &&
+	    field_u64(by_index(payload, c->idx[R_DEVICE]), &v) && hs_idmap_get(&r->sim_devices, v, &v) &&
+	    hs_idmap_put(&r->sim_streams, sid, 1) != 0)
+		goto oom;
 	ev.stream_id = sid;
 	if (has_stream) {
 		if (!hs_idmap_get(&r->streams, sid, &v)) {
@@ -536,11 +590,24 @@ static bt_graph_simple_sink_component_consume_func_status consume(bt_message_ite
 		       : BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_ERROR;
 }
 
+static int prescan_ktimes(struct ctf_reader *r, char *err, size_t errlen);
+
 static int ctf_next(struct hs_trace *t, struct hs_rev *ev)
 {
 	struct ctf_reader *r = (struct ctf_reader *)t;
 
-	while (r->qlen == 0) {
+	while (r->qlen == 0 || r->prescan_wanted) {
+		if (r->prescan_wanted) {
+			char err[sizeof(r->base.error)];
+
+			r->prescan_wanted = 0;
+			r->ktime_watch = 0;
+			if (prescan_ktimes(r, err, sizeof(err)) != 0) {
+				set_error(r, "%s", err);
+				return -1;
+			}
+			continue;
+		}
 		bt_graph_run_once_status st;
 		const bt_error *pending;
 
@@ -588,6 +655,13 @@ static int ctf_next(struct hs_trace *t, struct hs_rev *ev)
 
 		memcpy(ev, q, offsetof(struct hs_rev, bindings) + q->n_bindings * sizeof(q->bindings[0]));
 	}
+	if (ev->line) { /* a launch that ran: ordinal ev->line */
+		uint64_t v;
+
+		if (r->nktimes && hs_idmap_get(&r->ktimes, ev->line, &v))
+			ev->duration_ns = v;
+		ev->line = 0;
+	}
 	r->qhead = (r->qhead + 1) % r->qcap;
 	r->qlen--;
 	ev->index = t->events++;
@@ -610,6 +684,11 @@ static void ctf_close(struct hs_trace *t)
 	hs_idmap_free(&r->streams);
 	hs_idmap_free(&r->classes);
 	hs_idmap_free(&r->ktimes);
+	hs_idmap_free(&r->sim_devices);
+	hs_idmap_free(&r->sim_streams);
+	for (size_t i = 0; i < r->ndirs; i++)
+		free(r->dirs[i]);
+	free(r->dirs);
 	free(r->cls);
 	free(r->path);
 	free(r);
@@ -659,7 +738,7 @@ static void walk_free(void)
 	walk_oom = 0;
 }
 
-static int build_graph(struct ctf_reader *r, char *err, size_t errlen)
+static int build_graph(struct ctf_reader *r, char **dirs, size_t ndirs, char *err, size_t errlen)
 {
 	const bt_plugin *ctf = NULL, *utils = NULL;
 	const bt_component_filter *mux = NULL;
@@ -679,7 +758,7 @@ static int build_graph(struct ctf_reader *r, char *err, size_t errlen)
 	if (bt_graph_add_filter_component(r->graph, bt_plugin_borrow_filter_component_class_by_name_const(utils, "muxer"),
 					  "mux", NULL, BT_LOGGING_LEVEL_ERROR, &mux) != BT_GRAPH_ADD_COMPONENT_STATUS_OK)
 		goto bt_fail;
-	for (size_t i = 0; i < walk_n; i++) {
+	for (size_t i = 0; i < ndirs; i++) {
 		const bt_component_source *src = NULL;
 		bt_value *params = bt_value_map_create(), *arr = NULL;
 		char name[32];
@@ -687,7 +766,7 @@ static int build_graph(struct ctf_reader *r, char *err, size_t errlen)
 
 		snprintf(name, sizeof(name), "src%zu", i);
 		ok = params && bt_value_map_insert_empty_array_entry(params, "inputs", &arr) == BT_VALUE_MAP_INSERT_ENTRY_STATUS_OK &&
-		     bt_value_array_append_string_element(arr, walk_dirs[i]) == BT_VALUE_ARRAY_APPEND_ELEMENT_STATUS_OK &&
+		     bt_value_array_append_string_element(arr, dirs[i]) == BT_VALUE_ARRAY_APPEND_ELEMENT_STATUS_OK &&
 		     bt_graph_add_source_component(r->graph, bt_plugin_borrow_source_component_class_by_name_const(ctf, "fs"),
 						   name, params, BT_LOGGING_LEVEL_ERROR, &src) == BT_GRAPH_ADD_COMPONENT_STATUS_OK;
 		bt_value_put_ref(params);
@@ -762,7 +841,7 @@ static int prescan_ktimes(struct ctf_reader *r, char *err, size_t errlen)
 	hs_idmap_init(&pre->streams);
 	hs_idmap_init(&pre->classes);
 	hs_idmap_init(&pre->ktimes);
-	if (build_graph(pre, err, errlen) != 0)
+	if (build_graph(pre, r->dirs, r->ndirs, err, errlen) != 0)
 		goto out;
 	while ((rc = ctf_next(&pre->base, &ev)) > 0)
 		;
@@ -811,6 +890,8 @@ int hs_ctf_open(const char *path, struct hs_trace **out, char *err, size_t errle
 	hs_idmap_init(&r->streams);
 	hs_idmap_init(&r->classes);
 	hs_idmap_init(&r->ktimes);
+	hs_idmap_init(&r->sim_devices);
+	hs_idmap_init(&r->sim_streams);
 	if (nftw(path, walk_cb, 32, FTW_PHYS) != 0 || walk_oom) {
 		snprintf(err, errlen, "%s: cannot walk the directory: %s", path, walk_oom ? "out of memory" : strerror(errno));
 		goto fail;
@@ -820,9 +901,13 @@ int hs_ctf_open(const char *path, struct hs_trace **out, char *err, size_t errle
 			 "no event writes none)", path);
 		goto fail;
 	}
-	if (metadata_declares_ktime() && prescan_ktimes(r, err, errlen) != 0)
-		goto fail;
-	if (build_graph(r, err, errlen) != 0)
+	r->ktime_watch = metadata_declares_ktime();
+	/* The reader keeps the list (a first pass may come later). */
+	r->dirs = walk_dirs;
+	r->ndirs = walk_n;
+	walk_dirs = NULL;
+	walk_n = walk_cap = 0;
+	if (build_graph(r, r->dirs, r->ndirs, err, errlen) != 0)
 		goto fail;
 	walk_free();
 	*out = &r->base;

@@ -2,11 +2,14 @@
  * read_rmm.c - RMM memory-event CSV reader (format in read_rmm.h).
  *
  * Built for speed, since replay's target is millions of events a second:
- * one 1 MiB read buffer refilled with read(2); lines found with memchr and
+ * one 1 MiB read buffer refilled 64 KiB at a time with read(2) (so the bytes
+ * parsed are still in cache); lines found with memchr and
  * split in place by a hand-written loop that stops at the last column the
  * header needs; numbers parsed by hand; no allocation per line.  The map of
  * live pointers is an open-addressing hash (idmap.c); streams are few and
- * are looked up through a one-entry cache before their hash.
+ * are looked up through a one-entry cache, then (up to RMM_SCAN_STREAMS of
+ * them) by comparing each, before their hash.  Times in the plain forms are
+ * parsed in one pass.
  *
  * Memory: the read buffer, the live pointers and the distinct streams.
  * Nothing else grows with the trace.
@@ -15,6 +18,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,8 +28,13 @@
 #include "tools/hipsim/idmap.h"
 #include "tools/hipsim/read_rmm.h"
 
-#define RMM_BUF_SIZE (1u << 20)
+#define RMM_BUF_SIZE (1u << 20) /* the longest line */
+/* Bytes read at a time: the unread tail moves to the front before each
+ * read, so parsing stays within the first RMM_READ_CHUNK bytes of the
+ * buffer (cache-warm) unless a line is longer. */
+#define RMM_READ_CHUNK (64u << 10)
 #define RMM_MAX_COLS 64
+#define RMM_SCAN_STREAMS 8 /* streams compared one by one before hashing */
 #define NS_PER_S 1000000000ull
 #define NS_PER_DAY (86400ull * NS_PER_S)
 
@@ -118,7 +127,7 @@ static int parse_dec(const char *s, size_t n, uint64_t *out)
 	return NUM_OK;
 }
 
-static int parse_hex(const char *s, size_t n, uint64_t *out)
+static inline int parse_hex(const char *s, size_t n, uint64_t *out)
 {
 	uint64_t v = 0;
 
@@ -139,7 +148,7 @@ static int parse_hex(const char *s, size_t n, uint64_t *out)
 	return NUM_OK;
 }
 
-static int parse_ptr(const char *s, size_t n, uint64_t *out)
+static inline int parse_ptr(const char *s, size_t n, uint64_t *out)
 {
 	if (n == 0 || (n == 5 && memcmp(s, "(nil)", 5) == 0) || (n == 7 && memcmp(s, "nullptr", 7) == 0)) {
 		*out = 0;
@@ -184,7 +193,7 @@ static int mul_add(uint64_t a, uint64_t m, uint64_t b, uint64_t *out)
 }
 
 /* Time: HH:MM:SS[.f], S[.f] (seconds) or N (nanoseconds); *tod set for HH:MM:SS. */
-static int parse_time(const char *s, size_t n, uint64_t *out, int *tod)
+static int parse_time_general(const char *s, size_t n, uint64_t *out, int *tod)
 {
 	const char *dot = memchr(s, '.', n), *colon = memchr(s, ':', n);
 	size_t ni = dot ? (size_t)(dot - s) : n;
@@ -213,6 +222,65 @@ static int parse_time(const char *s, size_t n, uint64_t *out, int *tod)
 		return rc;
 	}
 	return mul_add(whole, NS_PER_S, frac, out);
+}
+
+/*
+ * parse_time_general() in one pass over the bytes, for the plain forms
+ * (digits only, with two colons and/or one dot, every group of digits
+ * non-empty and at most 18 long, clock fields in range); anything else goes
+ * to parse_time_general(), so results and errors are the same.
+ */
+static inline int parse_time(const char *s, size_t n, uint64_t *out, int *tod)
+{
+	uint64_t g[3] = { 0, 0, 0 }, frac = 0;
+	unsigned ng = 0, glen = 0, fdig = 0;
+	size_t i = 0;
+
+	for (; i < n; i++) {
+		unsigned d = (unsigned)(unsigned char)s[i] - '0';
+
+		if (d <= 9) {
+			if (++glen > 18)
+				goto general;
+			g[ng] = g[ng] * 10 + d;
+		} else if (s[i] == ':' && glen && ng < 2) {
+			ng++;
+			glen = 0;
+		} else if (s[i] == '.' && glen) {
+			break;
+		} else {
+			goto general;
+		}
+	}
+	if (!glen || ng == 1)
+		goto general;
+	if (i < n) { /* the fraction */
+		for (i++; i < n; i++) {
+			unsigned d = (unsigned)(unsigned char)s[i] - '0';
+
+			if (d > 9)
+				goto general;
+			if (fdig < 9)
+				frac = frac * 10 + d, fdig++;
+		}
+		for (; fdig < 9; fdig++)
+			frac *= 10;
+	} else if (ng == 0) {
+		*tod = 0;
+		*out = g[0]; /* nanoseconds */
+		return NUM_OK;
+	}
+	if (ng == 2) {
+		if (g[0] > 99 || g[1] > 59 || g[2] > 60)
+			goto general;
+		*tod = 1;
+		return mul_add((g[0] * 60 + g[1]) * 60 + g[2], NS_PER_S, frac, out);
+	}
+	*tod = 0;
+	return mul_add(g[0], NS_PER_S, frac, out);
+
+general:
+	return parse_time_general(s, n, out, tod);
 }
 
 /*
@@ -246,6 +314,25 @@ static uint64_t fnv1a(const char *s, size_t n)
 	for (size_t i = 0; i < n; i++)
 		h = (h ^ (unsigned char)s[i]) * 0x100000001b3ull;
 	return h;
+}
+
+/* @n bytes of @a and @b are equal; short texts, no library call. */
+static inline bool same_text(const char *a, const char *b, size_t n)
+{
+	size_t i = 0;
+
+	for (; i + 8 <= n; i += 8) {
+		uint64_t x, y;
+
+		memcpy(&x, a + i, 8);
+		memcpy(&y, b + i, 8);
+		if (x != y)
+			return false;
+	}
+	for (; i < n; i++)
+		if (a[i] != b[i])
+			return false;
+	return true;
 }
 
 static void trim(struct field *f)
@@ -343,7 +430,8 @@ static int get_line(struct rmm_reader *r, const char **line, size_t *len)
 			return fail(r, "line longer than %u bytes", RMM_BUF_SIZE);
 		}
 		do
-			got = read(r->fd, r->buf + r->end, RMM_BUF_SIZE - r->end);
+			got = read(r->fd, r->buf + r->end,
+				   RMM_BUF_SIZE - r->end < RMM_READ_CHUNK ? RMM_BUF_SIZE - r->end : RMM_READ_CHUNK);
 		while (got < 0 && errno == EINTR);
 		if (got < 0) {
 			r->lineno++;
@@ -364,11 +452,21 @@ static int lookup_stream(struct rmm_reader *r, struct field f, uint32_t *index, 
 	*created = 0;
 	if (r->nstreams) {
 		s = &r->streams[r->last_stream];
-		if (s->len == f.n && memcmp(s->text, f.p, f.n) == 0) {
+		if (s->len == f.n && same_text(s->text, f.p, f.n)) {
 			*index = r->last_stream;
 			return 0;
 		}
 	}
+	/* Traces name few streams and often alternate between them: a short
+	 * scan beats hashing the text. */
+	if (r->nstreams <= RMM_SCAN_STREAMS)
+		for (uint32_t i = 0; i < r->nstreams; i++) {
+			s = &r->streams[i];
+			if (s->len == f.n && same_text(s->text, f.p, f.n)) {
+				*index = r->last_stream = i;
+				return 0;
+			}
+		}
 	h = fnv1a(f.p, f.n);
 	if (hs_idmap_get(&r->stream_by_hash, h, &v)) {
 		s = &r->streams[v];

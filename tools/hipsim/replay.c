@@ -79,12 +79,18 @@ static int parse_u64(const char *s, uint64_t *out)
 }
 
 /* After a driver event: if it was the first failure, say where in the trace. */
-static void note_position(struct hs_replay *r, const struct hs_rev *ev)
+static void note_failure_position(struct hs_replay *r, const struct hs_rev *ev);
+
+static inline void note_position(struct hs_replay *r, const struct hs_rev *ev)
+{
+	if (r->d.failures != r->failures_seen)
+		note_failure_position(r, ev);
+}
+
+static void note_failure_position(struct hs_replay *r, const struct hs_rev *ev)
 {
 	char pos[160], msg[sizeof(r->d.first_message)];
 
-	if (r->d.failures == r->failures_seen)
-		return;
 	if (r->failures_seen == 0) {
 		if (ev->line)
 			snprintf(pos, sizeof(pos), "%s:%" PRIu64, r->trace_path, ev->line);
@@ -275,7 +281,9 @@ void hs_replay_event(struct hs_replay *r, const struct hs_rev *ev)
 			trace_fail(r, ev, "the trace has more than %" PRIu64 " streams", HS_MAX_STREAMS);
 			return;
 		}
-		if (hs_stream(d, ev->stream, &s) != HC_OK) {
+		if (ev->stream < d->nstreams) /* open already: hs_stream's answer */
+			s = d->streams[ev->stream];
+		else if (hs_stream(d, ev->stream, &s) != HC_OK) {
 			note_position(r, ev);
 			return;
 		}
