@@ -341,9 +341,10 @@ static void step(struct st *z)
 	/* Known (doc/reliability.md): a graph call on one stream can invalidate
 	 * another stream's capture: graph_begin/end flush the caller's drop
 	 * queue, whose cross-stream waits may sync on an event recorded in the
-	 * capturing stream ("sim event_sync: not permitted while capturing").
+	 * capturing stream ("sim event_sync: not permitted while capturing"),
+	 * and graph_end/graph_destroy sync the caller's stream.
 	 * Corpus input cross-stream-capture-invalidated shows it. */
-	if ((op % 20 == 10 || op % 20 == 11) && s >= 0)
+	if ((op % 20 == 10 || op % 20 == 11 || op % 20 == 12 || op % 20 == 18) && s >= 0)
 		for (int i = 0; i < NSTREAMS; i++)
 			if (i != s && z->cap[i] == CAP_RECORDING)
 				z->dirty[i] = true;
