@@ -119,5 +119,8 @@ int hs_report_json(FILE *out, const struct hs_report *r);
 int hs_report_svg(const char *path, const struct hs_driver *d, const struct hs_report *r);
 
 uint64_t hs_wall_ns(void);
+/* A non-negative number, decimal or 0x hex, with an optional K/M/G suffix
+ * (powers of 1024); 0 on success, -1 when malformed or out of range. */
+int hs_parse_size(const char *s, uint64_t *out);
 
 #endif /* HIPSIM_DRIVER_H */

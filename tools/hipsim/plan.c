@@ -45,26 +45,6 @@ struct plan_result {
 	uint64_t peak_reserved, peak_in_use, device_allocs, failures;
 };
 
-static int plan_parse_u64(const char *s, uint64_t *out)
-{
-	char *end;
-	unsigned long long v;
-
-	if (!s || !*s || *s == '-')
-		return -1;
-	v = strtoull(s, &end, 0);
-	if (*end == 'K' || *end == 'k')
-		v <<= 10, end++;
-	else if (*end == 'M')
-		v <<= 20, end++;
-	else if (*end == 'G')
-		v <<= 30, end++;
-	if (*end)
-		return -1;
-	*out = v;
-	return 0;
-}
-
 /* Replays @path once with @layout; 0 on success, -1 with a message. */
 static int plan_replay(const char *path, const char *format, uint64_t capacity,
 		       const hc_pool_layout *layout, struct plan_result *out)
@@ -214,7 +194,7 @@ int hipsim_plan_main(int argc, char **argv)
 		switch (c) {
 		case 'f': format = optarg; break;
 		case 'c':
-			if (plan_parse_u64(optarg, &capacity)) {
+			if (hs_parse_size(optarg, &capacity)) {
 				fprintf(stderr, "hipsim plan: '%s' is not a valid size\n", optarg);
 				return HIPSIM_EXIT_USAGE;
 			}

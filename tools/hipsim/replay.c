@@ -58,26 +58,6 @@ static void replay_usage(FILE *out)
 		"Exit status: 0 ok, 1 replayed but some event failed, 2 bad input or usage.\n");
 }
 
-static int parse_u64(const char *s, uint64_t *out)
-{
-	char *end;
-	unsigned long long v;
-
-	if (!s || !*s || *s == '-')
-		return -1;
-	v = strtoull(s, &end, 0);
-	if (*end == 'K' || *end == 'k')
-		v <<= 10, end++;
-	else if (*end == 'M')
-		v <<= 20, end++;
-	else if (*end == 'G')
-		v <<= 30, end++;
-	if (*end)
-		return -1;
-	*out = v;
-	return 0;
-}
-
 /* After a driver event: if it was the first failure, say where in the trace. */
 static void note_failure_position(struct hs_replay *r, const struct hs_rev *ev);
 
@@ -445,21 +425,21 @@ int hipsim_replay_main(int argc, char **argv)
 		case 'b': opt.backend = optarg; break;
 		case 'p': opt.profile = optarg; break;
 		case 'c':
-			if (parse_u64(optarg, &opt.capacity)) goto bad_number;
+			if (hs_parse_size(optarg, &opt.capacity)) goto bad_number;
 			break;
 		case 'S':
-			if (parse_u64(optarg, &opt.seed)) goto bad_number;
+			if (hs_parse_size(optarg, &opt.seed)) goto bad_number;
 			break;
 		case 'C':
-			if (parse_u64(optarg, &pol.dq_max_count)) goto bad_number;
+			if (hs_parse_size(optarg, &pol.dq_max_count)) goto bad_number;
 			set_policy = true;
 			break;
 		case 'B':
-			if (parse_u64(optarg, &pol.dq_max_bytes)) goto bad_number;
+			if (hs_parse_size(optarg, &pol.dq_max_bytes)) goto bad_number;
 			set_policy = true;
 			break;
 		case 'M':
-			if (parse_u64(optarg, &pol.stage_max_bytes)) goto bad_number;
+			if (hs_parse_size(optarg, &pol.stage_max_bytes)) goto bad_number;
 			set_policy = true;
 			break;
 		case 'P':

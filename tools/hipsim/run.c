@@ -34,26 +34,6 @@ static void run_usage(FILE *out)
 		HS_MAX_STREAMS);
 }
 
-static int parse_u64(const char *s, uint64_t *out)
-{
-	char *end;
-	unsigned long long v;
-
-	if (!s || !*s || *s == '-')
-		return -1;
-	v = strtoull(s, &end, 0);
-	if (*end == 'K' || *end == 'k')
-		v <<= 10, end++;
-	else if (*end == 'M')
-		v <<= 20, end++;
-	else if (*end == 'G')
-		v <<= 30, end++;
-	if (*end)
-		return -1;
-	*out = v;
-	return 0;
-}
-
 int hipsim_run_main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -81,19 +61,19 @@ int hipsim_run_main(int argc, char **argv)
 		switch (c) {
 		case 'w': workload = optarg; break;
 		case 'n':
-			if (parse_u64(optarg, &wp.steps)) goto bad_number;
+			if (hs_parse_size(optarg, &wp.steps)) goto bad_number;
 			break;
 		case 's':
-			if (parse_u64(optarg, &v) || v == 0 || v > HS_MAX_STREAMS) goto bad_number;
+			if (hs_parse_size(optarg, &v) || v == 0 || v > HS_MAX_STREAMS) goto bad_number;
 			wp.streams = (uint32_t)v;
 			break;
 		case 'b': opt.backend = optarg; break;
 		case 'p': opt.profile = optarg; break;
 		case 'c':
-			if (parse_u64(optarg, &opt.capacity)) goto bad_number;
+			if (hs_parse_size(optarg, &opt.capacity)) goto bad_number;
 			break;
 		case 'S':
-			if (parse_u64(optarg, &wp.seed)) goto bad_number;
+			if (hs_parse_size(optarg, &wp.seed)) goto bad_number;
 			opt.seed = wp.seed;
 			break;
 		case 'P':
