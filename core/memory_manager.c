@@ -124,6 +124,25 @@ void hc_pool_mark_used(struct hc_pool *p, struct hc_slice *s, uint64_t size)
 		p->largest_alloc = size;
 }
 
+/* Exact-size reuse (direct and persistent pools): the free slice of
+ * effective size size + padding, marked used, or NULL when none. */
+struct hc_slice *hc_pool_take_exact(struct hc_pool *p, uint64_t size)
+{
+	uint64_t eff = size + hc_pad(size, p->align);
+	struct hc_tnode *n = hc_tree_lower_bound(&p->by_size, eff, 0);
+	struct hc_slice *s;
+
+	if (!n || n->k1 != eff)
+		return NULL;
+	s = (struct hc_slice *)n;
+	hc_tree_remove(&p->by_size, n);
+	s->in_tree = false;
+	s->size = size;
+	s->padding = eff - size;
+	hc_pool_mark_used(p, s, size);
+	return s;
+}
+
 void hc_pool_mark_unused(struct hc_pool *p, struct hc_slice *s)
 {
 	p->use.number_allocs--;

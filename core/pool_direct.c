@@ -68,18 +68,10 @@ void hc_direct_init(struct hc_pool *p, const hc_pool_spec *spec, uint64_t align)
 
 struct hc_slice *hc_direct_try_reserve(struct hc_pool *p, uint64_t size)
 {
-	uint64_t eff = size + hc_pad(size, p->align);
-	struct hc_tnode *n = hc_tree_lower_bound(&p->by_size, eff, 0);
-	struct hc_slice *s;
+	struct hc_slice *s = hc_pool_take_exact(p, size);
 
-	if (!n || n->k1 != eff)
+	if (!s)
 		return NULL;
-	s = (struct hc_slice *)n;
-	hc_tree_remove(&p->by_size, n);
-	s->in_tree = false;
-	s->size = size;
-	s->padding = eff - size;
-	hc_pool_mark_used(p, s, size);
 	if (p->use.bytes_in_use + p->use.bytes_padding > p->used_peak)
 		p->used_peak = p->use.bytes_in_use + p->use.bytes_padding;
 	if (at_peak_shared(p))

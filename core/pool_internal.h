@@ -133,6 +133,7 @@ void hc_mm_slice_put(struct hc_mm *mm, struct hc_slice *s);
 hc_status hc_mm_storage_alloc(struct hc_mm *mm, uint64_t size, uint64_t *addr);
 void hc_mm_storage_free(struct hc_mm *mm, uint64_t addr, uint64_t size);
 void hc_pool_mark_used(struct hc_pool *p, struct hc_slice *s, uint64_t size);
+struct hc_slice *hc_pool_take_exact(struct hc_pool *p, uint64_t size);
 void hc_pool_mark_unused(struct hc_pool *p, struct hc_slice *s);
 struct hc_page *hc_pool_page_new(struct hc_pool *p, uint64_t size, hc_status *st);
 void hc_pool_page_drop(struct hc_pool *p, struct hc_page *pg);

@@ -24,19 +24,7 @@ void hc_persistent_init(struct hc_pool *p, uint64_t max_page_size, uint64_t alig
 
 struct hc_slice *hc_persistent_try_reserve(struct hc_pool *p, uint64_t size)
 {
-	uint64_t eff = size + hc_pad(size, p->align);
-	struct hc_tnode *n = hc_tree_lower_bound(&p->by_size, eff, 0);
-	struct hc_slice *s;
-
-	if (!n || n->k1 != eff)
-		return NULL;
-	s = (struct hc_slice *)n;
-	hc_tree_remove(&p->by_size, n);
-	s->in_tree = false;
-	s->size = size;
-	s->padding = eff - size;
-	hc_pool_mark_used(p, s, size);
-	return s;
+	return hc_pool_take_exact(p, size);
 }
 
 hc_status hc_persistent_alloc(struct hc_pool *p, uint64_t size, struct hc_slice **out)
