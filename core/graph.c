@@ -35,6 +35,13 @@ static void trace_transition(struct hc_strm *st, enum hc_capture_state from,
 	HC_TRACE(capture, st->handle.id, (uint8_t)from, (uint8_t)to, graph);
 }
 
+/* Drops the pins @refs hold in @mm.  Context: @mm's stream locked. */
+static void unpin_all(struct hc_mm *mm, const struct hc_slice_ref *refs, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		hc_mm_unpin(mm, refs[i]);
+}
+
 /* Releases what @g holds.  Context: device lock held; @g's stream unlocked. */
 static void graph_release(struct hc_dev *dev, struct hc_graph_rec *g)
 {
@@ -42,10 +49,8 @@ static void graph_release(struct hc_dev *dev, struct hc_graph_rec *g)
 
 	pthread_mutex_lock(&st->lock);
 	if (st->open && st->gen == g->stream_gen) {
-		for (size_t i = 0; i < g->nretained; i++)
-			hc_mm_unpin(st->dmm, g->retained[i]);
-		for (size_t i = 0; i < g->npretained; i++)
-			hc_mm_unpin(st->pmm, g->pretained[i]);
+		unpin_all(st->dmm, g->retained, g->nretained);
+		unpin_all(st->pmm, g->pretained, g->npretained);
 		hc_mc_graph_release(st->cache, g->cache_graph_id);
 	}
 	pthread_mutex_unlock(&st->lock);
@@ -131,20 +136,16 @@ hc_status hc_graph_prepare(hc_stream s)
 /* Ends the managers' capture windows and drops what they would retain. */
 static void capture_unwind(struct hc_strm *st)
 {
-	struct hc_slice_ref *refs = NULL;
-	size_t n = 0;
+	struct hc_mm *mms[2] = { st->dmm, st->pmm };
 
-	if (hc_mm_capture_end(st->dmm, &refs, &n) == HC_OK) {
-		for (size_t i = 0; i < n; i++)
-			hc_mm_unpin(st->dmm, refs[i]);
-		free(refs);
-	}
-	refs = NULL;
-	n = 0;
-	if (hc_mm_capture_end(st->pmm, &refs, &n) == HC_OK) {
-		for (size_t i = 0; i < n; i++)
-			hc_mm_unpin(st->pmm, refs[i]);
-		free(refs);
+	for (int k = 0; k < 2; k++) {
+		struct hc_slice_ref *refs = NULL;
+		size_t n = 0;
+
+		if (hc_mm_capture_end(mms[k], &refs, &n) == HC_OK) {
+			unpin_all(mms[k], refs, n);
+			free(refs);
+		}
 	}
 	hc_mc_capture_discard(st->cache);
 	hc_mc_set_mode(st->cache, HC_MC_NORMAL);
@@ -279,10 +280,8 @@ hc_status hc_graph_end(hc_stream s, hc_graph *out)
 	return rc;
 
 out_release_rec:
-	for (size_t i = 0; i < rec.nretained; i++)
-		hc_mm_unpin(st->dmm, rec.retained[i]);
-	for (size_t i = 0; i < rec.npretained; i++)
-		hc_mm_unpin(st->pmm, rec.pretained[i]);
+	unpin_all(st->dmm, rec.retained, rec.nretained);
+	unpin_all(st->pmm, rec.pretained, rec.npretained);
 	free(rec.retained);
 	free(rec.pretained);
 	if (hg)
