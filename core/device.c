@@ -146,6 +146,16 @@ static hc_status open_backend(const char *name, const struct hc_hal_open_args *a
 	return o->device_open(args, hal);
 }
 
+static bool want_op_times(const hc_device_options *opts)
+{
+	const char *env;
+
+	if (opts && opts->op_times)
+		return true;
+	env = secure_getenv("HIPCORE_OP_TIMES");
+	return env && strcmp(env, "1") == 0;
+}
+
 static hc_status publish(struct hc_dev *dev)
 {
 	uint32_t i;
@@ -202,6 +212,12 @@ hc_status hc_device_open(const char *backend, const hc_device_options *opts, hc_
 	rc = open_backend(backend ? backend : "sim", &args, &dev->ops, &dev->hal);
 	if (rc != HC_OK)
 		goto err_free_dev;
+	if (want_op_times(opts)) {
+		rc = hc_optime_wrap(dev->ops, dev->hal, &dev->ops, &dev->hal);
+		if (rc != HC_OK)
+			goto err_close_hal;
+		dev->op_times = true;
+	}
 	rc = dev->ops->device_props(dev->hal, &dev->props);
 	if (rc != HC_OK)
 		goto err_close_hal;
@@ -307,6 +323,32 @@ hc_status hc_device_now(hc_device d, uint64_t *ns)
 	if (rc != HC_OK)
 		return rc;
 	return dev->ops->ctl(dev->hal, HC_HAL_CTL_NOW_NS, ns);
+}
+
+hc_status hc_device_op_times(hc_device d, hc_op_time *out, size_t cap, size_t *n)
+{
+	struct hc_hal_op_times t;
+	struct hc_dev *dev;
+	hc_status rc;
+
+	if (!n)
+		return hc_fail(HC_ERR_INVALID, "hc_device_op_times: n is NULL");
+	*n = 0;
+	if (!out && cap > 0)
+		return hc_fail(HC_ERR_INVALID, "hc_device_op_times: out is NULL with cap %zu", cap);
+	rc = hc_dev_get(d, &dev);
+	if (rc != HC_OK)
+		return rc;
+	if (!dev->op_times)
+		return hc_fail(HC_ERR_STATE, "hc_device_op_times: the device was opened without "
+					     "op_times (hc_device_options.op_times or HIPCORE_OP_TIMES=1)");
+	rc = dev->ops->ctl(dev->hal, HC_HAL_CTL_OP_TIMES, &t);
+	if (rc != HC_OK)
+		return rc;
+	for (unsigned i = 0; i < HC_OPTIME_COUNT && i < cap; i++)
+		out[i] = (hc_op_time){ hc_optime_name(i), t.calls[i], t.host_ns[i] };
+	*n = HC_OPTIME_COUNT;
+	return HC_OK;
 }
 
 hc_status hc_fault_inject(hc_device d, hc_fault_kind kind, uint64_t n, hc_fault_mode mode)

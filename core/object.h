@@ -129,6 +129,7 @@ struct hc_dev {
 	const struct hc_hal_ops *ops;
 	hc_hal_dev *hal;
 	struct hc_hal_props props;
+	bool op_times; /* @ops is the timing shim (hal/optime.c) */
 
 	struct hc_strm *streams[HC_MAX_STREAMS]; /* slots; allocated on first use */
 	uint32_t nstreams;                       /* slots allocated so far */

@@ -83,6 +83,7 @@ enum hc_hal_ctl_op {
 	HC_HAL_CTL_SET_HOST_NS = 4, /* sim: arg: uint64_t *: advance host clock to */
 	HC_HAL_CTL_LAST_OP = 5,     /* arg: struct hc_hal_op_arg * */
 	HC_HAL_CTL_TAKE_FAILED = 6, /* arg: struct hc_hal_failed_arg * */
+	HC_HAL_CTL_OP_TIMES = 7,    /* arg: struct hc_hal_op_times * (hal/optime.h) */
 };
 
 /*
@@ -240,5 +241,51 @@ HC_API const struct hc_hal_ops *hc_hip_ops(void);
  */
 hc_status hc_hal_error(hc_status status, int backend_code, const char *backend_name,
 		       const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+/* --- the timing shim (hal/optime.c) ------------------------------- */
+/*
+ * A device opened with hc_device_options.op_times (or HIPCORE_OP_TIMES=1)
+ * talks to its backend through this shim, which counts each op's calls and
+ * the host time spent inside them, read on the backend's own clock
+ * (ctl NOW_NS: CLOCK_MONOTONIC on hip, the virtual host clock on sim).  So
+ * the same table, taken on a GPU and on the simulator, says which op's cost
+ * model is off, and the time outside every op (the library's own host
+ * work, such as staging memcpy) is the total less their sum.
+ */
+
+/* The ops timed, in table order; ctl is not timed. */
+#define HC_OPTIME_OPS(X)                                                                          \
+	X(device_props) X(mem_alloc) X(mem_free) X(host_alloc) X(host_free) X(stream_create)       \
+	X(stream_destroy) X(stream_sync) X(copy_h2d) X(copy_d2h) X(copy_d2d) X(event_record)       \
+	X(event_wait) X(event_sync) X(event_query) X(event_destroy) X(capture_begin)               \
+	X(capture_end) X(graph_launch) X(graph_destroy) X(module_load) X(module_unload)            \
+	X(function_get) X(launch)
+
+enum hc_optime_op {
+#define HC_OPTIME_ENUM(name) HC_OPTIME_##name,
+	HC_OPTIME_OPS(HC_OPTIME_ENUM)
+#undef HC_OPTIME_ENUM
+	HC_OPTIME_COUNT
+};
+
+/* HC_HAL_CTL_OP_TIMES's argument: filled by the shim. */
+struct hc_hal_op_times {
+	uint64_t calls[HC_OPTIME_COUNT];
+	uint64_t host_ns[HC_OPTIME_COUNT];
+};
+
+/* The op's name ("mem_alloc"), or NULL past the last. */
+const char *hc_optime_name(unsigned op);
+
+/*
+ * hc_optime_wrap - put the timing shim between a device and its backend.
+ * @real_ops, @real_dev: the backend and the device it opened.
+ * @ops, @dev: receive the shim's table and device, to be used in their
+ * place; the shim's device_close closes @real_dev and frees the shim.
+ * Context: any thread.  The counters are atomics: ops may run concurrently.
+ * Return: HC_OK, or HC_ERR_OOM (the caller still owns @real_dev).
+ */
+hc_status hc_optime_wrap(const struct hc_hal_ops *real_ops, hc_hal_dev *real_dev,
+			 const struct hc_hal_ops **ops, hc_hal_dev **dev);
 
 #endif /* HIPCORE_HAL_H */

@@ -6,6 +6,7 @@ libhipcore_internal_la_SOURCES += \
 	hal/hal.c \
 	hal/fault.h \
 	hal/fault.c \
+	hal/optime.c \
 	hal/hip/hip_rt.h \
 	hal/hip/hip_errors.c \
 	hal/hip/hip_loader.c \

@@ -408,6 +408,57 @@ START_TEST(install_memory_pools)
 }
 END_TEST
 
+/* op_times: every backend call counted once, with the simulator's modelled
+ * host time; the counts agree with the device's own stats. */
+START_TEST(op_times_count_backend_calls)
+{
+	hc_device_options o;
+	hc_device d;
+	hc_stream st0;
+	hc_buffer b;
+	hc_device_stats ds;
+	hc_op_time t[64];
+	size_t n = 0;
+	uint64_t allocs = 0, h2d = 0, total_ns = 0, now = 0;
+	uint8_t src[4096] = { 1 };
+
+	ck_assert_int_eq(hc_device_options_init(&o), HC_OK);
+	o.op_times = true;
+	ck_assert_int_eq(hc_device_open("sim", &o, &d), HC_OK);
+	ck_assert_int_eq(hc_stream_open(d, &st0), HC_OK);
+	for (int i = 0; i < 3; i++) {
+		ck_assert_int_eq(hc_alloc(st0, 64 * HC_MIB, &b), HC_OK);
+		ck_assert_int_eq(hc_write(st0, b, 0, src, sizeof(src), HC_ALLOC_NATIVE, NULL, NULL), HC_OK);
+		ck_assert_int_eq(hc_sync(st0), HC_OK);
+		ck_assert_int_eq(hc_free(b), HC_OK);
+	}
+	ck_assert_int_eq(hc_device_op_times(d, t, 64, &n), HC_OK);
+	ck_assert_uint_gt(n, 10);
+	ck_assert_uint_le(n, 64);
+	for (size_t i = 0; i < n; i++) {
+		ck_assert_ptr_nonnull(t[i].op);
+		if (strcmp(t[i].op, "mem_alloc") == 0)
+			allocs = t[i].calls;
+		if (strcmp(t[i].op, "copy_h2d") == 0)
+			h2d = t[i].calls;
+		total_ns += t[i].host_ns;
+	}
+	ck_assert_int_eq(hc_device_stats_get(d, &ds), HC_OK);
+	ck_assert_uint_eq(allocs, ds.device_allocs);
+	ck_assert_uint_ge(allocs, 1);
+	ck_assert_uint_eq(h2d, ds.copies_h2d);
+	/* The simulator'st0 host clock moves only inside backend calls. */
+	ck_assert_int_eq(hc_device_now(d, &now), HC_OK);
+	ck_assert_uint_gt(total_ns, 0);
+	ck_assert_uint_le(total_ns, now);
+	/* a short array gets the first entries, *n still the whole count */
+	ck_assert_int_eq(hc_device_op_times(d, t, 2, &n), HC_OK);
+	ck_assert_uint_gt(n, 2);
+	ck_assert_int_eq(hc_stream_close(st0), HC_OK);
+	ck_assert_int_eq(hc_device_close(d), HC_OK);
+}
+END_TEST
+
 START_TEST(device_usage_sums_streams)
 {
 	hc_stream t;
@@ -432,6 +483,7 @@ static Suite *api_suite(void)
 	TCase *b = tcase_create("buffers");
 
 	tcase_add_test(d, unknown_backend_is_invalid_and_named);
+	tcase_add_test(d, op_times_count_backend_calls);
 	tcase_add_test(d, null_arguments_are_invalid);
 	tcase_add_test(d, missing_profile_is_an_io_error_naming_the_file);
 	tcase_add_checked_fixture(d, setup, teardown);

@@ -326,6 +326,13 @@ static hc_status install_in_use(void)
 	X("hc_device_set_policy", "NULL policy", R, hc_device_set_policy(F.a, NULL))             \
 	X("hc_device_set_policy", "closed device", S,                                            \
 	  hc_device_set_policy(F.dc, &(hc_policy){ 0 }))                                         \
+	X("hc_device_op_times", "NULL n", R, hc_device_op_times(F.a, NULL, 0, NULL))             \
+	X("hc_device_op_times", "NULL out with cap > 0", R,                                      \
+	  hc_device_op_times(F.a, NULL, 4, &(size_t){ 0 }))                                       \
+	X("hc_device_op_times", "closed device", S,                                              \
+	  hc_device_op_times(F.dc, NULL, 0, &(size_t){ 0 }))                                      \
+	X("hc_device_op_times", "opened without op_times", T,                                    \
+	  hc_device_op_times(F.a, NULL, 0, &(size_t){ 0 }))                                       \
 	X("hc_fault_inject", "closed device", S,                                                 \
 	  hc_fault_inject(F.dc, HC_FAULT_LAUNCH, 1, HC_FAULT_ONCE))                              \
 	X("hc_fault_inject", "unknown kind", R,                                                  \

@@ -138,6 +138,10 @@ typedef struct hc_device_options {
 	 * hipcore:kernel_time at the next fence (also HIPCORE_TIME_KERNELS=1
 	 * in the environment).  Costs two event records per launch. */
 	bool time_kernels;
+	/* Count every backend call and the host time spent inside it, by
+	 * kind, for hc_device_op_times() (also HIPCORE_OP_TIMES=1 in the
+	 * environment).  Costs two clock reads per backend call. */
+	bool op_times;
 } hc_device_options;
 
 HC_API hc_status hc_device_options_init(hc_device_options *opts);
@@ -194,6 +198,24 @@ typedef struct hc_device_stats {
 } hc_device_stats;
 
 HC_API hc_status hc_device_stats_get(hc_device dev, hc_device_stats *out);
+
+/* One kind of backend call: how often the library made it and the host
+ * time spent inside it, on the device's clock (hc_device_now).  On the
+ * simulator that is its model of the call; on a GPU, the call's real cost. */
+typedef struct hc_op_time {
+	const char *op; /* the HAL op's name: "mem_alloc", "copy_h2d", ... */
+	uint64_t calls;
+	uint64_t host_ns;
+} hc_op_time;
+
+/*
+ * hc_device_op_times - where a device's host time went, by backend call.
+ * @out: receives up to @cap entries, one per kind of call, in a fixed order
+ * (kinds never called included); @n receives the number of kinds.
+ * Return: HC_OK; HC_ERR_STATE when @dev was opened without op_times;
+ * HC_ERR_INVALID when @n is NULL, or @out is NULL with @cap > 0.
+ */
+HC_API hc_status hc_device_op_times(hc_device dev, hc_op_time *out, size_t cap, size_t *n);
 
 /*
  * Policies of a device's streams (proposed by hipsim replay; implemented in

@@ -56,6 +56,7 @@ int hs_driver_open(struct hs_driver *d, const struct hs_options *opt)
 	o.seed = opt->seed;
 	o.capacity = opt->capacity;
 	o.data_mode = opt->data_mode;
+	o.op_times = opt->op_times;
 	rc = hc_device_open(opt->backend ? opt->backend : "sim", &o, &d->dev);
 	if (rc != HC_OK) {
 		hc_last_error(&e);

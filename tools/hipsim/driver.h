@@ -33,6 +33,7 @@ struct hs_options {
 	const void *kernel_image;
 	size_t kernel_image_size;
 	bool no_kernel_time;
+	bool op_times; /* open the device with hc_device_options.op_times */
 };
 
 /* One sample for --svg: after an event on @stream, that stream's device

@@ -39,6 +39,8 @@
 #include "tools/hipsim/hipsim.h"
 #include "tools/hipsim/workloads.h"
 
+#define VALIDATE_MAX_OPS 32
+
 static const char *const all_workloads[] = { "service", "training", "inference", "loader" };
 
 struct vrun {
@@ -46,13 +48,21 @@ struct vrun {
 	uint64_t copies, copy_bytes, launches, failures;
 	uint64_t total_ns, blocked_ns;
 	char first_failure[1024];
+	/* Host time by backend call (hc_device_op_times), and what is left of
+	 * total_ns outside every call: the library's own host work. */
+	hc_op_time ops[VALIDATE_MAX_OPS];
+	size_t nops;
+	uint64_t outside_ns;
 };
 
 static int run_one(const char *backend, const char *profile, const struct workload *w,
 		   const struct workload_params *wp, struct vrun *out)
 {
 	struct hs_options opt = { .backend = backend, .profile = profile, .seed = wp->seed,
-				  .no_kernel_time = true };
+				  .no_kernel_time = true, .op_times = true };
+	hc_op_time ops[VALIDATE_MAX_OPS];
+	size_t nops = 0;
+	uint64_t in_ops = 0;
 	struct hs_driver d;
 	struct hs_report r;
 	uint64_t t0 = 0;
@@ -67,8 +77,14 @@ static int run_one(const char *backend, const char *profile, const struct worklo
 	hc_device_now(d.dev, &t0);
 	w->run(&d, wp);
 	hs_driver_report(&d, w->name, &r);
+	if (hc_device_op_times(d.dev, ops, VALIDATE_MAX_OPS, &nops) != HC_OK)
+		nops = 0;
 	hs_driver_close(&d);
 	memset(out, 0, sizeof(*out));
+	out->nops = nops < VALIDATE_MAX_OPS ? nops : VALIDATE_MAX_OPS;
+	memcpy(out->ops, ops, out->nops * sizeof(ops[0]));
+	for (size_t i = 0; i < out->nops; i++)
+		in_ops += ops[i].host_ns;
 	out->peak_in_use = r.peak_in_use_bytes;
 	out->peak_reserved = r.peak_reserved_bytes;
 	out->device_allocs = r.stats.device_allocs;
@@ -79,6 +95,7 @@ static int run_one(const char *backend, const char *profile, const struct worklo
 	out->failures = r.failures;
 	out->total_ns = r.predicted_ns - t0;
 	out->blocked_ns = r.stats.host_blocked_ns;
+	out->outside_ns = out->total_ns > in_ops ? out->total_ns - in_ops : 0;
 	snprintf(out->first_failure, sizeof(out->first_failure), "%s", r.first_failure);
 	return 0;
 }
@@ -96,7 +113,7 @@ static int run_repeated(const char *backend, const struct workload *w,
 			const struct workload_params *wp, unsigned n, struct vrun *out,
 			bool *stable)
 {
-	uint64_t tot[64], blk[64];
+	uint64_t tot[64], blk[64], out_ns[64], op_ns[VALIDATE_MAX_OPS][64];
 	struct vrun r;
 
 	*stable = true;
@@ -112,11 +129,20 @@ static int run_repeated(const char *backend, const struct workload *w,
 			*stable = false;
 		tot[i] = r.total_ns;
 		blk[i] = r.blocked_ns;
+		out_ns[i] = r.outside_ns;
+		for (size_t k = 0; k < out->nops; k++)
+			op_ns[k][i] = k < r.nops ? r.ops[k].host_ns : 0;
 	}
 	qsort(tot, n, sizeof(tot[0]), cmp_u64);
 	qsort(blk, n, sizeof(blk[0]), cmp_u64);
+	qsort(out_ns, n, sizeof(out_ns[0]), cmp_u64);
 	out->total_ns = tot[n / 2];
 	out->blocked_ns = blk[n / 2];
+	out->outside_ns = out_ns[n / 2];
+	for (size_t k = 0; k < out->nops; k++) {
+		qsort(op_ns[k], n, sizeof(op_ns[k][0]), cmp_u64);
+		out->ops[k].host_ns = op_ns[k][n / 2];
+	}
 	return 0;
 }
 
@@ -134,6 +160,25 @@ struct vresult {
 	unsigned repeats;
 	double total_err, blocked_err;
 };
+
+/* Host time by backend call, both sides: which op's model is off.  The
+ * measured side's times are per-op medians over the repeats. */
+static void print_ops(FILE *f, const struct vresult *v)
+{
+	fprintf(f, "  host time by backend call (ms; calls measured/predicted):\n");
+	for (size_t i = 0; i < v->m.nops && i < v->p.nops; i++) {
+		const hc_op_time *m = &v->m.ops[i], *p = &v->p.ops[i];
+
+		if (!m->calls && !p->calls)
+			continue;
+		fprintf(f, "    %-18s %7" PRIu64 "/%-7" PRIu64 " %12.3f %12.3f  %+.1f %%\n", m->op,
+			m->calls, p->calls, (double)m->host_ns / 1e6, (double)p->host_ns / 1e6,
+			err_pct(m->host_ns, p->host_ns));
+	}
+	fprintf(f, "    %-18s %15s %12.3f %12.3f  %+.1f %%\n", "outside the calls", "",
+		(double)v->m.outside_ns / 1e6, (double)v->p.outside_ns / 1e6,
+		err_pct(v->m.outside_ns, v->p.outside_ns));
+}
 
 static void print_table(FILE *f, const struct vresult *v)
 {
@@ -158,6 +203,7 @@ static void print_table(FILE *f, const struct vresult *v)
 		(double)v->m.blocked_ns / 1e6, (double)v->p.blocked_ns / 1e6, v->blocked_err);
 	fprintf(f, "  %-22s %16s %16s  %s\n", "copy time", "n/a", "n/a",
 		"not counted by hc_device_stats");
+	print_ops(f, v);
 	fprintf(f, "  overall: memory %s, time error %+.1f %% (target within 10 %%)\n",
 		v->memory_same && v->counts_same ? "exact" : "DIFFERS", v->total_err);
 	if (v->m.failures || v->p.failures)
@@ -166,15 +212,33 @@ static void print_table(FILE *f, const struct vresult *v)
 #undef ROW_EQ
 }
 
+static json_t *ops_json(const struct vrun *r)
+{
+	json_t *o = json_object();
+
+	for (size_t i = 0; o && i < r->nops; i++)
+		if (r->ops[i].calls)
+			json_object_set_new(o, r->ops[i].op,
+					    json_pack("{sIsI}", "calls", (json_int_t)r->ops[i].calls,
+						      "host_ns", (json_int_t)r->ops[i].host_ns));
+	return o;
+}
+
 static json_t *run_json(const struct vrun *r)
 {
-	return json_pack("{sIsIsIsIsIsIsIsIsIsI}", "peak_in_use_bytes", (json_int_t)r->peak_in_use,
+	json_t *o = json_pack("{sIsIsIsIsIsIsIsIsIsI}", "peak_in_use_bytes", (json_int_t)r->peak_in_use,
 			 "peak_reserved_bytes", (json_int_t)r->peak_reserved, "device_allocs",
 			 (json_int_t)r->device_allocs, "host_waits", (json_int_t)r->host_waits,
 			 "copies", (json_int_t)r->copies, "bytes_copied", (json_int_t)r->copy_bytes,
 			 "launches", (json_int_t)r->launches, "failures", (json_int_t)r->failures,
 			 "total_ns", (json_int_t)r->total_ns, "host_blocked_ns",
 			 (json_int_t)r->blocked_ns);
+
+	if (o) {
+		json_object_set_new(o, "op_times", ops_json(r));
+		json_object_set_new(o, "outside_ops_ns", json_integer((json_int_t)r->outside_ns));
+	}
+	return o;
 }
 
 static json_t *result_json(const struct vresult *v)
