@@ -20,16 +20,22 @@
  *                           simulator (hs_replay_event, as hipsim replay does);
  *   ctf_events_per_s        the same over an LTTng CTF trace recorded here
  *                           from `hipsim run --workload training` (CTF_STEPS
- *                           steps, ~84 replayed events a step: allocations,
- *                           launches with bindings, frees; the service
- *                           workload's MiB-sized writes would measure
- *                           memcpy, not replay), when lttng-sessiond and
- *                           the built hipsim and probe module are present
- *                           (run from the build directory); else skipped with
- *                           a note on stderr.
+ *                           steps: about 1 M trace events, ~200 a step; the
+ *                           service workload's MiB-sized writes would
+ *                           measure memcpy, not replay): the trace's events
+ *                           (every event babeltrace2 decodes, as
+ *                           `babeltrace2 TRACE | wc -l` counts them) per
+ *                           second, when lttng-sessiond and the built
+ *                           hipsim and probe module are present (run from
+ *                           the build directory); else skipped with a note
+ *                           on stderr;
+ *   ctf_replayed_events_per_s  the same run counted in replayed events
+ *                           (allocations, frees, launches, writes, ...; the
+ *                           trace's decision events such as hipcore:cache,
+ *                           pool_reserve and dq_push are decoded and
+ *                           skipped: ~2.4 trace events per replayed one).
  *
- * Usage: bench_replay [EVENTS [CTF_STEPS]]   (defaults 10 M and 2400: ~200 k
- * replayed events, ~340 k trace events)
+ * Usage: bench_replay [EVENTS [CTF_STEPS]]   (defaults 10 M and 5000)
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -131,8 +137,10 @@ static double measure_parse(const char *path, uint64_t *events)
 	return (double)*events * 1e9 / (double)t0;
 }
 
-/* The full replay of @path on the simulator: events per second. */
-static double measure_replay(const char *path, const char *format, uint64_t *events)
+/* The full replay of @path on the simulator: replayed events per second;
+ * *@source_rate: the source's events (skipped ones too) per second. */
+static double measure_replay(const char *path, const char *format, uint64_t *events,
+			     double *source_rate)
 {
 	struct hs_options opt = { .backend = "sim" };
 	struct hs_replay *r = malloc(sizeof(*r));
@@ -159,6 +167,7 @@ static double measure_replay(const char *path, const char *format, uint64_t *eve
 		hs_replay_event(r, ev);
 	t0 = now_ns() - t0;
 	*events = t->events;
+	*source_rate = (double)(t->source_events ? t->source_events : t->events) * 1e9 / (double)t0;
 	if (rc < 0)
 		fprintf(stderr, "bench_replay: %s\n", hs_trace_error(t));
 	if (r->d.failures)
@@ -218,12 +227,12 @@ static double measure_naive(const char *path)
 int main(int argc, char **argv)
 {
 	uint64_t events = argc > 1 ? strtoull(argv[1], NULL, 0) : 10000000ull, got = 0, rgot = 0;
-	uint64_t steps = argc > 2 ? strtoull(argv[2], NULL, 0) : 2400ull, cgot = 0;
+	uint64_t steps = argc > 2 ? strtoull(argv[2], NULL, 0) : 5000ull, cgot = 0;
 	const char *tmp = getenv("TMPDIR");
 	char path[512], dir[512], cmd[600];
 	struct rusage ru;
 	long csv_rss;
-	double rate, peer, full, ctf = -1;
+	double rate, peer, full, ctf = -1, ctf_src = -1, csv_src;
 
 	snprintf(path, sizeof(path), "%s/bench_replay.%ld.csv", tmp && *tmp ? tmp : "/tmp", (long)getpid());
 	snprintf(dir, sizeof(dir), "%s/bench_replay.%ld.ctf", tmp && *tmp ? tmp : "/tmp", (long)getpid());
@@ -234,14 +243,14 @@ int main(int argc, char **argv)
 	}
 	peer = measure_naive(path);
 	rate = measure_parse(path, &got);
-	full = measure_replay(path, "rmm", &rgot);
+	full = measure_replay(path, "rmm", &rgot, &csv_src);
 	unlink(path);
 	if (rate < 0 || full < 0)
 		return 1;
 	getrusage(RUSAGE_SELF, &ru);
 	csv_rss = ru.ru_maxrss;
 	if (record_ctf(dir, steps) == 0)
-		ctf = measure_replay(dir, "ctf", &cgot);
+		ctf = measure_replay(dir, "ctf", &cgot, &ctf_src);
 	else
 		fprintf(stderr, "bench_replay: no CTF trace recorded (needs lttng and a build "
 				"directory with hipsim and the probe module); ctf_events_per_s skipped\n");
@@ -255,10 +264,14 @@ int main(int argc, char **argv)
 	printf("{\"bench\":\"replay\",\"metric\":\"csv_events_per_s\",\"value\":%.0f,\"unit\":\"ev/s\","
 	       "\"peer\":\"target\",\"peer_value\":5000000}\n",
 	       full);
-	if (ctf >= 0)
+	if (ctf >= 0) {
 		printf("{\"bench\":\"replay\",\"metric\":\"ctf_events_per_s\",\"value\":%.0f,\"unit\":\"ev/s\","
 		       "\"peer\":\"target\",\"peer_value\":1000000}\n",
+		       ctf_src);
+		printf("{\"bench\":\"replay\",\"metric\":\"ctf_replayed_events_per_s\",\"value\":%.0f,"
+		       "\"unit\":\"ev/s\",\"peer\":\"\",\"peer_value\":null}\n",
 		       ctf);
+	}
 	printf("{\"bench\":\"replay\",\"metric\":\"max_rss_kib\",\"value\":%ld,\"unit\":\"KiB\","
 	       "\"peer\":\"\",\"peer_value\":null}\n",
 	       csv_rss);
@@ -267,6 +280,7 @@ int main(int argc, char **argv)
 		       "\"peer\":\"\",\"peer_value\":null}\n",
 		       ru.ru_maxrss);
 	fprintf(stderr, "bench_replay: %" PRIu64 " CSV events parsed, %" PRIu64 " replayed; %" PRIu64
-			" CTF events replayed\n", got, rgot, cgot);
+			" CTF events replayed (%.0f trace events)\n", got, rgot, cgot,
+		ctf >= 0 ? ctf_src * (double)cgot / ctf : 0.0);
 	return 0;
 }

@@ -211,9 +211,22 @@ static void host_copy(struct hc_copy_workers *w, void *dst, const void *src, uin
 	pthread_mutex_unlock(&w->lock);
 }
 
+/* Tells the backend how many bytes the host copied: the simulator charges
+ * them to its host clock (the memcpy is invisible to its ops).  Whether the
+ * copy counts as split over the workers depends on its length only, not on
+ * how many workers this machine has, so a simulation does not depend on
+ * the host it runs on. */
+static void host_copy_done(struct hc_dev *dev, uint64_t len)
+{
+	struct hc_hal_host_copy h = { len, len >= 2 * HC_PIPE_PIECE_MIN };
+
+	(void)dev->ops->ctl(dev->hal, HC_HAL_CTL_HOST_COPY, &h);
+}
+
 void hc_host_copy(struct hc_dev *dev, void *dst, const void *src, uint64_t len)
 {
 	host_copy(len >= 2 * HC_PIPE_PIECE_MIN ? workers_get(dev) : NULL, dst, src, len);
+	host_copy_done(dev, len);
 }
 
 struct chunk {
@@ -263,6 +276,7 @@ hc_status hc_pipeline_write(struct hc_strm *st, uint64_t dst, const void *src, u
 				break;
 		}
 		host_copy(w, c->host, (const unsigned char *)src + done, len);
+		host_copy_done(st->dev, len);
 		rc = ops->copy_h2d(st->dev->hal, st->hal, dst + done, c->host, len, true);
 		if (rc != HC_OK)
 			break;

@@ -83,7 +83,8 @@ enum hc_hal_ctl_op {
 	HC_HAL_CTL_SET_HOST_NS = 4, /* sim: arg: uint64_t *: advance host clock to */
 	HC_HAL_CTL_LAST_OP = 5,     /* arg: struct hc_hal_op_arg * */
 	HC_HAL_CTL_TAKE_FAILED = 6, /* arg: struct hc_hal_failed_arg * */
-	HC_HAL_CTL_OP_TIMES = 7,    /* arg: struct hc_hal_op_times * (hal/optime.h) */
+	HC_HAL_CTL_OP_TIMES = 7,    /* arg: struct hc_hal_op_times * (below) */
+	HC_HAL_CTL_HOST_COPY = 8,   /* arg: struct hc_hal_host_copy * */
 };
 
 /*
@@ -118,6 +119,19 @@ struct hc_hal_failed_arg {
 	hc_hal_stream *stream;
 	uint64_t *ops;
 	size_t cap, n;
+};
+
+/*
+ * HC_HAL_CTL_HOST_COPY: the library copied @bytes on the host (staging a
+ * write into pinned memory, or a read out of it), split over its copy
+ * workers when @parallel.  A real device lets the time pass by itself and
+ * ignores it; the simulator charges it to the host clock, since that
+ * memcpy is host time its ops never see (profile keys host_copy_bw and
+ * host_copy_max_bw).
+ */
+struct hc_hal_host_copy {
+	uint64_t bytes;
+	bool parallel;
 };
 
 struct hc_hal_fault_arg {

@@ -31,6 +31,9 @@ struct hc_sim_profile {
 	uint64_t d2h_pinned_lat_ns, d2h_pageable_lat_ns;
 	uint64_t d2d_lat_ns;
 	uint64_t copy_call_ns; /* host cost of queuing a copy */
+	/* the library's own host memcpy (staging): one thread, and split over
+	 * its copy workers (ctl HC_HAL_CTL_HOST_COPY) */
+	uint64_t host_copy_bw, host_copy_max_bw;
 
 	/* kernels: device time = launch_overhead_ns + (hint or kernel_default_ns) */
 	uint64_t launch_call_ns;

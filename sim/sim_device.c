@@ -158,6 +158,17 @@ static hc_status sim_ctl_locked(hc_hal_dev *dev, int op, void *arg)
 		return sim_last_op(dev, arg);
 	case HC_HAL_CTL_TAKE_FAILED:
 		return sim_take_failed(dev, arg);
+	case HC_HAL_CTL_HOST_COPY: {
+		const struct hc_hal_host_copy *h = arg;
+		uint64_t bw = h->parallel ? dev->prof.host_copy_max_bw : dev->prof.host_copy_bw;
+
+		if (bw) {
+			unsigned __int128 t = ((unsigned __int128)h->bytes * 1000000000u + bw - 1) / bw;
+
+			sim_host_cost(dev, t > UINT64_MAX ? UINT64_MAX : (uint64_t)t);
+		}
+		return HC_OK;
+	}
 	default:
 		return hc_hal_error(HC_ERR_UNSUPPORTED, 0, NULL, "sim ctl: unknown op %d", op);
 	}

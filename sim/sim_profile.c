@@ -30,6 +30,8 @@
  *   d2h_pinned_latency*    [8 us]      d2h_pageable_latency*  [10 us]
  *   d2d_latency*           [1 us]
  *   copy_call              host cost of queuing a copy [1090 ns]
+ *   host_copy_bw           the library's memcpy, one thread [9 GB/s]
+ *   host_copy_max_bw       the same split over its copy workers [20 GB/s]
  *   launch_call            host cost of a launch [1090 ns]
  *   launch_overhead        device time added to each kernel [500 ns]
  *   kernel_default         a kernel's device time without a hint [500 ns]
@@ -97,6 +99,8 @@ static const struct prof_key prof_keys[] = {
 	PK("d2h_pageable_latency", d2h_pageable_lat_ns, U_TIME, true),
 	PK("d2d_latency", d2d_lat_ns, U_TIME, true),
 	PK("copy_call", copy_call_ns, U_TIME, false),
+	PK("host_copy_bw", host_copy_bw, U_BW, false),
+	PK("host_copy_max_bw", host_copy_max_bw, U_BW, false),
 	PK("launch_call", launch_call_ns, U_TIME, false),
 	PK("launch_overhead", launch_overhead_ns, U_TIME, false),
 	PK("kernel_default", kernel_default_ns, U_TIME, false),
@@ -166,6 +170,8 @@ void hc_sim_profile_builtin(struct hc_sim_profile *p)
 	p->d2h_pageable_lat_ns = 10 * US;
 	p->d2d_lat_ns = 1 * US;
 	p->copy_call_ns = 1090;
+	p->host_copy_bw = 9 * GBPS;
+	p->host_copy_max_bw = 20 * GBPS;
 	p->launch_call_ns = 1090;
 	p->launch_overhead_ns = 500;
 	p->kernel_default_ns = 500;

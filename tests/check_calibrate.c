@@ -42,7 +42,7 @@ static void assert_close(const struct hc_sim_profile *a, const struct hc_sim_pro
 		F(total_memory), F(alignment), F(h2d_pinned_bw), F(h2d_pageable_bw),
 		F(d2h_pinned_bw), F(d2h_pageable_bw), F(d2d_bw), F(h2d_pinned_lat_ns),
 		F(h2d_pageable_lat_ns), F(d2h_pinned_lat_ns), F(d2h_pageable_lat_ns), F(d2d_lat_ns),
-		F(copy_call_ns), F(launch_call_ns), F(launch_overhead_ns), F(kernel_default_ns),
+		F(copy_call_ns), F(host_copy_bw), F(host_copy_max_bw), F(launch_call_ns), F(launch_overhead_ns), F(kernel_default_ns),
 		F(dev_alloc_ns), F(dev_alloc_ns_per_mib), F(dev_free_ns), F(dev_free_ns_per_mib),
 		F(host_alloc_ns), F(host_alloc_ns_per_mib), F(host_free_ns), F(host_free_ns_per_mib),
 		F(event_record_ns), F(event_query_ns), F(event_wait_ns), F(event_sync_ns),

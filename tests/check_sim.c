@@ -96,7 +96,7 @@ static void write_temp(const char *text, char path[64])
 	X(total_memory) X(alignment) X(integrated) X(h2d_pinned_bw) X(h2d_pageable_bw)       \
 	X(d2h_pinned_bw) X(d2h_pageable_bw) X(d2d_bw) X(h2d_pinned_lat_ns)                   \
 	X(h2d_pageable_lat_ns) X(d2h_pinned_lat_ns) X(d2h_pageable_lat_ns) X(d2d_lat_ns)     \
-	X(copy_call_ns) X(launch_call_ns) X(launch_overhead_ns) X(kernel_default_ns)          \
+	X(copy_call_ns) X(host_copy_bw) X(host_copy_max_bw) X(launch_call_ns) X(launch_overhead_ns) X(kernel_default_ns)          \
 	X(dev_alloc_ns) X(dev_alloc_ns_per_mib) X(dev_free_ns) X(dev_free_ns_per_mib)        \
 	X(host_alloc_ns) X(host_alloc_ns_per_mib) X(host_free_ns) X(host_free_ns_per_mib)    \
 	X(event_record_ns) X(event_query_ns) X(event_wait_ns) X(event_sync_ns)               \

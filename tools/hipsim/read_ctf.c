@@ -564,6 +564,7 @@ static bt_graph_simple_sink_component_consume_func_status consume(bt_message_ite
 		r->messages++;
 		switch (bt_message_get_type(m)) {
 		case BT_MESSAGE_TYPE_EVENT:
+			r->base.source_events++;
 			if (rc == 0)
 				rc = convert_event(r, m);
 			break;

@@ -93,6 +93,10 @@ struct hs_trace {
 	char error[640];
 	char warning[256]; /* e.g. discarded events; empty when none */
 	uint64_t events;   /* events returned so far */
+	/* Events read from the source so far, skipped ones included (a CTF
+	 * trace also holds decision events replay does not use); 0 when the
+	 * reader does not count them (RMM CSV: one line, one event). */
+	uint64_t source_events;
 };
 
 /**

@@ -19,6 +19,10 @@ d2h_pageable_latency = 10 us
 d2d_latency = 1 us
 copy_call = 1090 ns
 
+# The library's own host memcpy (staging): one thread; split over its copy workers.
+host_copy_bw = 9 GB/s
+host_copy_max_bw = 20 GB/s
+
 # Kernels.
 launch_call = 1090 ns
 launch_overhead = 500 ns
