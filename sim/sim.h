@@ -48,6 +48,7 @@ struct hc_sim_profile {
 
 	/* streams and events (host costs) */
 	uint64_t event_record_ns, event_query_ns, event_wait_ns, event_sync_ns;
+	uint64_t event_destroy_ns;
 	uint64_t stream_create_ns, stream_destroy_ns, stream_sync_ns;
 
 	/* graphs (host costs) */

@@ -116,6 +116,7 @@ static const struct prof_key prof_keys[] = {
 	PK("event_query", event_query_ns, U_TIME, false),
 	PK("event_wait", event_wait_ns, U_TIME, false),
 	PK("event_sync", event_sync_ns, U_TIME, false),
+	PK("event_destroy", event_destroy_ns, U_TIME, false),
 	PK("stream_create", stream_create_ns, U_TIME, false),
 	PK("stream_destroy", stream_destroy_ns, U_TIME, false),
 	PK("stream_sync", stream_sync_ns, U_TIME, false),
@@ -187,6 +188,7 @@ void hc_sim_profile_builtin(struct hc_sim_profile *p)
 	p->event_query_ns = 160;
 	p->event_wait_ns = 210;
 	p->event_sync_ns = 500;
+	p->event_destroy_ns = 0;
 	p->stream_create_ns = 2000;
 	p->stream_destroy_ns = 1300;
 	p->stream_sync_ns = 500;

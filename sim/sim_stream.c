@@ -307,7 +307,7 @@ hc_status sim_event_query(hc_hal_dev *dev, hc_hal_event *e, bool *done)
 	return HC_OK;
 }
 
-void sim_event_destroy(hc_hal_dev *dev, hc_hal_event *e)
+static void event_free(hc_hal_dev *dev, hc_hal_event *e)
 {
 	if (!e || e->dev != dev)
 		return;
@@ -315,10 +315,18 @@ void sim_event_destroy(hc_hal_dev *dev, hc_hal_event *e)
 	free(e);
 }
 
+void sim_event_destroy(hc_hal_dev *dev, hc_hal_event *e)
+{
+	if (!e || e->dev != dev)
+		return;
+	sim_host_cost(dev, dev->prof.event_destroy_ns);
+	event_free(dev, e);
+}
+
 void sim_streams_release(hc_hal_dev *dev)
 {
 	while (!LIST_EMPTY(&dev->events))
-		sim_event_destroy(dev, LIST_FIRST(&dev->events));
+		event_free(dev, LIST_FIRST(&dev->events));
 	while (!LIST_EMPTY(&dev->streams))
 		sim_stream_free(LIST_FIRST(&dev->streams));
 	free(dev->fails);

@@ -45,7 +45,7 @@ static void assert_close(const struct hc_sim_profile *a, const struct hc_sim_pro
 		F(copy_call_ns), F(host_copy_bw), F(host_copy_max_bw), F(launch_call_ns), F(launch_overhead_ns), F(kernel_default_ns),
 		F(dev_alloc_ns), F(dev_alloc_ns_per_mib), F(dev_free_ns), F(dev_free_ns_per_mib),
 		F(host_alloc_ns), F(host_alloc_ns_per_mib), F(host_free_ns), F(host_free_ns_per_mib),
-		F(event_record_ns), F(event_query_ns), F(event_wait_ns), F(event_sync_ns),
+		F(event_record_ns), F(event_query_ns), F(event_wait_ns), F(event_sync_ns), F(event_destroy_ns),
 		F(stream_create_ns), F(stream_destroy_ns), F(stream_sync_ns), F(capture_begin_ns),
 		F(capture_node_ns), F(graph_instantiate_ns), F(graph_instantiate_node_ns),
 		F(graph_launch_ns), F(jitter_ppm),
@@ -101,7 +101,8 @@ static const char other_profile[] =
 	"dev_alloc = 90 us\ndev_alloc_per_mib = 1 us\ndev_free = 70 us\ndev_free_per_mib = 500\n"
 	"host_alloc = 300 us\nhost_alloc_per_mib = 200 us\nhost_free = 40 us\n"
 	"host_free_per_mib = 10 us\nevent_record = 700\nevent_query = 400\nevent_wait = 350\n"
-	"event_sync = 900\nstream_create = 5 us\nstream_destroy = 3 us\nstream_sync = 800\n"
+	"event_sync = 900\nevent_destroy = 450\nhost_copy_bw = 7 GB/s\nhost_copy_max_bw = 30 GB/s\n"
+	"stream_create = 5 us\nstream_destroy = 3 us\nstream_sync = 800\n"
 	"capture_begin = 4 us\ncapture_node = 2 us\ngraph_instantiate = 20 us\n"
 	"graph_instantiate_node = 3 us\ngraph_launch = 7 us\n";
 

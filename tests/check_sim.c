@@ -99,7 +99,7 @@ static void write_temp(const char *text, char path[64])
 	X(copy_call_ns) X(host_copy_bw) X(host_copy_max_bw) X(launch_call_ns) X(launch_overhead_ns) X(kernel_default_ns)          \
 	X(dev_alloc_ns) X(dev_alloc_ns_per_mib) X(dev_free_ns) X(dev_free_ns_per_mib)        \
 	X(host_alloc_ns) X(host_alloc_ns_per_mib) X(host_free_ns) X(host_free_ns_per_mib)    \
-	X(event_record_ns) X(event_query_ns) X(event_wait_ns) X(event_sync_ns)               \
+	X(event_record_ns) X(event_query_ns) X(event_wait_ns) X(event_sync_ns) X(event_destroy_ns)             \
 	X(stream_create_ns) X(stream_destroy_ns) X(stream_sync_ns) X(capture_begin_ns)       \
 	X(capture_node_ns) X(graph_instantiate_ns) X(graph_instantiate_node_ns)              \
 	X(graph_launch_ns) X(jitter_ppm)

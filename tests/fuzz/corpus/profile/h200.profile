@@ -43,6 +43,7 @@ event_record = 300 ns
 event_query = 160 ns
 event_wait = 210 ns
 event_sync = 500 ns
+event_destroy = 0 ns
 stream_create = 2000 ns
 stream_destroy = 1300 ns
 stream_sync = 500 ns
