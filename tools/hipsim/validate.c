@@ -47,6 +47,7 @@ struct vrun {
 	uint64_t peak_in_use, peak_reserved, device_allocs, host_waits;
 	uint64_t copies, copy_bytes, launches, failures;
 	uint64_t total_ns, blocked_ns;
+	uint64_t total_min_ns, total_max_ns; /* over the repeats (measured side) */
 	char first_failure[1024];
 	/* Host time by backend call (hc_device_op_times), and what is left of
 	 * total_ns outside every call: the library's own host work. */
@@ -94,6 +95,7 @@ static int run_one(const char *backend, const char *profile, const struct worklo
 	out->launches = r.stats.launches;
 	out->failures = r.failures;
 	out->total_ns = r.predicted_ns - t0;
+	out->total_min_ns = out->total_max_ns = out->total_ns;
 	out->blocked_ns = r.stats.host_blocked_ns;
 	out->outside_ns = out->total_ns > in_ops ? out->total_ns - in_ops : 0;
 	snprintf(out->first_failure, sizeof(out->first_failure), "%s", r.first_failure);
@@ -137,6 +139,8 @@ static int run_repeated(const char *backend, const struct workload *w,
 	qsort(blk, n, sizeof(blk[0]), cmp_u64);
 	qsort(out_ns, n, sizeof(out_ns[0]), cmp_u64);
 	out->total_ns = tot[n / 2];
+	out->total_min_ns = tot[0];
+	out->total_max_ns = tot[n - 1];
 	out->blocked_ns = blk[n / 2];
 	out->outside_ns = out_ns[n / 2];
 	for (size_t k = 0; k < out->nops; k++) {
@@ -199,6 +203,13 @@ static void print_table(FILE *f, const struct vresult *v)
 	ROW_EQ("launches", launches);
 	fprintf(f, "  %-22s %16.3f %16.3f  %+.1f %%\n", "total time, ms", (double)v->m.total_ns / 1e6,
 		(double)v->p.total_ns / 1e6, v->total_err);
+	if (v->repeats > 1) /* the measurement's own noise, beside the error */
+		fprintf(f, "  %-22s %16s %16s  %.3f-%.3f ms (%.1f %% of the median)\n",
+			"measured runs spread", "", "", (double)v->m.total_min_ns / 1e6,
+			(double)v->m.total_max_ns / 1e6,
+			v->m.total_ns ? 100.0 * (double)(v->m.total_max_ns - v->m.total_min_ns) /
+						(double)v->m.total_ns
+				      : 0.0);
 	fprintf(f, "  %-22s %16.3f %16.3f  %+.1f %%\n", "host blocked, ms",
 		(double)v->m.blocked_ns / 1e6, (double)v->p.blocked_ns / 1e6, v->blocked_err);
 	fprintf(f, "  %-22s %16s %16s  %s\n", "copy time", "n/a", "n/a",
@@ -235,6 +246,8 @@ static json_t *run_json(const struct vrun *r)
 			 (json_int_t)r->blocked_ns);
 
 	if (o) {
+		json_object_set_new(o, "total_min_ns", json_integer((json_int_t)r->total_min_ns));
+		json_object_set_new(o, "total_max_ns", json_integer((json_int_t)r->total_max_ns));
 		json_object_set_new(o, "op_times", ops_json(r));
 		json_object_set_new(o, "outside_ops_ns", json_integer((json_int_t)r->outside_ns));
 	}
