@@ -198,6 +198,8 @@ struct ctf_reader {
 
 static void set_error(struct ctf_reader *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* The event named is the one that would come next after those handed out
+ * and those queued: ctf_next hands the queued ones out before the -1. */
 static void set_error(struct ctf_reader *r, const char *fmt, ...)
 {
 	char msg[400];
@@ -206,8 +208,8 @@ static void set_error(struct ctf_reader *r, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	snprintf(r->base.error, sizeof(r->base.error), "%s: event %" PRIu64 ": %s", r->path, r->base.events,
-		 msg);
+	snprintf(r->base.error, sizeof(r->base.error), "%s: event %" PRIu64 ": %s", r->path,
+		 r->base.events + r->qlen, msg);
 	r->failed = 1;
 }
 
@@ -616,6 +618,9 @@ static int ctf_next(struct hs_trace *t, struct hs_rev *ev)
 			r->prescan_wanted = 0;
 			r->ktime_watch = 0;
 			if (prescan_ktimes(r, err, sizeof(err)) != 0) {
+				/* The queued launch cannot have its measured
+				 * time: nothing more is handed out. */
+				r->qlen = 0;
 				set_error(r, "%s", err);
 				return -1;
 			}
@@ -654,9 +659,17 @@ static int ctf_next(struct hs_trace *t, struct hs_rev *ev)
 		} else if (st != BT_GRAPH_RUN_ONCE_STATUS_OK) {
 			char msg[300];
 
-			if (r->failed) { /* ours, from consume() */
+			/*
+			 * Ours, from consume(): the events of the batch before
+			 * the bad one are queued and go out first, so what is
+			 * read does not depend on where libbabeltrace2 cut
+			 * its batches.
+			 */
+			if (r->failed) {
 				bt_current_thread_clear_error();
-				return -1;
+				if (r->qlen == 0)
+					return -1;
+				continue;
 			}
 			bt_message_of_error(msg, sizeof(msg));
 			set_error(r, "reading the trace: %s", msg);
@@ -875,7 +888,14 @@ static int prescan_ktimes(struct ctf_reader *r, char *err, size_t errlen)
 	while ((rc = ctf_next(&pre->base, &ev)) > 0)
 		;
 	if (rc < 0) {
-		snprintf(err, errlen, "%s", pre->base.error);
+		const char *m = pre->base.error;
+		size_t n = strlen(r->path);
+
+		/* "PATH: event 0: CAUSE" (the first pass hands out no event):
+		 * the caller puts its own path and event in front. */
+		if (strncmp(m, r->path, n) == 0 && strncmp(m + n, ": event 0: ", 11) == 0)
+			m += n + 11;
+		snprintf(err, errlen, "the first pass (kernel times): %.400s", m); /* set_error keeps 400 */
 		goto out;
 	}
 	hs_idmap_free(&r->ktimes);
