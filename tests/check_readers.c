@@ -1,7 +1,9 @@
 /*
  * check_readers.c - hipsim's trace readers: the id map, the RMM CSV reader
  * (good input, every kind of malformed input, streaming in bounded memory),
- * format detection, and the CTF reader's errors.
+ * format detection, and the CTF reader's errors (on fixture traces, and on
+ * events made in memory by tests/fuzz/ctf_source.c from inputs of
+ * tests/fuzz/corpus/ctf_decode/).
  *
  * Inputs are written by the tests into a fresh temporary directory.
  */
@@ -15,6 +17,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "tests/fuzz/ctf_source.h"
 #include "tools/hipsim/idmap.h"
 #include "tools/hipsim/read_ctf.h"
 #include "tools/hipsim/read_rmm.h"
@@ -765,6 +768,85 @@ START_TEST(ctf_bad_payload_no_abort)
 }
 END_TEST
 
+/* An input of tests/fuzz/corpus/ctf_decode/ (fuzz_ctf_decode's format). */
+static size_t decode_input(const char *name, uint8_t *buf, size_t cap)
+{
+	char path[1024];
+	const char *top = getenv("top_srcdir");
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "%s/tests/fuzz/corpus/ctf_decode/%s", top && *top ? top : HC_ABS_TOP_SRCDIR,
+		 name);
+	f = fopen(path, "rb");
+	ck_assert_msg(f != NULL, "%s", path);
+	n = fread(buf, 1, cap, f);
+	fclose(f);
+	return n;
+}
+
+/*
+ * Found writing tests/fuzz/fuzz_ctf_decode: a malformed event (a launch with
+ * 70 bindings, more than HS_REV_MAX_BINDINGS) made the reader drop the
+ * events converted before it in the same libbabeltrace2 batch, and its
+ * message named the events handed out so far ("event 0"), not the bad one.
+ * The five events before it come out first now, then -1 naming event 5,
+ * whatever libbabeltrace2's batches.
+ */
+START_TEST(ctf_error_after_batch_events)
+{
+	static uint8_t buf[4096];
+	struct fz_ctf_input in = { buf, 0 };
+	struct hs_trace *t = NULL;
+	struct hs_rev ev;
+	char err[700];
+
+	in.size = decode_input("launch_bindings", buf, sizeof(buf));
+	ck_assert_msg(hs_ctf_open_source("mem", fz_ctf_add_source, &in, 0, &t, err, sizeof(err)) == 0, "%s", err);
+	next_ok(t, &ev, HS_REV_STREAM_CREATE, 0, 7);
+	next_ok(t, &ev, HS_REV_ALLOC, 0, 7);
+	ck_assert_uint_eq(ev.buffer, 10);
+	next_ok(t, &ev, HS_REV_ALLOC_FAILURE, 0, 7);
+	next_ok(t, &ev, HS_REV_WRITE, 0, 7);
+	next_ok(t, &ev, HS_REV_LAUNCH, 0, 7);
+	ck_assert_uint_eq(ev.n_bindings, 3);
+	ck_assert_uint_eq(ev.bindings[2].buffer, 12);
+	ck_assert_uint_eq(ev.bindings[2].size, 4096);
+	ck_assert_int_eq(hs_trace_next(t, &ev), -1);
+	ck_assert_str_eq(hs_trace_error(t), "mem: event 5: launch with 70 bindings (at most 64)");
+	ck_assert_int_eq(hs_trace_next(t, &ev), -1); /* stays failed */
+	hs_trace_close(t);
+}
+END_TEST
+
+/*
+ * Found by tests/fuzz/fuzz_ctf_decode: when the first pass for kernel times
+ * failed, hs_trace_next returned -1 once and then handed out the events
+ * queued before it, among them the launch that had asked for the pass (with
+ * its duration hint, not a measured time).  The reader stays failed now.
+ * The input: a trace that declares kernel_time, a launch on a stream of no
+ * known simulated device, then the source fails.
+ */
+START_TEST(ctf_failed_first_pass_stays_failed)
+{
+	static uint8_t buf[4096];
+	struct fz_ctf_input in = { buf, 0 };
+	struct hs_trace *t = NULL;
+	struct hs_rev ev;
+	char err[700];
+
+	in.size = decode_input("regress-prescan-stays-failed", buf, sizeof(buf));
+	ck_assert_msg(hs_ctf_open_source("mem", fz_ctf_add_source, &in, 1, &t, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_int_eq(hs_trace_next(t, &ev), -1);
+	ck_assert_msg(strncmp(hs_trace_error(t), "mem: event 0: the first pass (kernel times): reading the trace: ",
+			      64) == 0,
+		      "%s", hs_trace_error(t));
+	ck_assert_int_eq(hs_trace_next(t, &ev), -1);
+	ck_assert_int_eq(hs_trace_next(t, &ev), -1);
+	hs_trace_close(t);
+}
+END_TEST
+
 #endif /* HIPCORE_WITH_BABELTRACE2 */
 
 static Suite *readers_suite(void)
@@ -802,6 +884,8 @@ static Suite *readers_suite(void)
 	tcase_add_test(tc, ctf_discarded_events);
 	tcase_add_test(tc, ctf_errors);
 	tcase_add_test(tc, ctf_bad_payload_no_abort);
+	tcase_add_test(tc, ctf_error_after_batch_events);
+	tcase_add_test(tc, ctf_failed_first_pass_stays_failed);
 	suite_add_tcase(s, tc);
 #endif
 	return s;

@@ -5,7 +5,8 @@ TESTS += tests/check_readers
 tests_check_readers_SOURCES = tests/check_readers.c \
 	tools/hipsim/replay_event.h tools/hipsim/idmap.h tools/hipsim/idmap.c \
 	tools/hipsim/read_rmm.h tools/hipsim/read_rmm.c \
-	tools/hipsim/read_ctf.h tools/hipsim/read_ctf.c tools/hipsim/read_trace.c
+	tools/hipsim/read_ctf.h tools/hipsim/read_ctf.c tools/hipsim/read_trace.c \
+	tests/fuzz/ctf_source.h tests/fuzz/ctf_source.c
 tests_check_readers_CFLAGS = $(TEST_CFLAGS) $(BABELTRACE2_CFLAGS) -DHC_ABS_TOP_SRCDIR='"$(abs_top_srcdir)"'
 tests_check_readers_LDADD = $(CHECK_LIBS) $(BABELTRACE2_LIBS)
 endif
@@ -20,7 +21,9 @@ EXTRA_DIST += tests/data/ctf-small/ust/uid/0/64-bit/metadata \
 	tests/data/ctf-discarded/ust/uid/0/64-bit/index/ch_0.idx \
 	tests/data/ctf-discarded/ust/uid/0/64-bit/index/ch_1.idx \
 	tests/data/ctf-small-src/README tests/data/ctf-small-src/app.c tests/data/ctf-small-src/hc_tp.h \
-	tests/data/ctf-small-src/loop.c
+	tests/data/ctf-small-src/loop.c \
+	tests/fuzz/corpus/ctf_decode/launch_bindings \
+	tests/fuzz/corpus/ctf_decode/regress-prescan-stays-failed
 
 # The replay engine and compare over the real library on the simulator.
 if HAVE_CHECK

@@ -17,12 +17,14 @@
 # that is not a libbabeltrace2 precondition failure, which would be this
 # project's misuse of its API) is set aside in BUILD-DIR/fuzz/upstream/ and
 # the run goes on for the time left; any other crash fails the target.
+# fuzz_ctf_decode builds its messages in memory (no CTF bytes, no parsing in
+# libbabeltrace2) and runs in normal mode like the others.
 set -u
 src=$(cd "$(dirname "$0")/../.." && pwd)
 secs=${1:-30}
 b=$(cd "${2:-$src/_build/fuzz}" && pwd)
 [ $# -ge 2 ] && shift 2 || shift $#
-targets=${*:-"profile rmm layout ctf api"}
+targets=${*:-"profile rmm layout ctf ctf_decode api"}
 pass=0 fail=0
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
@@ -79,7 +81,7 @@ for t in $targets; do
 		pass=$((pass + 1))
 	else
 		fail=$((fail + 1))
-		grep -v 'PLUGIN/' "$log" | grep -E 'ERROR|SUMMARY|runtime error|fuzz_api:|Test unit written' | head -n 20
+		grep -v 'PLUGIN/' "$log" | grep -E 'ERROR|SUMMARY|runtime error|fuzz_api:|fuzz_ctf_decode:|Test unit written' | head -n 20
 	fi
 	last=$(grep -E '^#[0-9]+.*cov:' "$log" | tail -n 1)
 	cov=$(echo "$last" | sed -n 's/.*cov: \([0-9]*\).*/\1/p')

@@ -35,6 +35,10 @@
  * kernels mixes them (the last one read wins), and in a trace that mixes
  * simulated and timed devices, launches handed out before the first pass
  * keep their hints.
+ *
+ * hs_ctf_open_source() (tests and fuzzing only) builds the same graph around
+ * a source component of the caller's in place of the source.ctf.fs ones;
+ * the per-event path (consume, convert_event) is the same code.
  */
 #include "config.h"
 
@@ -123,6 +127,13 @@ int hs_ctf_open(const char *path, struct hs_trace **out, char *err, size_t errle
 	return -1;
 }
 
+int hs_ctf_open_source(const char *name, hs_ctf_add_source_fn add_source, void *data, int ktime_watch,
+		       struct hs_trace **out, char *err, size_t errlen)
+{
+	(void)add_source, (void)data, (void)ktime_watch;
+	return hs_ctf_open(name, out, err, errlen);
+}
+
 #else /* HIPCORE_WITH_BABELTRACE2 */
 
 #include <babeltrace2/babeltrace.h>
@@ -179,12 +190,16 @@ struct ctf_reader {
 	struct hs_idmap sim_streams; /* trace stream id -> 1, of such a device */
 	char **dirs; /* the trace directories found (for a late first pass) */
 	size_t ndirs;
+	hs_ctf_add_source_fn add_source; /* hs_ctf_open_source(): the caller's source */
+	void *source_data;
 	const bt_event_class *last_ec; /* one-entry cache in front of classes */
 	const struct ctf_class *last_cls;
 };
 
 static void set_error(struct ctf_reader *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* The event named is the one that would come next after those handed out
+ * and those queued: ctf_next hands the queued ones out before the -1. */
 static void set_error(struct ctf_reader *r, const char *fmt, ...)
 {
 	char msg[400];
@@ -193,8 +208,8 @@ static void set_error(struct ctf_reader *r, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	snprintf(r->base.error, sizeof(r->base.error), "%s: event %" PRIu64 ": %s", r->path, r->base.events,
-		 msg);
+	snprintf(r->base.error, sizeof(r->base.error), "%s: event %" PRIu64 ": %s", r->path,
+		 r->base.events + r->qlen, msg);
 	r->failed = 1;
 }
 
@@ -604,6 +619,9 @@ static int ctf_next(struct hs_trace *t, struct hs_rev *ev)
 			r->prescan_wanted = 0;
 			r->ktime_watch = 0;
 			if (prescan_ktimes(r, err, sizeof(err)) != 0) {
+				/* The queued launch cannot have its measured
+				 * time: nothing more is handed out. */
+				r->qlen = 0;
 				set_error(r, "%s", err);
 				return -1;
 			}
@@ -642,9 +660,17 @@ static int ctf_next(struct hs_trace *t, struct hs_rev *ev)
 		} else if (st != BT_GRAPH_RUN_ONCE_STATUS_OK) {
 			char msg[300];
 
-			if (r->failed) { /* ours, from consume() */
+			/*
+			 * Ours, from consume(): the events of the batch before
+			 * the bad one are queued and go out first, so what is
+			 * read does not depend on where libbabeltrace2 cut
+			 * its batches.
+			 */
+			if (r->failed) {
 				bt_current_thread_clear_error();
-				return -1;
+				if (r->qlen == 0)
+					return -1;
+				continue;
 			}
 			bt_message_of_error(msg, sizeof(msg));
 			set_error(r, "reading the trace: %s", msg);
@@ -739,6 +765,18 @@ static void walk_free(void)
 	walk_oom = 0;
 }
 
+/* Every output port of @src into the muxer's last (free) input port. */
+static int connect_source(bt_graph *graph, const bt_component_source *src, const bt_component_filter *mux)
+{
+	for (uint64_t p = 0; p < bt_component_source_get_output_port_count(src); p++)
+		if (bt_graph_connect_ports(graph, bt_component_source_borrow_output_port_by_index_const(src, p),
+					   bt_component_filter_borrow_input_port_by_index_const(
+						   mux, bt_component_filter_get_input_port_count(mux) - 1),
+					   NULL) != BT_GRAPH_CONNECT_PORTS_STATUS_OK)
+			return -1;
+	return 0;
+}
+
 static int build_graph(struct ctf_reader *r, char **dirs, size_t ndirs, char *err, size_t errlen)
 {
 	const bt_plugin *ctf = NULL, *utils = NULL;
@@ -747,7 +785,8 @@ static int build_graph(struct ctf_reader *r, char **dirs, size_t ndirs, char *er
 	char msg[300];
 	int rc = -1;
 
-	if (bt_plugin_find("ctf", BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE, BT_FALSE, &ctf) != BT_PLUGIN_FIND_STATUS_OK ||
+	if ((ndirs > 0 &&
+	     bt_plugin_find("ctf", BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE, BT_FALSE, &ctf) != BT_PLUGIN_FIND_STATUS_OK) ||
 	    bt_plugin_find("utils", BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE, BT_FALSE, &utils) !=
 		    BT_PLUGIN_FIND_STATUS_OK) {
 		snprintf(err, errlen, "%s: babeltrace2 plugins 'ctf' and 'utils' not found", r->path);
@@ -771,14 +810,15 @@ static int build_graph(struct ctf_reader *r, char **dirs, size_t ndirs, char *er
 		     bt_graph_add_source_component(r->graph, bt_plugin_borrow_source_component_class_by_name_const(ctf, "fs"),
 						   name, params, BT_LOGGING_LEVEL_ERROR, &src) == BT_GRAPH_ADD_COMPONENT_STATUS_OK;
 		bt_value_put_ref(params);
-		if (!ok)
+		if (!ok || connect_source(r->graph, src, mux) != 0)
 			goto bt_fail;
-		for (uint64_t p = 0; p < bt_component_source_get_output_port_count(src); p++)
-			if (bt_graph_connect_ports(r->graph, bt_component_source_borrow_output_port_by_index_const(src, p),
-						   bt_component_filter_borrow_input_port_by_index_const(
-							   mux, bt_component_filter_get_input_port_count(mux) - 1),
-						   NULL) != BT_GRAPH_CONNECT_PORTS_STATUS_OK)
-				goto bt_fail;
+	}
+	if (r->add_source) {
+		const bt_component_source *src = NULL;
+
+		if (r->add_source(r->graph, r->source_data, &src) != 0 || !src ||
+		    connect_source(r->graph, src, mux) != 0)
+			goto bt_fail;
 	}
 	if (bt_graph_add_simple_sink_component(r->graph, "sink", NULL, consume, NULL, r, &sink) !=
 		    BT_GRAPH_ADD_COMPONENT_STATUS_OK ||
@@ -838,6 +878,8 @@ static int prescan_ktimes(struct ctf_reader *r, char *err, size_t errlen)
 	}
 	pre->path = r->path;
 	pre->prescan = 1;
+	pre->add_source = r->add_source;
+	pre->source_data = r->source_data;
 	pre->base.path = r->path;
 	hs_idmap_init(&pre->streams);
 	hs_idmap_init(&pre->classes);
@@ -847,7 +889,14 @@ static int prescan_ktimes(struct ctf_reader *r, char *err, size_t errlen)
 	while ((rc = ctf_next(&pre->base, &ev)) > 0)
 		;
 	if (rc < 0) {
-		snprintf(err, errlen, "%s", pre->base.error);
+		const char *m = pre->base.error;
+		size_t n = strlen(r->path);
+
+		/* "PATH: event 0: CAUSE" (the first pass hands out no event):
+		 * the caller puts its own path and event in front. */
+		if (strncmp(m, r->path, n) == 0 && strncmp(m + n, ": event 0: ", 11) == 0)
+			m += n + 11;
+		snprintf(err, errlen, "the first pass (kernel times): %.400s", m); /* set_error keeps 400 */
 		goto out;
 	}
 	hs_idmap_free(&r->ktimes);
@@ -865,6 +914,46 @@ out:
 	return rc;
 }
 
+/* A reader with no graph yet, or NULL with @err set. */
+static struct ctf_reader *reader_new(const char *path, char *err, size_t errlen)
+{
+	struct ctf_reader *r = calloc(1, sizeof(*r));
+
+	if (!r || !(r->path = strdup(path))) {
+		free(r);
+		snprintf(err, errlen, "%s: out of memory", path);
+		return NULL;
+	}
+	r->base.next = ctf_next;
+	r->base.close = ctf_close;
+	r->base.path = r->path;
+	r->base.format = "ctf";
+	hs_idmap_init(&r->streams);
+	hs_idmap_init(&r->classes);
+	hs_idmap_init(&r->ktimes);
+	hs_idmap_init(&r->sim_devices);
+	hs_idmap_init(&r->sim_streams);
+	return r;
+}
+
+int hs_ctf_open_source(const char *name, hs_ctf_add_source_fn add_source, void *data, int ktime_watch,
+		       struct hs_trace **out, char *err, size_t errlen)
+{
+	struct ctf_reader *r = reader_new(name, err, errlen);
+
+	if (!r)
+		return -1;
+	r->add_source = add_source;
+	r->source_data = data;
+	r->ktime_watch = ktime_watch != 0;
+	if (build_graph(r, NULL, 0, err, errlen) != 0) {
+		ctf_close(&r->base);
+		return -1;
+	}
+	*out = &r->base;
+	return 0;
+}
+
 int hs_ctf_open(const char *path, struct hs_trace **out, char *err, size_t errlen)
 {
 	struct ctf_reader *r;
@@ -878,21 +967,9 @@ int hs_ctf_open(const char *path, struct hs_trace **out, char *err, size_t errle
 		snprintf(err, errlen, "%s: not a directory (a CTF trace is a directory)", path);
 		return -1;
 	}
-	r = calloc(1, sizeof(*r));
-	if (!r || !(r->path = strdup(path))) {
-		free(r);
-		snprintf(err, errlen, "%s: out of memory", path);
+	r = reader_new(path, err, errlen);
+	if (!r)
 		return -1;
-	}
-	r->base.next = ctf_next;
-	r->base.close = ctf_close;
-	r->base.path = r->path;
-	r->base.format = "ctf";
-	hs_idmap_init(&r->streams);
-	hs_idmap_init(&r->classes);
-	hs_idmap_init(&r->ktimes);
-	hs_idmap_init(&r->sim_devices);
-	hs_idmap_init(&r->sim_streams);
 	if (nftw(path, walk_cb, 32, FTW_PHYS) != 0 || walk_oom) {
 		snprintf(err, errlen, "%s: cannot walk the directory: %s", path, walk_oom ? "out of memory" : strerror(errno));
 		goto fail;

@@ -25,4 +25,43 @@
  */
 int hs_ctf_open(const char *path, struct hs_trace **out, char *err, size_t errlen);
 
+/*
+ * Internal, for tests and fuzzing only (tests/fuzz/fuzz_ctf_decode.c): the
+ * same reader, graph and decoding, around a source component the caller
+ * adds in place of the source.ctf.fs ones, so that event payloads can be
+ * made in memory instead of written as CTF.  Not part of hipsim's interface.
+ */
+struct bt_graph;
+struct bt_component_source;
+
+/**
+ * typedef hs_ctf_add_source_fn - adds the caller's source component.
+ * @graph: the reader's graph, not yet running.
+ * @data: hs_ctf_open_source()'s @data.
+ * @src: receives the component (borrowed; the graph owns it); each of its
+ *       output ports is connected to the reader's muxer.
+ *
+ * Called once per pass over the trace: at open, and again when the
+ * kernel-time first pass runs (@ktime_watch); each call must add a component
+ * that emits the same messages.
+ * Return: 0, or -1 with a babeltrace2 error set on the current thread.
+ */
+typedef int (*hs_ctf_add_source_fn)(struct bt_graph *graph, void *data,
+				    const struct bt_component_source **src);
+
+/**
+ * hs_ctf_open_source() - a CTF reader around the caller's source component.
+ * @name: the reader's path in messages.
+ * @add_source: adds the source (see hs_ctf_add_source_fn).
+ * @data: passed to @add_source.
+ * @ktime_watch: behave as for a trace whose metadata declares
+ *               hipcore:kernel_time (the first pass may run).
+ * @out: the reader; close with hs_trace_close().
+ *
+ * Context: any thread; @data must outlive the reader.
+ * Return: 0, or -1 with @err set (babeltrace2 errors, support not built in).
+ */
+int hs_ctf_open_source(const char *name, hs_ctf_add_source_fn add_source, void *data, int ktime_watch,
+		       struct hs_trace **out, char *err, size_t errlen);
+
 #endif /* HIPSIM_READ_CTF_H */
