@@ -36,6 +36,9 @@
  *                           skipped: ~2.4 trace events per replayed one).
  *
  * Usage: bench_replay [EVENTS [CTF_STEPS]]   (defaults 10 M and 5000)
+ * BENCH_CTF_TRACE=DIR replays that CTF trace instead of recording one (a
+ * machine without LTTng, such as the GPU machine, can measure a trace
+ * recorded elsewhere).
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -249,7 +252,9 @@ int main(int argc, char **argv)
 		return 1;
 	getrusage(RUSAGE_SELF, &ru);
 	csv_rss = ru.ru_maxrss;
-	if (record_ctf(dir, steps) == 0)
+	if (getenv("BENCH_CTF_TRACE") && *getenv("BENCH_CTF_TRACE"))
+		ctf = measure_replay(getenv("BENCH_CTF_TRACE"), "ctf", &cgot, &ctf_src);
+	else if (record_ctf(dir, steps) == 0)
 		ctf = measure_replay(dir, "ctf", &cgot, &ctf_src);
 	else
 		fprintf(stderr, "bench_replay: no CTF trace recorded (needs lttng and a build "

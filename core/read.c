@@ -50,7 +50,7 @@ static hc_status read_bounce(struct hc_strm *st, void *dst, uint64_t src, uint64
 			ops->stream_sync(st->dev->hal, st->hal);
 			break;
 		}
-		hc_host_copy(st->dev, (unsigned char *)dst + done, (void *)(uintptr_t)addr, len);
+		hc_host_copy(st->dev, (unsigned char *)dst + done, (void *)(uintptr_t)addr, len, false);
 		done += len;
 	}
 	hc_mm_release(st->pmm, ref);

@@ -80,12 +80,18 @@ hc_status hc_write_staged(struct hc_strm *st, uint64_t dst, const void *src, uin
 #define HC_PIPE_MIN_BYTES (8 * HC_MIB)
 #define HC_PIPE_CHUNK_BYTES (8 * HC_MIB)
 #define HC_PIPE_CHUNKS 4u
+#define HC_PIPE_STREAM_MAX (128 * HC_MIB) /* larger pipelined writes: memcpy */
 /* Pipelined pageable write; returns once every source byte is in pinned
  * memory.  Context: @st locked, not recording. */
 hc_status hc_pipeline_write(struct hc_strm *st, uint64_t dst, const void *src, uint64_t n);
 /* Joins the device's copy workers.  Context: device closing. */
 void hc_pipeline_workers_stop(struct hc_dev *dev);
-/* memcpy spread over the device's copy workers and the caller (pipeline.c). */
-void hc_host_copy(struct hc_dev *dev, void *dst, const void *src, uint64_t len);
+/* memcpy spread over the device's copy workers and the caller (pipeline.c);
+ * @to_device: @dst is pinned staging the device reads next, copied with
+ * hc_stage_copy. */
+void hc_host_copy(struct hc_dev *dev, void *dst, const void *src, uint64_t len, bool to_device);
+/* memcpy with streaming stores, for staging the device reads next
+ * (stage_copy.c). */
+void hc_stage_copy(void *dst, const void *src, size_t n);
 
 #endif /* HIPCORE_CORE_STREAMOPS_H */

@@ -43,7 +43,7 @@ static hc_status write_bounce(struct hc_strm *st, uint64_t dst, const void *src,
 	rc = hc_strm_reserve(st, st->pmm, n, &ref, &addr);
 	if (rc != HC_OK)
 		return rc;
-	hc_host_copy(dev, (void *)(uintptr_t)addr, src, n);
+	hc_host_copy(dev, (void *)(uintptr_t)addr, src, n, true);
 	rc = dev->ops->copy_h2d(dev->hal, st->hal, dst, (const void *)(uintptr_t)addr, n, true);
 	if (rc != HC_OK) {
 		hc_mm_release(st->pmm, ref); /* nothing queued reads it */

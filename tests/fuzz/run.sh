@@ -7,6 +7,8 @@
 # line per target: "fuzz_<t>: PASS|FAIL execs=N cov=N ft=N corpus=N", the
 # last line "N passed, N failed, 0 skipped"; logs are
 # BUILD-DIR/fuzz/fuzz_<t>.log, crash inputs BUILD-DIR/fuzz/crash-*.
+# FUZZ_TIMEOUT (seconds, default 25): the per-input limit; raise it for long
+# runs at low priority on a busy machine, where starvation reads as a timeout.
 #
 # fuzz_ctf only: its inputs are decoded by libbabeltrace2 before read_ctf.c
 # sees them, and Debian's libbabeltrace2 2.0 has bugs of its own on
@@ -52,7 +54,7 @@ for t in $targets; do
 	start=$(date +%s)
 	while [ -x "$bin" ] && [ "$left" -gt 0 ]; do
 		rm -f "$b"/fuzz/crash-*
-		if (cd "$b/fuzz" && "$bin" $mode -max_total_time="$left" -timeout=25 \
+		if (cd "$b/fuzz" && "$bin" $mode -max_total_time="$left" -timeout="${FUZZ_TIMEOUT:-25}" \
 			-rss_limit_mb=3072 -print_final_stats=1 "$work" >"$log.part" 2>&1); then
 			rc=0
 		else
