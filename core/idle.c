@@ -1,11 +1,12 @@
 /*
  * idle.c - the device's cache of idle storage (design in core/idle.h).
  *
- * A plain array in release order: lookups scan it, which is fine because
- * it is only touched on the storage path (a pool miss or a pool release),
- * never on a pool hit, and holds at most the allocations the device's
- * watermarks gave back.  Entries leave it by adoption (any position) or
- * by trimming (oldest first).  HAL calls that may block (mem_free,
+ * Entries sit in a slab on two lists, all entries and the entries of
+ * their size, both oldest first, with the sizes in an open-addressing
+ * table: adoption takes the oldest entry of a size, trimming the oldest
+ * entry of all, each in O(1).  (It was an array scanned per lookup: after
+ * a stream with a million small buffers closed, its 2681 pages made every
+ * 16 MiB miss of another stream scan them, 1.7-2.0 us a pair.)  HAL calls that may block (mem_free,
  * event_destroy) run after the lock is dropped.
  */
 #include <stdlib.h>
@@ -18,15 +19,160 @@
 void hc_idle_init(struct hc_idle *c)
 {
 	memset(c, 0, sizeof(*c));
+	c->free_slot = c->head = c->tail = HC_IDLE_NIL;
 	pthread_mutex_init(&c->lock, NULL);
 }
 
-static void entry_remove(struct hc_idle *c, size_t i, struct hc_idle_entry *out)
+/* --- the size table ------------------------------------------------------ */
+
+static uint32_t bucket_home(const struct hc_idle *c, uint64_t size)
 {
-	*out = c->e[i];
-	memmove(&c->e[i], &c->e[i + 1], (c->n - i - 1) * sizeof(c->e[0]));
+	return (uint32_t)((size * 0x9e3779b97f4a7c15ull) >> 32) & (c->tabcap - 1);
+}
+
+/* The bucket of @size, or HC_IDLE_NIL. */
+static uint32_t bucket_find(const struct hc_idle *c, uint64_t size)
+{
+	if (c->tabcap == 0)
+		return HC_IDLE_NIL;
+	for (uint32_t i = bucket_home(c, size);; i = (i + 1) & (c->tabcap - 1)) {
+		if (c->tab[i].size == size)
+			return i;
+		if (c->tab[i].size == 0)
+			return HC_IDLE_NIL;
+	}
+}
+
+static void bucket_place(struct hc_idle *c, const struct hc_idle_bucket *b)
+{
+	uint32_t i = bucket_home(c, b->size);
+
+	while (c->tab[i].size != 0)
+		i = (i + 1) & (c->tabcap - 1);
+	c->tab[i] = *b;
+}
+
+/* The bucket of @size, made empty when new; HC_IDLE_NIL: no memory. */
+static uint32_t bucket_get(struct hc_idle *c, uint64_t size)
+{
+	uint32_t i = bucket_find(c, size);
+
+	if (i != HC_IDLE_NIL)
+		return i;
+	if ((c->tabn + 1) * 4 > c->tabcap * 3) { /* keep the load under 3/4 */
+		uint32_t cap = c->tabcap ? c->tabcap * 2 : 16, old = c->tabcap;
+		struct hc_idle_bucket *t = calloc(cap, sizeof(*t)), *o = c->tab;
+
+		if (!t)
+			return HC_IDLE_NIL;
+		c->tab = t;
+		c->tabcap = cap;
+		for (uint32_t k = 0; k < old; k++)
+			if (o[k].size)
+				bucket_place(c, &o[k]);
+		free(o);
+	}
+	bucket_place(c, &(struct hc_idle_bucket){ size, HC_IDLE_NIL, HC_IDLE_NIL });
+	c->tabn++;
+	return bucket_find(c, size);
+}
+
+/* Empties bucket @i, shifting back the buckets its probe chain holds. */
+static void bucket_del(struct hc_idle *c, uint32_t i)
+{
+	uint32_t mask = c->tabcap - 1;
+
+	for (uint32_t j = (i + 1) & mask; c->tab[j].size != 0; j = (j + 1) & mask) {
+		uint32_t home = bucket_home(c, c->tab[j].size);
+
+		/* j may move to i unless its home lies cyclically in (i, j] */
+		if (((j - home) & mask) >= ((j - i) & mask)) {
+			c->tab[i] = c->tab[j];
+			i = j;
+		}
+	}
+	c->tab[i].size = 0;
+	c->tabn--;
+}
+
+/* --- entries ------------------------------------------------------------- */
+
+/* Takes entry @i off both lists and frees its slot; *@out gets it. */
+static void entry_remove(struct hc_idle *c, uint32_t i, struct hc_idle_entry *out)
+{
+	struct hc_idle_entry *x = &c->e[i];
+	uint32_t b = bucket_find(c, x->size);
+
+	if (x->prev != HC_IDLE_NIL)
+		c->e[x->prev].next = x->next;
+	else
+		c->head = x->next;
+	if (x->next != HC_IDLE_NIL)
+		c->e[x->next].prev = x->prev;
+	else
+		c->tail = x->prev;
+	if (x->sprev != HC_IDLE_NIL)
+		c->e[x->sprev].snext = x->snext;
+	else
+		c->tab[b].head = x->snext;
+	if (x->snext != HC_IDLE_NIL)
+		c->e[x->snext].sprev = x->sprev;
+	else
+		c->tab[b].tail = x->sprev;
+	if (c->tab[b].head == HC_IDLE_NIL)
+		bucket_del(c, b);
+	*out = *x;
+	x->next = c->free_slot;
+	c->free_slot = i;
 	c->n--;
 	atomic_fetch_sub_explicit(&c->bytes, out->size, memory_order_relaxed);
+}
+
+/* Appends an entry (newest) to both lists.  Return: false when out of
+ * host memory (nothing changed). */
+static bool entry_add(struct hc_idle *c, const struct hc_idle_entry *v)
+{
+	uint32_t b = bucket_get(c, v->size), i;
+	struct hc_idle_entry *x;
+
+	if (b == HC_IDLE_NIL)
+		return false;
+	if (c->free_slot == HC_IDLE_NIL) {
+		uint32_t cap = c->cap ? c->cap * 2 : 32;
+		struct hc_idle_entry *ne = cap > c->cap ? realloc(c->e, (size_t)cap * sizeof(*ne)) : NULL;
+
+		if (!ne) {
+			if (c->tab[b].head == HC_IDLE_NIL)
+				bucket_del(c, b);
+			return false;
+		}
+		for (uint32_t k = c->cap; k < cap; k++)
+			ne[k].next = k + 1 < cap ? k + 1 : HC_IDLE_NIL;
+		c->e = ne;
+		c->free_slot = c->cap;
+		c->cap = cap;
+	}
+	i = c->free_slot;
+	x = &c->e[i];
+	c->free_slot = x->next;
+	*x = *v;
+	x->prev = c->tail;
+	x->next = HC_IDLE_NIL;
+	if (c->tail != HC_IDLE_NIL)
+		c->e[c->tail].next = i;
+	else
+		c->head = i;
+	c->tail = i;
+	x->sprev = c->tab[b].tail;
+	x->snext = HC_IDLE_NIL;
+	if (c->tab[b].tail != HC_IDLE_NIL)
+		c->e[c->tab[b].tail].snext = i;
+	else
+		c->tab[b].head = i;
+	c->tab[b].tail = i;
+	c->n++;
+	atomic_fetch_add_explicit(&c->bytes, v->size, memory_order_relaxed);
+	return true;
 }
 
 static void entry_free(const struct hc_idle_hal *h, struct hc_idle_entry *x)
@@ -41,8 +187,10 @@ void hc_idle_fini(struct hc_idle *c, const struct hc_idle_hal *h)
 {
 	hc_idle_trim(c, h, 0);
 	free(c->e);
+	free(c->tab);
 	c->e = NULL;
-	c->cap = 0;
+	c->tab = NULL;
+	c->cap = c->tabcap = 0;
 	pthread_mutex_destroy(&c->lock);
 }
 
@@ -58,18 +206,17 @@ bool hc_idle_take(struct hc_idle *c, const struct hc_idle_hal *h, uint64_t who,
 {
 	struct hc_idle_entry x;
 	bool done = false;
-	size_t i;
+	uint32_t b;
 
 	if (atomic_load_explicit(&c->bytes, memory_order_relaxed) < size)
 		return false;
 	pthread_mutex_lock(&c->lock);
-	for (i = 0; i < c->n && c->e[i].size != size; i++)
-		;
-	if (i == c->n) {
+	b = bucket_find(c, size);
+	if (b == HC_IDLE_NIL) {
 		pthread_mutex_unlock(&c->lock);
 		return false;
 	}
-	entry_remove(c, i, &x);
+	entry_remove(c, c->tab[b].head, &x); /* the oldest of that size */
 	held_add(c, size);
 	pthread_mutex_unlock(&c->lock);
 	atomic_fetch_add_explicit(&c->adopted, 1, memory_order_relaxed);
@@ -104,7 +251,7 @@ void hc_idle_make_room(struct hc_idle *c, const struct hc_idle_hal *h, uint64_t 
 			pthread_mutex_unlock(&c->lock);
 			return;
 		}
-		entry_remove(c, 0, &x);
+		entry_remove(c, c->head, &x);
 		pthread_mutex_unlock(&c->lock);
 		entry_free(h, &x);
 	}
@@ -120,7 +267,7 @@ void hc_idle_trim(struct hc_idle *c, const struct hc_idle_hal *h, uint64_t keep)
 			pthread_mutex_unlock(&c->lock);
 			return;
 		}
-		entry_remove(c, 0, &x);
+		entry_remove(c, c->head, &x);
 		pthread_mutex_unlock(&c->lock);
 		entry_free(h, &x);
 	}
@@ -148,21 +295,14 @@ hc_status hc_idle_put(struct hc_idle *c, const struct hc_idle_hal *h, uint64_t w
 	if (h->ops->event_record(h->dev, from, &fence) != HC_OK)
 		goto free_now;
 	pthread_mutex_lock(&c->lock);
-	if (c->n == c->cap) {
-		size_t cap = c->cap ? c->cap * 2 : 32;
-		struct hc_idle_entry *ne = realloc(c->e, cap * sizeof(*ne));
-
-		if (!ne) {
-			pthread_mutex_unlock(&c->lock);
-			h->ops->event_destroy(h->dev, fence);
-			goto free_now;
-		}
-		c->e = ne;
-		c->cap = cap;
+	if (!entry_add(c, &(struct hc_idle_entry){ .addr = addr, .size = size, .seq = c->seq + 1,
+						  .from = who, .fence = fence })) {
+		pthread_mutex_unlock(&c->lock);
+		h->ops->event_destroy(h->dev, fence);
+		goto free_now;
 	}
-	c->e[c->n++] = (struct hc_idle_entry){ addr, size, ++c->seq, who, fence };
+	c->seq++;
 	c->held -= size < c->held ? size : c->held;
-	atomic_fetch_add_explicit(&c->bytes, size, memory_order_relaxed);
 	pthread_mutex_unlock(&c->lock);
 	return HC_OK;
 

@@ -20,7 +20,8 @@
  * next request of that size on any stream instead of a new device
  * allocation.  Entries are matched by exact size, oldest first; the age is
  * a per-device sequence number, so the choice depends only on the order of
- * calls (replay stays deterministic).
+ * calls (replay stays deterministic).  Adopting, trimming and releasing
+ * cost O(1) whatever the number of idle entries.
  *
  * Locking: @lock is a leaf, taken under a stream lock (the storage
  * callbacks) or none, and never held across a HAL call that can block.
@@ -36,17 +37,37 @@
 
 #include "hal/hal.h"
 
+/* One idle allocation; entries live in a slab (indexes, HC_IDLE_NIL ends a
+ * list) on two lists: every entry in release order, and the entries of its
+ * size, also in release order. */
+#define HC_IDLE_NIL UINT32_MAX
+
 struct hc_idle_entry {
 	uint64_t addr, size;
 	uint64_t seq;          /* age: per-device release order */
 	uint64_t from;         /* handle id of the releasing stream */
 	hc_hal_event *fence;   /* recorded on it at release; NULL: none needed */
+	uint32_t prev, next;   /* all entries, oldest first; next: free slots too */
+	uint32_t sprev, snext; /* entries of this size, oldest first */
+};
+
+/* The entries of one size: a bucket of an open-addressing table keyed by
+ * size (linear probing, backward-shift deletion), so that adopting by
+ * size does not scan every idle entry of the device (a stream closing
+ * with thousands of pages made each large miss scan them all). */
+struct hc_idle_bucket {
+	uint64_t size; /* 0: empty bucket */
+	uint32_t head, tail;
 };
 
 struct hc_idle {
 	pthread_mutex_t lock;
-	struct hc_idle_entry *e; /* in release order (oldest first) */
-	size_t n, cap;
+	struct hc_idle_entry *e; /* the slab */
+	uint32_t cap, n;
+	uint32_t free_slot;      /* free slots, through .next */
+	uint32_t head, tail;     /* all entries, oldest first */
+	struct hc_idle_bucket *tab;
+	uint32_t tabcap, tabn;   /* a power of two; buckets in use */
 	uint64_t seq;
 	uint64_t held, held_peak; /* device bytes the pools hold from storage */
 	_Atomic uint64_t bytes;   /* idle bytes (read without the lock) */

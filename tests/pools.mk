@@ -6,3 +6,11 @@ tests_check_pools_SOURCES = tests/check_pools.c
 tests_check_pools_CFLAGS = $(TEST_CFLAGS)
 tests_check_pools_LDADD = $(TEST_LDADD)
 endif
+# tests/check_idle: the device's idle-storage cache (core/idle.c) over the sim HAL.
+if HAVE_CHECK
+check_PROGRAMS += tests/check_idle
+TESTS += tests/check_idle
+tests_check_idle_SOURCES = tests/check_idle.c
+tests_check_idle_CFLAGS = $(TEST_CFLAGS)
+tests_check_idle_LDADD = $(TEST_LDADD)
+endif

@@ -1,0 +1,188 @@
+/*
+ * check_idle.c - the device's idle-storage cache (core/idle.c) over the
+ * simulator's HAL.
+ *
+ * The cache promises: adoption by exact size takes the oldest entry of that
+ * size; trimming and making room free the oldest entries of all; byte
+ * counts follow.  The reference is the plain array it used to be (scanned
+ * oldest first), run side by side with the real one on random operations,
+ * many sizes (so the size table grows, collides and deletes), and the same
+ * answers are expected at every step.
+ */
+#include <check.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/idle.h"
+#include "sim/sim.h"
+
+#define MAXREF 4096
+
+struct ref {
+	uint64_t addr[MAXREF], size[MAXREF];
+	size_t n;
+};
+
+static const struct hc_hal_ops *ops;
+static hc_hal_dev *dev;
+static hc_hal_stream *strm;
+static struct hc_idle_hal H;
+
+static void setup(void)
+{
+	struct hc_hal_open_args a = { .seed = 1 };
+
+	ops = hc_sim_ops();
+	ck_assert_int_eq(ops->device_open(&a, &dev), HC_OK);
+	ck_assert_int_eq(ops->stream_create(dev, &strm), HC_OK);
+	H = (struct hc_idle_hal){ ops, dev };
+}
+
+static void teardown(void)
+{
+	ops->stream_destroy(dev, strm);
+	ops->device_close(dev);
+}
+
+static uint64_t put(struct hc_idle *c, struct ref *r, uint64_t size)
+{
+	hc_hal_dptr p;
+
+	ck_assert_int_eq(ops->mem_alloc(dev, size, &p), HC_OK);
+	hc_idle_note_alloc(c, size);
+	ck_assert_int_eq(hc_idle_put(c, &H, 1, strm, p, size), HC_OK);
+	r->addr[r->n] = p;
+	r->size[r->n++] = size;
+	return p;
+}
+
+/* The reference: the oldest entry of @size, removed; 0 when none. */
+static uint64_t ref_take(struct ref *r, uint64_t size)
+{
+	for (size_t i = 0; i < r->n; i++)
+		if (r->size[i] == size) {
+			uint64_t a = r->addr[i];
+
+			memmove(&r->addr[i], &r->addr[i + 1], (r->n - i - 1) * sizeof(r->addr[0]));
+			memmove(&r->size[i], &r->size[i + 1], (r->n - i - 1) * sizeof(r->size[0]));
+			r->n--;
+			return a;
+		}
+	return 0;
+}
+
+static uint64_t ref_bytes(const struct ref *r)
+{
+	uint64_t b = 0;
+
+	for (size_t i = 0; i < r->n; i++)
+		b += r->size[i];
+	return b;
+}
+
+START_TEST(oldest_of_a_size_first)
+{
+	struct hc_idle c;
+	struct ref r = { .n = 0 };
+	uint64_t a1, a2, a3, got = 0;
+
+	hc_idle_init(&c);
+	a1 = put(&c, &r, 4 << 20);
+	a2 = put(&c, &r, 8 << 20);
+	a3 = put(&c, &r, 4 << 20);
+	ck_assert_uint_eq(hc_idle_bytes(&c), 16u << 20);
+	ck_assert(hc_idle_take(&c, &H, 1, strm, 4 << 20, &got));
+	ck_assert_uint_eq(got, a1);
+	ck_assert(hc_idle_take(&c, &H, 1, strm, 4 << 20, &got));
+	ck_assert_uint_eq(got, a3);
+	ck_assert(!hc_idle_take(&c, &H, 1, strm, 4 << 20, &got));
+	ck_assert(!hc_idle_take(&c, &H, 1, strm, 2 << 20, &got));
+	ck_assert(hc_idle_take(&c, &H, 1, strm, 8 << 20, &got));
+	ck_assert_uint_eq(got, a2);
+	ck_assert_uint_eq(hc_idle_bytes(&c), 0);
+	ck_assert_int_eq(ops->mem_free(dev, a1), HC_OK);
+	ck_assert_int_eq(ops->mem_free(dev, a2), HC_OK);
+	ck_assert_int_eq(ops->mem_free(dev, a3), HC_OK);
+	hc_idle_fini(&c, &H);
+}
+END_TEST
+
+/* Random puts, takes and trims against the array reference. */
+START_TEST(matches_the_array_it_replaced)
+{
+	struct hc_idle c;
+	struct ref *r = calloc(1, sizeof(*r));
+	uint64_t rng = 0x9e3779b97f4a7c15ull ^ (uint64_t)_i;
+	struct hc_hal_stats st;
+
+	ck_assert_ptr_nonnull(r);
+	hc_idle_init(&c);
+	for (int step = 0; step < 6000; step++) {
+		uint64_t x, size, got = 0, want;
+
+		rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+		x = rng % 100;
+		/* 1..97 distinct sizes of 2 MiB steps: collisions and deletions */
+		size = (uint64_t)(1 + (rng >> 20) % 97) << 21;
+		if (x < 55 && r->n < MAXREF) {
+			put(&c, r, size);
+		} else if (x < 97) {
+			want = ref_take(r, size);
+			ck_assert_int_eq(hc_idle_take(&c, &H, 1, strm, size, &got), want != 0);
+			if (want) {
+				ck_assert_uint_eq(got, want);
+				ck_assert_int_eq(ops->mem_free(dev, got), HC_OK);
+			}
+		} else { /* trim to about half: the oldest go first */
+			uint64_t keep = ref_bytes(r) / 2;
+
+			while (ref_bytes(r) > keep) {
+				memmove(&r->addr[0], &r->addr[1], (r->n - 1) * sizeof(r->addr[0]));
+				memmove(&r->size[0], &r->size[1], (r->n - 1) * sizeof(r->size[0]));
+				r->n--;
+			}
+			hc_idle_trim(&c, &H, keep);
+		}
+		ck_assert_uint_eq(hc_idle_bytes(&c), ref_bytes(r));
+	}
+	/* What is left comes out oldest first, size by size. */
+	while (r->n) {
+		uint64_t size = r->size[r->n - 1], got = 0, want = ref_take(r, size);
+
+		ck_assert(hc_idle_take(&c, &H, 1, strm, size, &got));
+		ck_assert_uint_eq(got, want);
+		ck_assert_int_eq(ops->mem_free(dev, got), HC_OK);
+	}
+	ck_assert_uint_eq(hc_idle_bytes(&c), 0);
+	hc_idle_fini(&c, &H);
+	/* everything allocated was freed, by the test or by a trim */
+	ck_assert_int_eq(ops->ctl(dev, HC_HAL_CTL_STATS, &st), HC_OK);
+	ck_assert_uint_eq(st.device_allocs, st.device_frees);
+	free(r);
+}
+END_TEST
+
+static Suite *idle_suite(void)
+{
+	Suite *s = suite_create("idle");
+	TCase *t = tcase_create("cache");
+
+	tcase_add_checked_fixture(t, setup, teardown);
+	tcase_add_test(t, oldest_of_a_size_first);
+	tcase_add_loop_test(t, matches_the_array_it_replaced, 0, 4);
+	tcase_set_timeout(t, 60);
+	suite_add_tcase(s, t);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(idle_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
