@@ -33,6 +33,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "core/streamops.h"
@@ -46,7 +47,8 @@ struct copy_batch {
 	const unsigned char *src;
 	uint64_t len, piece;
 	bool to_device; /* hc_stage_copy rather than memcpy */
-	uint64_t next, npieces, done; /* guarded by the pool's lock */
+	uint64_t next, npieces; /* guarded by the pool's lock */
+	_Atomic uint64_t done;  /* pieces copied; written under the lock */
 	struct copy_batch *link;
 };
 
@@ -54,10 +56,58 @@ struct hc_copy_workers {
 	pthread_mutex_t lock;
 	pthread_cond_t work, done;
 	struct copy_batch *head, *tail;
+	_Atomic bool queued; /* head != NULL, for spinning without the lock */
 	pthread_t thr[HC_PIPE_MAX_WORKERS];
 	unsigned n;
 	bool stop;
 };
+
+/*
+ * Hand-offs spin before they sleep.  A pipelined write hands the workers a
+ * chunk every ~100 us and waits for the chunk's last piece; a condition
+ * variable's wake-up costs tens of microseconds on a VM, per chunk, on both
+ * sides.  So a worker that finds no work polls for HC_PIPE_SPIN_NS before
+ * it sleeps (the next chunk usually comes within that), and the caller
+ * polls its batch's pieces for up to HC_PIPE_SPIN_WAIT_NS.
+ */
+#define HC_PIPE_SPIN_NS 50000u
+#define HC_PIPE_SPIN_WAIT_NS 500000u
+
+static uint64_t spin_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#endif
+}
+
+/* Polls @flag (or @count reaching @want) for up to @ns; true when seen. */
+static bool spin_until(_Atomic bool *flag, _Atomic uint64_t *count, uint64_t want, uint64_t ns)
+{
+	uint64_t t0 = 0;
+
+	for (unsigned i = 0;; i++) {
+		if (flag ? atomic_load_explicit(flag, memory_order_acquire)
+			 : atomic_load_explicit(count, memory_order_acquire) >= want)
+			return true;
+		cpu_relax();
+		if ((i & 63) == 63) {
+			uint64_t t = spin_now_ns();
+
+			if (!t0)
+				t0 = t;
+			else if (t - t0 > ns)
+				return false;
+		}
+	}
+}
 
 /* Creation is rare; one process-wide leaf lock covers it. */
 static pthread_mutex_t workers_create_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -80,6 +130,7 @@ static bool batch_take(struct hc_copy_workers *w, struct copy_batch *b, uint64_t
 		w->tail = NULL;
 		for (struct copy_batch *t = w->head; t; t = t->link)
 			w->tail = t;
+		atomic_store_explicit(&w->queued, w->head != NULL, memory_order_release);
 	}
 	return true;
 }
@@ -99,8 +150,13 @@ static void *worker_main(void *p)
 	pthread_mutex_lock(&w->lock);
 	for (;;) {
 		struct copy_batch *b;
-		uint64_t i = 0, off, len;
+		uint64_t i = 0, off, len, np;
 
+		if (!w->stop && !w->head) {
+			pthread_mutex_unlock(&w->lock);
+			spin_until(&w->queued, NULL, 0, HC_PIPE_SPIN_NS);
+			pthread_mutex_lock(&w->lock);
+		}
 		while (!w->stop && !w->head)
 			pthread_cond_wait(&w->work, &w->lock);
 		if (w->stop)
@@ -112,7 +168,10 @@ static void *worker_main(void *p)
 		len = b->len - off < b->piece ? b->len - off : b->piece;
 		piece_copy(b, off, len);
 		pthread_mutex_lock(&w->lock);
-		if (++b->done == b->npieces)
+		/* The caller may return (its batch on its stack gone) as soon
+		 * as it sees the last piece counted: read b before that. */
+		np = b->npieces;
+		if (atomic_fetch_add_explicit(&b->done, 1, memory_order_release) + 1 == np)
 			pthread_cond_broadcast(&w->done);
 	}
 	pthread_mutex_unlock(&w->lock);
@@ -204,13 +263,22 @@ static void host_copy(struct hc_copy_workers *w, void *dst, const void *src, uin
 	piece = (len + w->n) / (w->n + 1);
 	if (piece < HC_PIPE_PIECE_MIN)
 		piece = HC_PIPE_PIECE_MIN;
-	b = (struct copy_batch){ dst, src, len, piece, to_device, 0, (len + piece - 1) / piece, 0, NULL };
+	b.dst = dst;
+	b.src = src;
+	b.len = len;
+	b.piece = piece;
+	b.to_device = to_device;
+	b.next = 0;
+	b.npieces = (len + piece - 1) / piece;
+	atomic_init(&b.done, 0);
+	b.link = NULL;
 	pthread_mutex_lock(&w->lock);
 	if (w->tail)
 		w->tail->link = &b;
 	else
 		w->head = &b;
 	w->tail = &b;
+	atomic_store_explicit(&w->queued, true, memory_order_release);
 	pthread_cond_broadcast(&w->work);
 	/* The caller copies pieces of its own batch rather than sleep. */
 	while (batch_take(w, &b, &i)) {
@@ -220,9 +288,14 @@ static void host_copy(struct hc_copy_workers *w, void *dst, const void *src, uin
 		pthread_mutex_unlock(&w->lock);
 		piece_copy(&b, off, n);
 		pthread_mutex_lock(&w->lock);
-		b.done++;
+		atomic_fetch_add_explicit(&b.done, 1, memory_order_release);
 	}
-	while (b.done < b.npieces)
+	if (atomic_load_explicit(&b.done, memory_order_acquire) < b.npieces) {
+		pthread_mutex_unlock(&w->lock);
+		spin_until(NULL, &b.done, b.npieces, HC_PIPE_SPIN_WAIT_NS);
+		pthread_mutex_lock(&w->lock);
+	}
+	while (atomic_load_explicit(&b.done, memory_order_acquire) < b.npieces)
 		pthread_cond_wait(&w->done, &w->lock);
 	pthread_mutex_unlock(&w->lock);
 }
