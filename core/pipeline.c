@@ -26,8 +26,9 @@
  * threads copying.  The copies into chunks use streaming stores
  * (stage_copy.c) below HC_PIPE_STREAM_MAX, so the copy engine reads memory
  * rather than snooping dirty cache lines.  Measured on the H200 machine (8
- * workers and the caller), pipelined / pinned: 16 MiB 0.69, 64 MiB 0.70,
- * 256 MiB 0.71, 1 GiB 0.89 (BENCHMARKS.md).  Only memcpy runs on the workers: every HAL call stays on the
+ * workers and the caller, hand-offs spinning), pipelined / pinned:
+ * 16 MiB 0.72-0.73, 64 MiB 0.76; larger sizes vary run to run
+ * (BENCHMARKS.md).  Only memcpy runs on the workers: every HAL call stays on the
  * calling thread in a fixed order, so the simulator's virtual clock is as
  * deterministic as with no workers at all.
  */
@@ -135,12 +136,18 @@ static bool batch_take(struct hc_copy_workers *w, struct copy_batch *b, uint64_t
 	return true;
 }
 
+/* @to_device: pinned staging the device reads next (stage_copy.c). */
+static void copy_bytes(void *dst, const void *src, uint64_t len, bool to_device)
+{
+	if (to_device)
+		hc_stage_copy(dst, src, len);
+	else
+		memcpy(dst, src, len);
+}
+
 static void piece_copy(const struct copy_batch *b, uint64_t off, uint64_t len)
 {
-	if (b->to_device)
-		hc_stage_copy(b->dst + off, b->src + off, len);
-	else
-		memcpy(b->dst + off, b->src + off, len);
+	copy_bytes(b->dst + off, b->src + off, len, b->to_device);
 }
 
 static void *worker_main(void *p)
@@ -254,10 +261,7 @@ static void host_copy(struct hc_copy_workers *w, void *dst, const void *src, uin
 	uint64_t piece, i;
 
 	if (!w || len < 2 * HC_PIPE_PIECE_MIN) {
-		if (to_device)
-			hc_stage_copy(dst, src, len);
-		else
-			memcpy(dst, src, len);
+		copy_bytes(dst, src, len, to_device);
 		return;
 	}
 	piece = (len + w->n) / (w->n + 1);
@@ -300,22 +304,17 @@ static void host_copy(struct hc_copy_workers *w, void *dst, const void *src, uin
 	pthread_mutex_unlock(&w->lock);
 }
 
-/* Tells the backend how many bytes the host copied: the simulator charges
- * them to its host clock (the memcpy is invisible to its ops).  Whether the
- * copy counts as split over the workers depends on its length only, not on
- * how many workers this machine has, so a simulation does not depend on
- * the host it runs on. */
-static void host_copy_done(struct hc_dev *dev, uint64_t len)
+/* After the copy the backend is told how many bytes the host copied: the
+ * simulator charges them to its host clock (the memcpy is invisible to its
+ * ops).  Whether the copy counts as split over the workers depends on its
+ * length only, not on how many workers this machine has, so a simulation
+ * does not depend on the host it runs on. */
+void hc_host_copy(struct hc_dev *dev, void *dst, const void *src, uint64_t len, bool to_device)
 {
 	struct hc_hal_host_copy h = { len, len >= 2 * HC_PIPE_PIECE_MIN };
 
+	host_copy(h.parallel ? workers_get(dev) : NULL, dst, src, len, to_device);
 	(void)dev->ops->ctl(dev->hal, HC_HAL_CTL_HOST_COPY, &h);
-}
-
-void hc_host_copy(struct hc_dev *dev, void *dst, const void *src, uint64_t len, bool to_device)
-{
-	host_copy(len >= 2 * HC_PIPE_PIECE_MIN ? workers_get(dev) : NULL, dst, src, len, to_device);
-	host_copy_done(dev, len);
 }
 
 struct chunk {
@@ -328,7 +327,6 @@ struct chunk {
 hc_status hc_pipeline_write(struct hc_strm *st, uint64_t dst, const void *src, uint64_t n)
 {
 	const struct hc_hal_ops *ops = st->dev->ops;
-	struct hc_copy_workers *w = workers_get(st->dev);
 	struct chunk ring[HC_PIPE_CHUNKS];
 	uint64_t done = 0, k = 0, chunk;
 	hc_status rc = HC_OK;
@@ -370,8 +368,7 @@ hc_status hc_pipeline_write(struct hc_strm *st, uint64_t dst, const void *src, u
 			if (rc != HC_OK)
 				break;
 		}
-		host_copy(w, c->host, (const unsigned char *)src + done, len, stream_stores);
-		host_copy_done(st->dev, len);
+		hc_host_copy(st->dev, c->host, (const unsigned char *)src + done, len, stream_stores);
 		rc = ops->copy_h2d(st->dev->hal, st->hal, dst + done, c->host, len, true);
 		if (rc != HC_OK)
 			break;
