@@ -97,6 +97,28 @@ static const char *syms_bind(enum hip_flavor flavor, void *rtlib, void *drvlib)
 	return NULL;
 }
 
+/*
+ * A library that was opened but failed the probe stays loaded, one
+ * reference per distinct library: its constructors have run and allocated
+ * (ROCm's do, on a host without a GPU too), unloading gives none of that
+ * back and is not safe for every runtime, and a later hc_device_open()
+ * then finds it loaded instead of running them again.  Guarded by rt_lock.
+ */
+static void *probed[8];
+
+static void keep_probed(void *lib)
+{
+	for (size_t i = 0; i < sizeof(probed) / sizeof(probed[0]); i++) {
+		if (probed[i] == lib)
+			break; /* already held: drop this open's reference */
+		if (!probed[i]) {
+			probed[i] = lib;
+			return;
+		}
+	}
+	dlclose(lib);
+}
+
 /* Asks the freshly bound runtime how many devices it sees. */
 static int count_devices(enum hip_space space, int *count, struct tried *t, const char *path)
 {
@@ -167,7 +189,7 @@ static int try_nvidia(const char *path, void *lib, struct tried *t)
 
 err_close_drv:
 	if (drv != lib)
-		dlclose(drv);
+		keep_probed(drv);
 	return -1;
 }
 
@@ -190,14 +212,14 @@ static int try_path(const char *path, enum hip_flavor flavor, struct tried *t)
 		else {
 			tried_add(t, "%s: missing symbol %s; ", path,
 				  "hipGetDeviceCount (and cudaGetDeviceCount)");
-			dlclose(lib);
+			keep_probed(lib);
 			return -1;
 		}
 	}
 	rc = flavor == HIP_FLAVOR_AMD ? try_amd(path, lib, t) : try_nvidia(path, lib, t);
 	if (rc != 0) {
 		syms_clear();
-		dlclose(lib);
+		keep_probed(lib);
 		return -1;
 	}
 	snprintf(rt.path, sizeof(rt.path), "%s", path);
