@@ -467,6 +467,8 @@ END_TEST
 
 #ifdef HIPCORE_WITH_BABELTRACE2
 
+#include <babeltrace2/babeltrace.h>
+
 static const char *ctf_fixture(void)
 {
 	static char path[1024];
@@ -689,29 +691,19 @@ START_TEST(ctf_errors)
 }
 END_TEST
 
-/*
- * Found by tests/fuzz/fuzz_ctf: an event payload that libbabeltrace2's CTF
- * source cannot decode left an error on the thread while the graph step
- * still returned; the next bt_graph_run_once() aborted the process.  The
- * stream is ctf-small's ch_0 with its bytes after the first 96 (packet
- * header and context) replaced by tests/data/ctf-bad-payload.bin.  Reading
- * it must end in -1 with a message, and the thread must be left clean: the
- * intact trace reads in full afterwards.
- */
 /* LeakSanitizer's switches, when a sanitizer runtime is linked in. */
 extern void __lsan_disable(void) __attribute__((weak));
 extern void __lsan_enable(void) __attribute__((weak));
 
-START_TEST(ctf_bad_payload_no_abort)
+/* tests/data/NAME spliced over ctf-small's stream after its packet header
+ * (fuzz_ctf's input format), written as a trace into tmpdir. */
+static void write_spliced_trace(const char *name)
 {
-	char path[1100], err[700], dir[600];
+	char path[1100], dir[600];
 	unsigned char frame[4096], bad[4096];
-	struct hs_trace *t = NULL;
-	struct hs_rev ev;
 	size_t nbad, nmeta;
 	static char meta[65536];
 	FILE *f;
-	int rc = 1;
 
 	snprintf(path, sizeof(path), "%s/ust/uid/0/64-bit/metadata", ctf_fixture());
 	f = fopen(path, "rb");
@@ -723,7 +715,7 @@ START_TEST(ctf_bad_payload_no_abort)
 	ck_assert_ptr_nonnull(f);
 	ck_assert_uint_eq(fread(frame, 1, sizeof(frame), f), sizeof(frame));
 	fclose(f);
-	snprintf(path, sizeof(path), "%s/../ctf-bad-payload.bin", ctf_fixture());
+	snprintf(path, sizeof(path), "%s/../%s", ctf_fixture(), name);
 	f = fopen(path, "rb");
 	ck_assert_ptr_nonnull(f);
 	nbad = fread(bad, 1, sizeof(frame) - 96, f);
@@ -740,7 +732,41 @@ START_TEST(ctf_bad_payload_no_abort)
 	ck_assert_ptr_nonnull(f);
 	ck_assert_uint_eq(fwrite(frame, 1, sizeof(frame), f), sizeof(frame));
 	fclose(f);
+}
 
+/* The intact fixture reads to its end: the thread was left clean. */
+static void intact_trace_reads(void)
+{
+	struct hs_trace *t = NULL;
+	struct hs_rev ev;
+	char err[700];
+	int rc;
+
+	ck_assert_msg(hs_ctf_open(ctf_fixture(), &t, err, sizeof(err)) == 0, "%s", err);
+	while ((rc = hs_trace_next(t, &ev)) == 1)
+		;
+	ck_assert_msg(rc == 0, "%s", hs_trace_error(t));
+	ck_assert_uint_eq(t->events, 16);
+	hs_trace_close(t);
+}
+
+/*
+ * Found by tests/fuzz/fuzz_ctf: an event payload that libbabeltrace2's CTF
+ * source cannot decode left an error on the thread while the graph step
+ * still returned; the next bt_graph_run_once() aborted the process.  The
+ * stream is ctf-small's ch_0 with its bytes after the first 96 (packet
+ * header and context) replaced by tests/data/ctf-bad-payload.bin.  Reading
+ * it must end in -1 with a message, and the thread must be left clean: the
+ * intact trace reads in full afterwards.
+ */
+START_TEST(ctf_bad_payload_no_abort)
+{
+	char err[700];
+	struct hs_trace *t = NULL;
+	struct hs_rev ev;
+	int rc = 1;
+
+	write_spliced_trace("ctf-bad-payload.bin");
 	/* libbabeltrace2 2.0.4 does not release its source's trace and iterator
 	 * state (glib allocations) after this decoding error: not ours, kept
 	 * out of LeakSanitizer here and out of valgrind by
@@ -756,15 +782,45 @@ START_TEST(ctf_bad_payload_no_abort)
 	hs_trace_close(t);
 	if (__lsan_enable)
 		__lsan_enable();
+	intact_trace_reads();
+}
+END_TEST
 
-	/* the thread holds no error: the intact trace reads to its end */
-	t = NULL;
-	ck_assert_msg(hs_ctf_open(ctf_fixture(), &t, err, sizeof(err)) == 0, "%s", err);
-	while ((rc = hs_trace_next(t, &ev)) == 1)
+/*
+ * Found by fuzz_ctf's long run (the input is its crash file): the CTF source
+ * ended the graph (END) with a decoding error still on the thread.  The
+ * reader checked for one only before running a step, not at the end, so it
+ * returned 0 (a clean end) and left the error behind, and libbabeltrace2
+ * aborted the process in bt_plugin_find() when the next trace was opened.
+ * Now the end reports it, and a trace closed early leaves nothing either.
+ */
+START_TEST(ctf_error_at_end_reported)
+{
+	char err[700];
+	struct hs_trace *t = NULL;
+	struct hs_rev ev;
+	int rc = 1;
+
+	write_spliced_trace("ctf-error-at-end.bin");
+	if (__lsan_disable) /* as in ctf_bad_payload_no_abort */
+		__lsan_disable();
+	ck_assert_msg(hs_ctf_open(tmpdir, &t, err, sizeof(err)) == 0, "%s", err);
+	for (int i = 0; i < 100000 && (rc = hs_trace_next(t, &ev)) == 1; i++)
 		;
-	ck_assert_msg(rc == 0, "%s", hs_trace_error(t));
-	ck_assert_uint_eq(t->events, 16);
+	ck_assert_int_eq(rc, -1);
+	ck_assert_msg(strstr(hs_trace_error(t), "reading the trace"), "%s", hs_trace_error(t));
 	hs_trace_close(t);
+	ck_assert_ptr_null(bt_current_thread_take_error());
+
+	/* closed after the first event, before the error surfaced */
+	t = NULL;
+	ck_assert_msg(hs_ctf_open(tmpdir, &t, err, sizeof(err)) == 0, "%s", err);
+	(void)hs_trace_next(t, &ev);
+	hs_trace_close(t);
+	ck_assert_ptr_null(bt_current_thread_take_error());
+	if (__lsan_enable)
+		__lsan_enable();
+	intact_trace_reads();
 }
 END_TEST
 
@@ -844,6 +900,8 @@ START_TEST(ctf_failed_first_pass_stays_failed)
 	ck_assert_int_eq(hs_trace_next(t, &ev), -1);
 	ck_assert_int_eq(hs_trace_next(t, &ev), -1);
 	hs_trace_close(t);
+	/* Every babeltrace2 error the reader met was taken and released. */
+	ck_assert_ptr_null(bt_current_thread_take_error());
 }
 END_TEST
 
@@ -884,6 +942,7 @@ static Suite *readers_suite(void)
 	tcase_add_test(tc, ctf_discarded_events);
 	tcase_add_test(tc, ctf_errors);
 	tcase_add_test(tc, ctf_bad_payload_no_abort);
+	tcase_add_test(tc, ctf_error_at_end_reported);
 	tcase_add_test(tc, ctf_error_after_batch_events);
 	tcase_add_test(tc, ctf_failed_first_pass_stays_failed);
 	suite_add_tcase(s, tc);

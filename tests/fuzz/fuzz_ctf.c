@@ -32,6 +32,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <babeltrace2/babeltrace.h>
+
 #include "tools/hipsim/read_ctf.h"
 
 #ifndef HC_SRCDIR
@@ -112,7 +114,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (write_file(stream_path, file, PACKET) != 0)
 		return 0;
 	if (hs_ctf_open(dir, &t, err, sizeof(err)) != 0) {
-		if (t != NULL)
+		if (t != NULL || bt_current_thread_take_error())
 			__builtin_trap();
 		return 0;
 	}
@@ -127,5 +129,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			__builtin_trap();
 	}
 	hs_trace_close(t);
+	/* An error left on the thread makes libbabeltrace2 abort the next
+	 * open: fail on the input that left it, not on the one after. */
+	if (bt_current_thread_take_error())
+		__builtin_trap();
 	return 0;
 }

@@ -615,16 +615,24 @@ static int ctf_next(struct hs_trace *t, struct hs_rev *ev)
 	while (r->qlen == 0 || r->prescan_wanted) {
 		if (r->prescan_wanted) {
 			char err[sizeof(r->base.error)];
+			/* The step that queued the launch may have left an
+			 * error (see below): set aside while the first pass
+			 * calls libbabeltrace2, put back for the queue's end. */
+			const bt_error *held = bt_current_thread_take_error();
 
 			r->prescan_wanted = 0;
 			r->ktime_watch = 0;
 			if (prescan_ktimes(r, err, sizeof(err)) != 0) {
 				/* The queued launch cannot have its measured
 				 * time: nothing more is handed out. */
+				if (held)
+					bt_error_release(held);
 				r->qlen = 0;
 				set_error(r, "%s", err);
 				return -1;
 			}
+			if (held)
+				bt_current_thread_move_error(held);
 			continue;
 		}
 		bt_graph_run_once_status st;
@@ -632,15 +640,15 @@ static int ctf_next(struct hs_trace *t, struct hs_rev *ev)
 
 		if (r->failed)
 			return -1;
-		if (r->ended)
-			goto end;
 		/*
-		 * A step can end OK (or AGAIN) with an error still set on the
-		 * thread: libbabeltrace2 2.0's CTF source, on a malformed event
-		 * payload, hands over the messages it has and leaves the cause
-		 * for later.  Calling bt_graph_run_once() then breaks its
-		 * precondition and it aborts the process; take the error first
-		 * and report it as the read failure it is.
+		 * A step can end OK, AGAIN or even END with an error still set
+		 * on the thread: libbabeltrace2 2.0's CTF source, on a
+		 * malformed event payload, hands over the messages it has and
+		 * leaves the cause for later.  Any later libbabeltrace2 call
+		 * on this thread then breaks its precondition and aborts the
+		 * process (bt_graph_run_once() here, bt_plugin_find() when the
+		 * next trace is opened); take the error first and report it as
+		 * the read failure it is.
 		 */
 		pending = bt_current_thread_take_error();
 		if (pending) {
@@ -650,6 +658,8 @@ static int ctf_next(struct hs_trace *t, struct hs_rev *ev)
 			set_error(r, "reading the trace: %s", msg);
 			return -1;
 		}
+		if (r->ended)
+			goto end;
 		st = bt_graph_run_once(r->graph);
 		if (st == BT_GRAPH_RUN_ONCE_STATUS_END) {
 			r->ended = 1;
@@ -706,6 +716,10 @@ static void ctf_close(struct hs_trace *t)
 {
 	struct ctf_reader *r = (struct ctf_reader *)t;
 
+	/* Closed before the queue ran dry, an error a step left (see
+	 * ctf_next) is still on the thread: it is this trace's, and the
+	 * thread's next libbabeltrace2 call would abort on it. */
+	bt_current_thread_clear_error();
 	bt_graph_put_ref(r->graph);
 	free(r->queue);
 	hs_idmap_free(&r->streams);
