@@ -1629,6 +1629,8 @@ static Suite *pools_suite(void)
 	tcase_add_test(tc, coalescing_shapes);
 	tcase_add_test(tc, near_page_rule);
 	tcase_add_loop_test(tc, fragmentation_resistance, 0, 8);
+	/* thousands of operations a case: seconds under ASan on a busy host */
+	tcase_set_timeout(tc, 60);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("caps");

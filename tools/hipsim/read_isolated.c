@@ -1,0 +1,427 @@
+/*
+ * read_isolated.c - a trace reader in a child process (read_isolated.h).
+ *
+ * The child opens the trace with the real reader and writes records to a
+ * pipe; the parent's reader parses them back.  Both ends are the same
+ * binary (a fork, no exec), so records carry native integers:
+ *
+ *   'O' i32 rc, str text        the open's result: the error when rc != 0,
+ *                               else the warning so far (first record)
+ *   'E' u64 source_events, 16 u64 event fields, then 4 u64 for each
+ *       of its bindings         one event
+ *   'W' str warning             the reader's warning changed
+ *   'Z' i32 rc, u64 source_events, u64 cpu_ns, str error, str warning
+ *                               the end (rc 0) or a read error (rc -1)
+ *
+ * str is a u16 length and that many bytes.  A pipe that ends before 'Z'
+ * means the child died; waitpid() says how, and that becomes the error.
+ * The child leaves with _exit() so that it never flushes the parent's
+ * stdio buffers or runs its atexit handlers a second time.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "tools/hipsim/read_isolated.h"
+
+#define PIPE_BUF_SIZE (64u * 1024u)
+
+struct iso_reader {
+	struct hs_trace t; /* first: callers see only this */
+	int fd;
+	pid_t pid; /* 0 once reaped */
+	bool ended;
+	int end_rc;
+	char *path;
+	size_t pos, len;
+	unsigned char buf[PIPE_BUF_SIZE];
+};
+
+/* --- the child ----------------------------------------------------------- */
+
+struct wbuf {
+	int fd;
+	size_t n;
+	unsigned char b[PIPE_BUF_SIZE];
+};
+
+static uint64_t cpu_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Return: 0, or -1 when the parent has gone (it closed its end). */
+static int wflush(struct wbuf *w)
+{
+	size_t off = 0;
+
+	while (off < w->n) {
+		ssize_t k = write(w->fd, w->b + off, w->n - off);
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return -1;
+		off += (size_t)k;
+	}
+	w->n = 0;
+	return 0;
+}
+
+static int wput(struct wbuf *w, const void *p, size_t n)
+{
+	if (w->n + n > sizeof(w->b) && wflush(w) != 0)
+		return -1;
+	memcpy(w->b + w->n, p, n);
+	w->n += n;
+	return 0;
+}
+
+static int wput_str(struct wbuf *w, const char *s)
+{
+	size_t n = strlen(s);
+	uint16_t n16 = (uint16_t)(n > 4096 ? 4096 : n);
+
+	return wput(w, &n16, sizeof(n16)) || wput(w, s, n16) ? -1 : 0;
+}
+
+/* An event as plain numbers: struct hs_rev has padding, which is not data. */
+#define EV_WORDS 16
+#define BIND_WORDS 4
+
+static int wput_event(struct wbuf *w, const struct hs_trace *t, const struct hs_rev *ev)
+{
+	uint32_t i, nb = ev->n_bindings <= HS_REV_MAX_BINDINGS ? ev->n_bindings : HS_REV_MAX_BINDINGS;
+	uint64_t v[1 + EV_WORDS] = {
+		t->source_events, ev->kind,	   ev->stream,	    ev->stream_id, ev->buffer, ev->offset,
+		ev->size,	  ev->property,	   ev->time_ns,	    ev->duration_ns, ev->graph,
+		ev->info_words,	  ev->info_cache,  ev->info_key,    ev->line,	   ev->index, nb,
+	};
+
+	if (wput(w, "E", 1) || wput(w, v, sizeof(v)))
+		return -1;
+	for (i = 0; i < nb; i++) {
+		const struct hs_rev_binding *b = &ev->bindings[i];
+		uint64_t bv[BIND_WORDS] = { b->buffer, b->offset, b->size, b->access };
+
+		if (wput(w, bv, sizeof(bv)))
+			return -1;
+	}
+	return 0;
+}
+
+/* The child's buffer, for crash_flush(). */
+static struct wbuf *child_w;
+
+/*
+ * A decoder that crashes still delivers the events it decoded before:
+ * the buffered records go out (write(2) is async-signal-safe), then the
+ * signal takes its default course, so the parent names it.  A record cut
+ * short by the signal reads as the end of the pipe.
+ */
+static void crash_flush(int sig)
+{
+	struct wbuf *w = child_w;
+	size_t off = 0;
+
+	while (w && off < w->n) {
+		ssize_t k = write(w->fd, w->b + off, w->n - off);
+
+		if (k <= 0)
+			break;
+		off += (size_t)k;
+	}
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static void on_crash_flush(void)
+{
+	static const int sigs[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTERM };
+	struct sigaction sa;
+	size_t i;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = crash_flush;
+	sigemptyset(&sa.sa_mask);
+	sa.sa_flags = SA_RESETHAND | SA_NODEFER;
+	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		sigaction(sigs[i], &sa, NULL);
+}
+
+static void child_main(int fd, const char *path, hs_trace_open_fn open_fn)
+{
+	struct wbuf *w = malloc(sizeof(*w));
+	struct hs_rev *ev = malloc(sizeof(*ev));
+	char err[sizeof(((struct hs_trace *)0)->error)] = "", sent[sizeof(((struct hs_trace *)0)->warning)];
+	struct hs_trace *t = NULL;
+	uint64_t cpu0;
+	int32_t rc;
+
+	if (!w || !ev)
+		_exit(3);
+	w->fd = fd;
+	w->n = 0;
+	child_w = w;
+	on_crash_flush();
+	rc = open_fn(path, &t, err, sizeof(err)) == 0 ? 0 : -1;
+	if (wput(w, "O", 1) || wput(w, &rc, 4) || wput_str(w, rc ? err : t->warning) || wflush(w) || rc)
+		goto out;
+	snprintf(sent, sizeof(sent), "%s", t->warning);
+	cpu0 = cpu_now_ns();
+	while ((rc = hs_trace_next(t, ev)) == 1) {
+		if (wput_event(w, t, ev) != 0)
+			goto out;
+		if (t->warning[0] && strcmp(t->warning, sent) != 0) {
+			snprintf(sent, sizeof(sent), "%s", t->warning);
+			if (wput(w, "W", 1) || wput_str(w, sent))
+				goto out;
+		}
+	}
+	{
+		uint64_t cpu = cpu_now_ns() - cpu0;
+
+		rc = rc < 0 ? -1 : 0;
+		if (wput(w, "Z", 1) || wput(w, &rc, 4) || wput(w, &t->source_events, 8) ||
+		    wput(w, &cpu, 8) || wput_str(w, rc ? hs_trace_error(t) : "") ||
+		    wput_str(w, t->warning) || wflush(w))
+			goto out;
+	}
+out:
+	close(fd);
+	hs_trace_close(t);
+	free(ev);
+	free(w);
+	_exit(0);
+}
+
+/* --- the parent ---------------------------------------------------------- */
+
+/* Makes @n bytes available at r->buf + r->pos.  Return: -1 at the end of
+ * the pipe (the child is gone) or on a read error. */
+static int fill(struct iso_reader *r, size_t n)
+{
+	if (r->len - r->pos >= n)
+		return 0;
+	if (n > sizeof(r->buf))
+		return -1;
+	memmove(r->buf, r->buf + r->pos, r->len - r->pos);
+	r->len -= r->pos;
+	r->pos = 0;
+	while (r->len < n) {
+		ssize_t k = read(r->fd, r->buf + r->len, sizeof(r->buf) - r->len);
+
+		if (k > 0)
+			r->len += (size_t)k;
+		else if (!(k < 0 && errno == EINTR))
+			return -1;
+	}
+	return 0;
+}
+
+static int take(struct iso_reader *r, void *dst, size_t n)
+{
+	if (fill(r, n) != 0)
+		return -1;
+	memcpy(dst, r->buf + r->pos, n);
+	r->pos += n;
+	return 0;
+}
+
+/* Reads a str record field into @dst (cut to @cap - 1 bytes). */
+static int take_str(struct iso_reader *r, char *dst, size_t cap)
+{
+	uint16_t n;
+
+	if (take(r, &n, sizeof(n)) != 0 || fill(r, n) != 0)
+		return -1;
+	snprintf(dst, cap, "%.*s", (int)n, (const char *)r->buf + r->pos);
+	r->pos += n;
+	return 0;
+}
+
+/* Waits for the child; its wait status, or 0 when it was reaped before. */
+static int reap(struct iso_reader *r)
+{
+	int status = 0;
+
+	if (r->pid <= 0)
+		return 0;
+	while (waitpid(r->pid, &status, 0) < 0 && errno == EINTR)
+		;
+	r->pid = 0;
+	return status;
+}
+
+/* The pipe ended early: says how the child ended, as a read error. */
+static void died(struct iso_reader *r, char *msg, size_t len)
+{
+	int status = reap(r);
+
+	if (WIFSIGNALED(status))
+		snprintf(msg, len,
+			 "%s: event %" PRIu64 ": the %s reader (run in a child process) was killed by "
+			 "signal %d (%s); the trace is corrupt or one the decoder cannot read",
+			 r->path, r->t.events, r->t.format, WTERMSIG(status), strsignal(WTERMSIG(status)));
+	else
+		snprintf(msg, len,
+			 "%s: event %" PRIu64 ": the %s reader (run in a child process) stopped before the "
+			 "end of the trace (exit status %d)",
+			 r->path, r->t.events, r->t.format, WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+}
+
+static int finish(struct iso_reader *r, int rc)
+{
+	r->ended = true;
+	r->end_rc = rc;
+	return rc;
+}
+
+static int iso_next(struct hs_trace *t, struct hs_rev *ev)
+{
+	struct iso_reader *r = (struct iso_reader *)t;
+	unsigned char tag;
+
+	while (!r->ended) {
+		if (take(r, &tag, 1) != 0)
+			goto dead;
+		switch (tag) {
+		case 'E': {
+			uint64_t v[1 + EV_WORDS], bv[BIND_WORDS];
+			uint32_t i;
+
+			if (take(r, v, sizeof(v)) != 0)
+				goto dead;
+			if (v[16] > HS_REV_MAX_BINDINGS || v[1] >= HS_REV_KIND_COUNT)
+				goto garbled;
+			t->source_events = v[0];
+			ev->kind = (enum hs_rev_kind)v[1];
+			ev->stream = (uint32_t)v[2];
+			ev->stream_id = v[3];
+			ev->buffer = v[4];
+			ev->offset = v[5];
+			ev->size = v[6];
+			ev->property = (uint32_t)v[7];
+			ev->time_ns = v[8];
+			ev->duration_ns = v[9];
+			ev->graph = v[10];
+			ev->info_words = (uint32_t)v[11];
+			ev->info_cache = (uint32_t)v[12];
+			ev->info_key = v[13];
+			ev->line = v[14];
+			ev->index = v[15];
+			ev->n_bindings = (uint32_t)v[16];
+			for (i = 0; i < ev->n_bindings; i++) {
+				if (take(r, bv, sizeof(bv)) != 0)
+					goto dead;
+				ev->bindings[i] = (struct hs_rev_binding){ bv[0], bv[1], bv[2], (uint32_t)bv[3] };
+			}
+			t->events++;
+			return 1;
+		}
+		case 'W':
+			if (take_str(r, t->warning, sizeof(t->warning)) != 0)
+				goto dead;
+			break;
+		case 'Z': {
+			int32_t rc;
+
+			if (take(r, &rc, 4) != 0 || take(r, &t->source_events, 8) != 0 ||
+			    take(r, &t->helper_cpu_ns, 8) != 0 || take_str(r, t->error, sizeof(t->error)) != 0 ||
+			    take_str(r, t->warning, sizeof(t->warning)) != 0)
+				goto dead;
+			return finish(r, rc < 0 ? -1 : 0);
+		}
+		default:
+			goto garbled;
+		}
+	}
+	return r->end_rc;
+dead:
+	died(r, t->error, sizeof(t->error));
+	return finish(r, -1);
+garbled:
+	snprintf(t->error, sizeof(t->error), "%s: event %" PRIu64 ": garbled record 0x%02x from the reader process",
+		 r->path, t->events, tag);
+	return finish(r, -1);
+}
+
+static void iso_close(struct hs_trace *t)
+{
+	struct iso_reader *r = (struct iso_reader *)t;
+
+	/* Before the end the child may be blocked writing or deep in a long
+	 * decode: stop it rather than wait for it. */
+	if (r->pid > 0 && !r->ended)
+		kill(r->pid, SIGKILL);
+	if (r->fd >= 0)
+		close(r->fd);
+	reap(r);
+	free(r->path);
+	free(r);
+}
+
+int hs_isolated_open(const char *path, const char *format, hs_trace_open_fn open_fn,
+		     struct hs_trace **out, char *err, size_t errlen)
+{
+	struct iso_reader *r = calloc(1, sizeof(*r));
+	int fds[2];
+	int32_t rc;
+	unsigned char tag;
+
+	*out = NULL;
+	if (!r || !(r->path = strdup(path))) {
+		free(r);
+		snprintf(err, errlen, "%s: out of memory", path);
+		return -1;
+	}
+	r->fd = -1;
+	r->t.next = iso_next;
+	r->t.close = iso_close;
+	r->t.path = r->path;
+	r->t.format = format;
+	if (pipe(fds) != 0 || fcntl(fds[0], F_SETFD, FD_CLOEXEC) != 0 ||
+	    fcntl(fds[1], F_SETFD, FD_CLOEXEC) != 0) {
+		snprintf(err, errlen, "%s: pipe: %s", path, strerror(errno));
+		goto fail;
+	}
+	r->pid = fork();
+	if (r->pid < 0) {
+		snprintf(err, errlen, "%s: fork: %s", path, strerror(errno));
+		close(fds[0]);
+		close(fds[1]);
+		goto fail;
+	}
+	if (r->pid == 0) {
+		close(fds[0]);
+		child_main(fds[1], path, open_fn);
+	}
+	close(fds[1]);
+	r->fd = fds[0];
+	if (take(r, &tag, 1) != 0 || tag != 'O' || take(r, &rc, 4) != 0 ||
+	    take_str(r, rc ? r->t.error : r->t.warning, rc ? sizeof(r->t.error) : sizeof(r->t.warning)) != 0) {
+		died(r, err, errlen);
+		goto fail;
+	}
+	if (rc != 0) {
+		snprintf(err, errlen, "%s", r->t.error);
+		r->t.error[0] = '\0';
+		goto fail;
+	}
+	*out = &r->t;
+	return 0;
+fail:
+	iso_close(&r->t);
+	return -1;
+}
