@@ -6,6 +6,7 @@ tests_check_readers_SOURCES = tests/check_readers.c \
 	tools/hipsim/replay_event.h tools/hipsim/idmap.h tools/hipsim/idmap.c \
 	tools/hipsim/read_rmm.h tools/hipsim/read_rmm.c \
 	tools/hipsim/read_ctf.h tools/hipsim/read_ctf.c tools/hipsim/read_trace.c \
+	tools/hipsim/read_isolated.h tools/hipsim/read_isolated.c \
 	tests/fuzz/ctf_source.h tests/fuzz/ctf_source.c
 tests_check_readers_CFLAGS = $(TEST_CFLAGS) $(BABELTRACE2_CFLAGS) -DHC_ABS_TOP_SRCDIR='"$(abs_top_srcdir)"'
 tests_check_readers_LDADD = $(CHECK_LIBS) $(BABELTRACE2_LIBS)
@@ -32,7 +33,8 @@ TESTS += tests/check_replay
 tests_check_replay_SOURCES = tests/check_replay.c tools/hipsim/replay.h \
 	tools/hipsim/replay.c tools/hipsim/compare.c tools/hipsim/driver.c tools/hipsim/report.c \
 	tools/hipsim/layout_file.h tools/hipsim/layout_file.c \
-	tools/hipsim/idmap.c tools/hipsim/read_rmm.c tools/hipsim/read_ctf.c tools/hipsim/read_trace.c
+	tools/hipsim/idmap.c tools/hipsim/read_rmm.c tools/hipsim/read_ctf.c tools/hipsim/read_trace.c \
+	tools/hipsim/read_isolated.c
 tests_check_replay_CFLAGS = $(TEST_CFLAGS) $(JANSSON_CFLAGS) $(BABELTRACE2_CFLAGS) \
 	-DHC_ABS_TOP_SRCDIR='"$(abs_top_srcdir)"'
 tests_check_replay_LDADD = $(TEST_LDADD) $(JANSSON_LIBS) $(BABELTRACE2_LIBS)

@@ -17,6 +17,8 @@ tools_hipsim_hipsim_SOURCES = \
 	tools/hipsim/read_ctf.h \
 	tools/hipsim/read_ctf.c \
 	tools/hipsim/read_trace.c \
+	tools/hipsim/read_isolated.h \
+	tools/hipsim/read_isolated.c \
 	tools/hipsim/replay.h \
 	tools/hipsim/replay.c \
 	tools/hipsim/layout_file.h \

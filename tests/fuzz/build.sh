@@ -29,7 +29,7 @@ make -j"$jobs" libhipcore-internal.la >/dev/null
 bt2_cflags=$(pkg-config --cflags babeltrace2 2>/dev/null || true)
 bt2_libs=$(pkg-config --libs babeltrace2 2>/dev/null || true)
 inc="-I$src -I$src/include -I$b -D_GNU_SOURCE"
-readers="$src/tools/hipsim/read_rmm.c $src/tools/hipsim/read_ctf.c $src/tools/hipsim/read_trace.c $src/tools/hipsim/idmap.c"
+readers="$src/tools/hipsim/read_rmm.c $src/tools/hipsim/read_ctf.c $src/tools/hipsim/read_trace.c $src/tools/hipsim/read_isolated.c $src/tools/hipsim/idmap.c"
 mkdir -p fuzz
 for f in "$src"/tests/fuzz/fuzz_*.c; do
 	t=$(basename "$f" .c)

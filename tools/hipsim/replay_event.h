@@ -97,6 +97,9 @@ struct hs_trace {
 	 * trace also holds decision events replay does not use); 0 when the
 	 * reader does not count them (RMM CSV: one line, one event). */
 	uint64_t source_events;
+	/* CPU time of a reader that decodes in another process
+	 * (read_isolated.h), from its open to its last event; 0 in process. */
+	uint64_t helper_cpu_ns;
 };
 
 /**
