@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -1056,6 +1057,32 @@ END_TEST
  * aborted the process in bt_plugin_find() when the next trace was opened.
  * Now the end reports it, and a trace closed early leaves nothing either.
  */
+/* A trace on which Debian's libbabeltrace2 2.0 itself dies (a NULL
+ * dereference in bt_field_array_borrow_element_field_by_index, found by
+ * fuzz_ctf): through hs_trace_open() it is a read error, not a crash. */
+START_TEST(ctf_decoder_crash_is_read_error)
+{
+	struct rlimit nocore = { 0, 0 };
+	struct hs_trace *t = NULL;
+	struct hs_rev ev;
+	char err[700];
+	int rc = 0, i;
+
+	ck_assert_int_eq(setrlimit(RLIMIT_CORE, &nocore), 0); /* the child's crash leaves no core */
+	write_spliced_trace("ctf-decoder-crash.bin");
+	ck_assert_msg(hs_trace_open(tmpdir, "ctf", &t, err, sizeof(err)) == 0, "%s", err);
+	for (i = 0; i < 100000 && (rc = hs_trace_next(t, &ev)) == 1; i++)
+		;
+	ck_assert_int_eq(rc, -1);
+	ck_assert_msg(strstr(hs_trace_error(t), tmpdir) == hs_trace_error(t), "%s", hs_trace_error(t));
+	ck_assert_msg(strstr(hs_trace_error(t), "killed by signal 11"), "%s", hs_trace_error(t));
+	ck_assert_int_eq(hs_trace_next(t, &ev), -1);
+	hs_trace_close(t);
+	no_children();
+	intact_trace_reads();
+}
+END_TEST
+
 START_TEST(ctf_error_at_end_reported)
 {
 	char err[700];
@@ -1214,6 +1241,7 @@ static Suite *readers_suite(void)
 	tcase_add_test(tc, ctf_errors);
 	tcase_add_test(tc, ctf_bad_payload_no_abort);
 	tcase_add_test(tc, ctf_error_at_end_reported);
+	tcase_add_test(tc, ctf_decoder_crash_is_read_error);
 	tcase_add_test(tc, ctf_error_after_batch_events);
 	tcase_add_test(tc, ctf_failed_first_pass_stays_failed);
 	suite_add_tcase(s, tc);

@@ -10,6 +10,7 @@ tests_check_faults_CFLAGS = $(TEST_CFLAGS)
 tests_check_faults_LDADD = $(TEST_LDADD)
 endif
 EXTRA_DIST += tests/data/ctf-bad-payload.bin tests/data/ctf-error-at-end.bin \
+	tests/data/ctf-decoder-crash.bin \
 	tests/helgrind.supp tests/reliability.supp doc/reliability.md \
 	tests/fuzz/build.sh tests/fuzz/run.sh tests/fuzz/lsan.supp \
 	tests/fuzz/fuzz_api.c tests/fuzz/fuzz_ctf.c tests/fuzz/fuzz_layout.c \
