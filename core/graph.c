@@ -163,6 +163,10 @@ hc_status hc_graph_begin(hc_stream s)
 	rc = hc_capture_begin(&st->capture); /* before any side effect */
 	if (rc != HC_OK)
 		goto out_unlock;
+	/* Counted now, as recording, before the backend starts, so that no
+	 * other stream syncs from then on; this stream's own flushes below are
+	 * then put off too when another stream already records. */
+	atomic_fetch_add(&st->dev->recording, 1);
 	hc_strm_dq_flush(st);
 	hc_strm_dq_flush(st);
 	hc_mm_capture_priming_end(st->dmm);
@@ -171,6 +175,7 @@ hc_status hc_graph_begin(hc_stream s)
 	st->capture_memops = 0;
 	rc = st->dev->ops->capture_begin(st->dev->hal, st->hal);
 	if (rc != HC_OK) {
+		atomic_fetch_sub(&st->dev->recording, 1);
 		hc_dq_set_deferred(&st->dq, false);
 		capture_unwind(st);
 		hc_capture_abort(&st->capture);
@@ -229,6 +234,7 @@ hc_status hc_graph_end(hc_stream s, hc_graph *out)
 		return rc;
 	}
 	rc = dev->ops->capture_end(dev->hal, st->hal, &hg);
+	atomic_fetch_sub(&dev->recording, 1); /* after the backend left capture */
 	if (rc == HC_OK && st->capture_memops) {
 		dev->ops->graph_destroy(dev->hal, hg);
 		hg = NULL;
@@ -356,6 +362,14 @@ hc_status hc_graph_destroy(hc_graph g)
 		pthread_mutex_unlock(&st->lock);
 		rc = hc_fail(HC_ERR_STATE,
 			     "hc_graph_destroy: its stream is recording a capture; end it first");
+		goto out_unlock;
+	}
+	if (atomic_load(&dev->recording) > 0) {
+		pthread_mutex_unlock(&st->lock);
+		rc = hc_fail(HC_ERR_STATE,
+			     "hc_graph_destroy: another stream of the device is recording a capture, "
+			     "which the wait for this graph's last replay would invalidate; destroy "
+			     "it after that stream's hc_graph_end");
 		goto out_unlock;
 	}
 	/* The graph's last replay may still run: wait before unpinning. */

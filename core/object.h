@@ -153,6 +153,9 @@ struct hc_dev {
 	struct hc_copy_workers *workers; /* pipeline.c: memcpy helpers, created lazily */
 	struct hc_mm_shared dshared;     /* device managers' direct pools at peak */
 	struct hc_idle idle;             /* released device storage any stream may adopt */
+	/* Streams recording a capture.  Captures are global-mode (DESIGN §5):
+	 * a host sync on any stream of the device would invalidate them. */
+	_Atomic uint32_t recording;
 };
 
 /* device.c */
@@ -178,6 +181,8 @@ void hc_strm_fence_destroy(struct hc_strm *st, void *fence);
 hc_status hc_strm_sync_wait(struct hc_strm *st);
 hc_status hc_strm_queues_init(struct hc_strm *st);
 hc_status hc_strm_dq_flush(struct hc_strm *st);
+/* Whether a stream of @st's device other than @st records a capture. */
+bool hc_strm_others_recording(const struct hc_strm *st);
 void hc_strm_cache_clear_unpinned(struct hc_strm *st);
 void hc_strm_queues_fini(struct hc_strm *st);
 

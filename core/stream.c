@@ -389,14 +389,29 @@ void hc_strm_queues_fini(struct hc_strm *st)
 	st->cache = NULL;
 }
 
+bool hc_strm_others_recording(const struct hc_strm *st)
+{
+	uint32_t n = atomic_load(&st->dev->recording);
+
+	return n > (hc_capture_is_recording(&st->capture) ? 1u : 0u);
+}
+
 hc_status hc_strm_dq_flush(struct hc_strm *st)
 {
 	uint64_t t0 = hc_trace_now_ns();
 	struct hc_dq_stats before, after;
+	bool deferred = hc_dq_is_deferred(&st->dq);
 	hc_status rc;
 
 	hc_dq_stats(&st->dq, &before);
+	/* A flush waits on a fence on the host: while another stream of the
+	 * device records a capture that would invalidate it, so the flush is
+	 * deferred as during this stream's own capture (entries stay queued,
+	 * memory is only held longer). */
+	if (!deferred && hc_strm_others_recording(st))
+		hc_dq_set_deferred(&st->dq, true);
 	rc = hc_dq_flush(&st->dq);
+	hc_dq_set_deferred(&st->dq, deferred);
 	hc_dq_stats(&st->dq, &after);
 	if (after.flushes != before.flushes) {
 		atomic_fetch_add(&st->dev->stats.dq_flushes, 1);

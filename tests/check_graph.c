@@ -479,6 +479,61 @@ START_TEST(a_capture_needing_a_new_pinned_page_is_rejected)
 }
 END_TEST
 
+/* Two streams capturing at once: one stream's graph calls (whose drop-queue
+ * flushes wait on fences) do not invalidate the other's capture; destroying
+ * a graph, which waits for its last replay, is refused while any stream
+ * records and works after. (fuzz_api found both; doc/reliability.md.) */
+START_TEST(one_streams_graph_calls_leave_anothers_capture_intact)
+{
+	hc_kernel kf = kern("fill");
+	unsigned char p0[NB], p1[NB];
+	hc_buffer a, b;
+	hc_graph ga, gb, gb2;
+	hc_stream t;
+
+	fill_bytes(p0, NB, 0);
+	fill_bytes(p1, NB, 1);
+	ck_assert_int_eq(hc_stream_open(dev, &t), HC_OK);
+	ck_assert_int_eq(hc_alloc(s, NB, &a), HC_OK);
+	ck_assert_int_eq(hc_alloc(t, NB, &b), HC_OK);
+	/* s stages writes (drop-queue entries; its pinned pool gets a page) */
+	for (int i = 0; i < 4; i++)
+		ck_assert_int_eq(hc_write(s, a, 0, p0, NB, HC_ALLOC_NATIVE, NULL, NULL), HC_OK);
+	/* both warm up (priming grows the pools: memory calls, which would
+	 * invalidate a capture recording anywhere on the device) */
+	ck_assert_int_eq(hc_graph_prepare(s), HC_OK);
+	ck_assert_int_eq(launch_fill(kf, a, NB, 0x01020304u), HC_OK);
+	ck_assert_int_eq(hc_graph_prepare(t), HC_OK);
+	ck_assert_int_eq(hc_write(t, b, 0, p0, NB, HC_ALLOC_NATIVE, NULL, NULL), HC_OK);
+	/* t records; then s begins, flushing its drop queue twice */
+	ck_assert_int_eq(hc_graph_begin(t), HC_OK);
+	ck_assert_int_eq(hc_write(t, b, 0, p1, NB, HC_ALLOC_NATIVE, NULL, NULL), HC_OK);
+	ck_assert_int_eq(hc_graph_begin(s), HC_OK);
+	/* (a launch: a staged write would need its own pinned slice now, the
+	 * warm-up's still queued; a new pinned page is a memory call) */
+	ck_assert_msg(launch_fill(kf, a, NB, 0x01020304u) == HC_OK, "%s", last_message());
+	ck_assert_msg(hc_graph_end(s, &ga) == HC_OK, "%s", last_message());
+	/* a graph cannot be destroyed while t records; nothing changes */
+	ck_assert_int_eq(hc_graph_destroy(ga), HC_ERR_STATE);
+	ck_assert_msg(strstr(last_message(), "another stream"), "%s", last_message());
+	ck_assert_msg(hc_graph_end(t, &gb) == HC_OK, "t's capture was invalidated: %s", last_message());
+	/* both graphs replay with their recorded bytes */
+	ck_assert_int_eq(hc_write(s, a, 0, p0, NB, HC_ALLOC_NATIVE, NULL, NULL), HC_OK);
+	ck_assert_int_eq(hc_write(t, b, 0, p0, NB, HC_ALLOC_NATIVE, NULL, NULL), HC_OK);
+	ck_assert_int_eq(hc_graph_replay(s, ga), HC_OK);
+	ck_assert_int_eq(hc_graph_replay(t, gb), HC_OK);
+	expect_fill(a, NB, 0x01020304u);
+	expect_bytes(b, p1, NB);
+	ck_assert_int_eq(hc_graph_destroy(ga), HC_OK);
+	/* a host sync on another stream still invalidates (global mode) */
+	ck_assert_int_eq(hc_graph_prepare(t), HC_OK);
+	ck_assert_int_eq(hc_graph_begin(t), HC_OK);
+	ck_assert_int_eq(hc_sync(s), HC_ERR_STATE);
+	ck_assert_int_eq(hc_graph_end(t, &gb2), HC_ERR_STATE);
+	ck_assert_int_eq(hc_graph_destroy(gb), HC_OK);
+}
+END_TEST
+
 static Suite *graph_suite(void)
 {
 	Suite *su = suite_create("graph");
@@ -498,6 +553,7 @@ static Suite *graph_suite(void)
 	tcase_add_test(tc, a_capture_needing_a_new_device_page_is_rejected);
 	tcase_add_test(tc, a_capture_needing_a_new_pinned_page_is_rejected);
 	tcase_add_test(tc, a_failed_end_discards_the_cache_pins);
+	tcase_add_test(tc, one_streams_graph_calls_leave_anothers_capture_intact);
 	suite_add_tcase(su, tc);
 	return su;
 }

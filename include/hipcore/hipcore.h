@@ -351,6 +351,12 @@ HC_API hc_status hc_launch(hc_stream stream, const hc_launch_desc *launch);
  * HC_ERR_STATE (no graph) when the backend found the capture invalidated by
  * a synchronisation or memory operation made while recording.  A graph
  * replays only on the stream that captured it (HC_ERR_INVALID otherwise).
+ * Captures are global-mode: a host synchronisation on any stream of the
+ * device invalidates every capture recording there.  The library's own
+ * waits never do: drop-queue flushes are put off while another stream
+ * records, and hc_graph_destroy, which must wait for the graph's last
+ * replay, returns HC_ERR_STATE and changes nothing while any stream of the
+ * device records (destroy it after that stream's hc_graph_end).
  */
 HC_API hc_status hc_graph_prepare(hc_stream stream);
 HC_API hc_status hc_graph_begin(hc_stream stream);
