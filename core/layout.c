@@ -60,6 +60,7 @@
 
 struct hc_layout {
 	size_t n;
+	size_t split;         /* index + 1 of the splitting direct pool, 0: none */
 	hc_pool_spec pools[];
 };
 
@@ -190,6 +191,7 @@ static hc_status workload(uint64_t align, struct hc_layout **out)
 	memset(s, 0, sizeof(*s));
 	s->kind = HC_POOL_DIRECT;
 	s->reclaim_at = HC_RECLAIM_AT_PEAK;
+	l->split = l->n; /* best fit with splitting: pool_split.c */
 	*out = l;
 	return HC_OK;
 }
@@ -353,4 +355,9 @@ size_t hc_layout_count(const struct hc_layout *layout)
 const hc_pool_spec *hc_layout_pool(const struct hc_layout *layout, size_t i)
 {
 	return layout && i < layout->n ? &layout->pools[i] : NULL;
+}
+
+bool hc_layout_split(const struct hc_layout *layout, size_t i)
+{
+	return layout && i < layout->n && layout->split == i + 1;
 }

@@ -209,7 +209,10 @@ static void pool_destroy(struct hc_pool *p)
 		hc_exclusive_destroy(p);
 		break;
 	case HC_POOL_DIRECT:
-		hc_direct_destroy(p);
+		if (p->split)
+			hc_split_destroy(p);
+		else
+			hc_direct_destroy(p);
 		break;
 	case HC_POOL_PERSISTENT:
 		hc_persistent_destroy(p);
@@ -250,7 +253,10 @@ static hc_status pools_build(struct hc_mm *mm, const struct hc_layout *layout,
 			hc_exclusive_init(&pools[i], s, mm->align);
 			break;
 		case HC_POOL_DIRECT:
-			hc_direct_init(&pools[i], s, mm->align);
+			if (hc_layout_split(layout, i))
+				hc_split_init(&pools[i], s, mm->align);
+			else
+				hc_direct_init(&pools[i], s, mm->align);
 			break;
 		default:
 			free(pools);
@@ -353,7 +359,7 @@ static struct hc_slice *pool_try_reserve(struct hc_pool *p, uint64_t size)
 	case HC_POOL_EXCLUSIVE:
 		return hc_exclusive_try_reserve(p, size);
 	case HC_POOL_DIRECT:
-		return hc_direct_try_reserve(p, size);
+		return p->split ? hc_split_try_reserve(p, size) : hc_direct_try_reserve(p, size);
 	default:
 		return hc_persistent_try_reserve(p, size);
 	}
@@ -367,7 +373,7 @@ static hc_status pool_alloc(struct hc_pool *p, uint64_t size, struct hc_slice **
 	case HC_POOL_EXCLUSIVE:
 		return hc_exclusive_alloc(p, size, s);
 	case HC_POOL_DIRECT:
-		return hc_direct_alloc(p, size, s);
+		return p->split ? hc_split_alloc(p, size, s) : hc_direct_alloc(p, size, s);
 	default:
 		return hc_persistent_alloc(p, size, s);
 	}
@@ -410,7 +416,10 @@ static void become_free(struct hc_slice *s)
 		hc_exclusive_on_free(p, s);
 		break;
 	case HC_POOL_DIRECT:
-		hc_direct_on_free(p, s);
+		if (p->split)
+			hc_split_on_free(p, s);
+		else
+			hc_direct_on_free(p, s);
 		break;
 	case HC_POOL_PERSISTENT:
 		hc_persistent_on_free(p, s);
@@ -649,7 +658,10 @@ static void pool_cleanup(struct hc_mm *mm, struct hc_pool *p, bool explicit_)
 		hc_exclusive_cleanup(p, mm->alloc_nr, explicit_);
 		break;
 	case HC_POOL_DIRECT:
-		hc_direct_cleanup(p, explicit_);
+		if (p->split)
+			hc_split_cleanup(p, explicit_);
+		else
+			hc_direct_cleanup(p, explicit_);
 		break;
 	case HC_POOL_PERSISTENT:
 		hc_persistent_cleanup(p, explicit_);
@@ -1015,6 +1027,49 @@ static bool slots_valid(const struct hc_pool *p, hc_memory_usage *u)
 	return live == p->npages && free_n == p->by_size.n && hc_tree_valid(&p->by_size);
 }
 
+/* Split direct pool: every segment tiled by its blocks in offset order,
+ * free blocks merged with free neighbours and in the size tree. */
+static bool split_valid(const struct hc_pool *p, hc_memory_usage *u)
+{
+	const struct hc_page *pg;
+	uint64_t tracked = 0, pages = 0;
+
+	for (pg = p->head; pg; pg = pg->next, pages++) {
+		const struct hc_slice *s, *prev = NULL;
+		uint64_t live = 0, end = 0;
+
+		u->bytes_reserved += pg->size;
+		if (!pg->first || pg->size == 0)
+			return false;
+		for (s = pg->first; s; prev = s, s = s->next) {
+			uint64_t ext = s->size + s->padding;
+
+			if (s->page != pg || s->pool != p || s->prev != prev || s->dead)
+				return false;
+			if (s->offset != end || s->addr != pg->addr + s->offset || ext == 0 ||
+			    ext > pg->size - end)
+				return false;
+			end += ext;
+			if (s->sfree) {
+				if (s->owned || s->pins || s->id || s->padding || !s->in_tree ||
+				    s->node.k1 != s->size || s->node.k2 > p->next_seq)
+					return false;
+				if (prev && prev->sfree)
+					return false; /* free neighbours are always merged */
+				tracked++;
+			} else {
+				if (s->in_tree || s->id == 0 || (!s->owned && !s->pins))
+					return false;
+				count_used(s, u);
+				live++;
+			}
+		}
+		if (end != pg->size || live != pg->live)
+			return false;
+	}
+	return pages == p->npages && tracked == p->by_size.n && hc_tree_valid(&p->by_size);
+}
+
 static bool pool_valid(const struct hc_pool *p)
 {
 	hc_memory_usage u = { 0, 0, 0, 0 };
@@ -1028,7 +1083,7 @@ static bool pool_valid(const struct hc_pool *p)
 		ok = exclusive_valid(p, &u);
 		break;
 	default:
-		ok = slots_valid(p, &u);
+		ok = p->split ? split_valid(p, &u) : slots_valid(p, &u);
 		break;
 	}
 	return ok && p->pages_peak >= p->npages && !memcmp(&u, &p->use, sizeof(u));

@@ -96,6 +96,9 @@ hc_status hc_layout_custom(const hc_pool_spec *specs, size_t n, struct hc_layout
 void hc_layout_free(struct hc_layout *layout);
 size_t hc_layout_count(const struct hc_layout *layout);
 const hc_pool_spec *hc_layout_pool(const struct hc_layout *layout, size_t i);
+/* Whether pool @i is a direct pool that splits its storage allocations
+ * best-fit (core/pool_split.c): only the Workload layout's large pool. */
+bool hc_layout_split(const struct hc_layout *layout, size_t i);
 
 /* memory_manager.c */
 
