@@ -25,10 +25,18 @@
  *  - reserve: best fit, the smallest free block of at least the effective
  *    size E (size plus alignment padding, at least one alignment unit);
  *    among blocks of that size the one freed first (lowest stamp), so the
- *    choice depends only on the order of calls, never on addresses.  When
- *    the block is larger than E by HC_SPLIT_MIN bytes or more, the front E
- *    bytes are handed out and the rest stays a free block of the same
- *    segment; a smaller remainder goes with the block, counted as padding.
+ *    choice depends only on the order of calls, never on addresses.  The
+ *    front E bytes are handed out and any rest stays a free block of the
+ *    same segment (remainders are multiples of the alignment and merge
+ *    back; keeping only those of 1 MiB or more, PyTorch's rule, measured
+ *    worse on small-tensors, 1.216 against 1.191 x peak live).
+ *    One exception: when the best fit is a wholly free segment of more than
+ *    2 E and a new segment would pass the watermark, the request misses, so
+ *    that the miss gives that memory back and takes E exactly instead of
+ *    pinning a large segment with a small block.  Without it train-wide
+ *    and small-tensors reserve more than PyTorch (1.116 and 1.191 against
+ *    1.109 and 1.176); with it they stay below (1.097, 1.168), at 5-45 %
+ *    more device allocations elsewhere.
  *  - miss: a new segment of exactly E bytes.  Before it, whole free
  *    segments are released (creation order) while the reserved bytes plus
  *    E would pass the watermark, as the direct pool does.  Only a wholly
@@ -46,7 +54,9 @@
  * remainder kept with a block counts as in use.  Unlike the exact-size
  * pool, reserved bytes can pass the peak in-use when the free bytes sit in
  * segments that also hold used blocks; the corpora measure how far
- * (doc/memory-efficiency.md section 1).
+ * (doc/memory-efficiency.md section 1: 1.003-1.168 x peak live on both
+ * corpora, against 1.000-1.113 exact-size, with 1.5-7.8x fewer device
+ * allocations on single-stream traces).
  */
 #include "core/internal.h"
 #include "core/pool_internal.h"
