@@ -50,7 +50,7 @@ static hc_status bump_free(void *ctx, uint64_t addr, uint64_t size)
 	return HC_OK;
 }
 
-static const struct hc_storage storage = { bump_alloc, bump_free, NULL };
+static const struct hc_storage storage = { bump_alloc, bump_free, NULL, NULL };
 
 static double now_ns(void)
 {

@@ -107,6 +107,28 @@ hc_status hc_mm_storage_alloc(struct hc_mm *mm, uint64_t size, uint64_t *addr)
 	return HC_OK;
 }
 
+hc_status hc_mm_storage_alloc_fit(struct hc_mm *mm, uint64_t size, uint64_t max, uint64_t *addr,
+				  uint64_t *got)
+{
+	hc_status st;
+
+	if (!mm->st.alloc_fit || max <= size) {
+		*got = size;
+		return hc_mm_storage_alloc(mm, size, addr);
+	}
+	st = mm->st.alloc_fit(mm->st.ctx, size, max, addr, got);
+	if (st == HC_ERR_OOM)
+		return hc_fail(HC_ERR_OOM, "storage refused %llu B", (unsigned long long)size);
+	if (st == HC_OK && (*got < size || *got > max)) {
+		/* a storage that broke its promise: give it back, report it */
+		(void)mm->st.free(mm->st.ctx, *addr, *got);
+		return hc_fail(HC_ERR_INVALID, "storage handed %llu B for %llu..%llu B",
+			       (unsigned long long)*got, (unsigned long long)size,
+			       (unsigned long long)max);
+	}
+	return st;
+}
+
 void hc_mm_storage_free(struct hc_mm *mm, uint64_t addr, uint64_t size)
 {
 	(void)mm->st.free(mm->st.ctx, addr, size);
@@ -154,13 +176,20 @@ void hc_pool_mark_unused(struct hc_pool *p, struct hc_slice *s)
 
 struct hc_page *hc_pool_page_new(struct hc_pool *p, uint64_t size, hc_status *st)
 {
+	return hc_pool_page_new_fit(p, size, size, st);
+}
+
+/* A page of @size to @max bytes (hc_storage.alloc_fit decides; pg->size). */
+struct hc_page *hc_pool_page_new_fit(struct hc_pool *p, uint64_t size, uint64_t max,
+				     hc_status *st)
+{
 	struct hc_page *pg = calloc(1, sizeof(*pg));
 
 	if (!pg) {
 		*st = hc_fail(HC_ERR_OOM, "no host memory for a page record");
 		return NULL;
 	}
-	*st = hc_mm_storage_alloc(p->mm, size, &pg->addr);
+	*st = hc_mm_storage_alloc_fit(p->mm, size, max, &pg->addr, &size);
 	if (*st != HC_OK) {
 		free(pg);
 		return NULL;

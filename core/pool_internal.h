@@ -132,11 +132,15 @@ static inline uint64_t hc_pad(uint64_t size, uint64_t align)
 struct hc_slice *hc_mm_slice_new(struct hc_mm *mm);
 void hc_mm_slice_put(struct hc_mm *mm, struct hc_slice *s);
 hc_status hc_mm_storage_alloc(struct hc_mm *mm, uint64_t size, uint64_t *addr);
+hc_status hc_mm_storage_alloc_fit(struct hc_mm *mm, uint64_t size, uint64_t max, uint64_t *addr,
+				  uint64_t *got);
 void hc_mm_storage_free(struct hc_mm *mm, uint64_t addr, uint64_t size);
 void hc_pool_mark_used(struct hc_pool *p, struct hc_slice *s, uint64_t size);
 struct hc_slice *hc_pool_take_exact(struct hc_pool *p, uint64_t size);
 void hc_pool_mark_unused(struct hc_pool *p, struct hc_slice *s);
 struct hc_page *hc_pool_page_new(struct hc_pool *p, uint64_t size, hc_status *st);
+struct hc_page *hc_pool_page_new_fit(struct hc_pool *p, uint64_t size, uint64_t max,
+				     hc_status *st);
 void hc_pool_page_drop(struct hc_pool *p, struct hc_page *pg);
 
 /* Per kind.  try_reserve returns NULL on a miss; alloc reports the status. */

@@ -29,6 +29,8 @@ struct fake {
 	uint64_t next;
 	uint64_t allocs, frees, live, live_bytes;
 	long fail_in;          /* refuse the fail_in-th next alloc (1 = next); 0 = never */
+	uint64_t fit_extra;    /* alloc_fit hands out this much more when allowed */
+	uint64_t fit_lie;      /* alloc_fit hands out this much more than allowed */
 	uint64_t limit;        /* refuse when live_bytes + size > limit; 0 = none */
 	struct fake_alloc *a;
 	size_t n, cap;
@@ -79,8 +81,20 @@ static hc_status fake_free(void *ctx, uint64_t addr, uint64_t size)
 	return HC_ERR_INVALID;
 }
 
+/* alloc_fit: @fit_extra more than asked when @max allows (a reused larger
+ * block), else exactly @size; @fit_lie breaks the bound on purpose. */
+static hc_status fake_alloc_fit(void *ctx, uint64_t size, uint64_t max, uint64_t *addr,
+				uint64_t *got)
+{
+	struct fake *f = ctx;
+
+	*got = f->fit_lie ? max + f->fit_lie : size + f->fit_extra <= max ? size + f->fit_extra : size;
+	return fake_alloc(ctx, *got, addr);
+}
+
 static struct fake fk;
-static struct hc_storage fake_storage = { fake_alloc, fake_free, &fk };
+static struct hc_storage fake_storage = { fake_alloc, fake_free, &fk, NULL };
+static struct hc_storage fake_fit_storage = { fake_alloc, fake_free, &fk, fake_alloc_fit };
 
 static void fake_reset(void)
 {
@@ -1000,7 +1014,7 @@ END_TEST
 START_TEST(bad_arguments)
 {
 	struct hc_mm_props p = { .max_page_size = GIB, .alignment = 32 };
-	struct hc_storage nofree = { fake_alloc, NULL, &fk };
+	struct hc_storage nofree = { fake_alloc, NULL, &fk, NULL };
 	hc_pool_spec s = sliced(4096, 0, 0), bad = { .kind = HC_POOL_PERSISTENT };
 	struct hc_layout *l;
 	struct hc_mm *mm;
@@ -1625,7 +1639,7 @@ START_TEST(random_sequences)
 END_TEST
 
 /* A Workload manager over the fake storage (alignment 256). */
-static struct hc_mm *mm_workload(struct hc_mm_shared *sh)
+static struct hc_mm *mm_workload_on(struct hc_mm_shared *sh, const struct hc_storage *st)
 {
 	hc_pool_layout wl = { .preset = HC_LAYOUT_WORKLOAD };
 	struct hc_mm_props p = { .max_page_size = 0, .alignment = 256, .shared = sh };
@@ -1633,10 +1647,61 @@ static struct hc_mm *mm_workload(struct hc_mm_shared *sh)
 	struct hc_mm *mm;
 
 	ck_assert_int_eq(hc_layout_resolve(&wl, &p, &l), HC_OK);
-	ck_assert_int_eq(hc_mm_create(l, &p, &fake_storage, &mm), HC_OK);
+	ck_assert_int_eq(hc_mm_create(l, &p, st, &mm), HC_OK);
 	hc_layout_free(l);
 	return mm;
 }
+
+static struct hc_mm *mm_workload(struct hc_mm_shared *sh)
+{
+	return mm_workload_on(sh, &fake_storage);
+}
+
+/* A segment may come larger than asked (the device's idle cache, best
+ * fit) only with several managers, at most twice the request; the rest is
+ * a free block.  A storage that breaks the bound is refused. */
+START_TEST(workload_split_fit_storage)
+{
+	struct hc_mm_shared sh;
+	struct hc_mm *mm, *other;
+	struct hc_slice_ref a, b, c;
+	uint64_t a_addr, x;
+
+	memset(&sh, 0, sizeof(sh));
+	fake_reset();
+	fk.fit_extra = 3 * MIB;
+	mm = mm_workload_on(&sh, &fake_fit_storage);
+	a = res(mm, 5 * MIB, &a_addr);             /* one manager: exact */
+	ck_assert_uint_eq(fk.live_bytes, 5 * MIB);
+	ck_assert_int_eq(hc_mm_release(mm, a), HC_OK);
+	ck_assert_int_eq(hc_mm_cleanup(mm, true), HC_OK);
+	other = mm_workload_on(&sh, &fake_fit_storage);
+	a = res(mm, 5 * MIB, &a_addr);             /* two: 8 MiB, 3 MiB free */
+	ck_assert_uint_eq(fk.live_bytes, 8 * MIB);
+	ck_assert_uint_eq(usage(mm).bytes_reserved, 8 * MIB);
+	ck_assert_uint_eq(atomic_load(&sh.reserved), 8 * MIB);
+	ck_assert(hc_mm_valid(mm));
+	b = res(mm, 3 * MIB, &x);                  /* the rest, no storage call */
+	ck_assert_uint_eq(x, a_addr + 5 * MIB);
+	ck_assert_uint_eq(fk.allocs, 2);
+	fk.fit_extra = 10 * MIB;                   /* more than 2 x 2 MiB: exact */
+	c = res(mm, 2 * MIB + 1, NULL);
+	ck_assert_uint_eq(fk.live_bytes, 10 * MIB + 256);
+	ck_assert_int_eq(hc_mm_release(mm, c), HC_OK);
+	fk.fit_lie = 1;                            /* above the bound: refused */
+	ck_assert_int_eq(hc_mm_reserve(mm, 4 * MIB, &c, &x), HC_ERR_INVALID);
+	ck_assert_uint_eq(fk.live_bytes, 8 * MIB);
+	fk.fit_lie = 0;
+	ck_assert(hc_mm_valid(mm));
+	ck_assert_int_eq(hc_mm_release(mm, a), HC_OK);
+	ck_assert_int_eq(hc_mm_release(mm, b), HC_OK);
+	ck_assert_uint_eq(fk.live, 0);             /* wholly free: given back */
+	ck_assert_uint_eq(atomic_load(&sh.reserved), 0);
+	hc_mm_destroy(other);
+	hc_mm_destroy(mm);
+	fake_done();
+}
+END_TEST
 
 /* The Workload layout's large pool: a miss takes the smallest free block
  * that fits and splits it; frees merge with free neighbours; references to
@@ -1934,6 +1999,7 @@ static Suite *pools_suite(void)
 	tcase_add_test(tc, workload_split_best_fit_and_coalesce);
 	tcase_add_test(tc, workload_split_watermark);
 	tcase_add_test(tc, workload_split_shared_and_capture);
+	tcase_add_test(tc, workload_split_fit_storage);
 	tcase_add_loop_test(tc, workload_split_random, 0, 4);
 	tcase_add_test(tc, subslices_routing_24gib);
 	tcase_add_test(tc, exclusive_pages_buckets);
