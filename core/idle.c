@@ -9,8 +9,8 @@
  * 16 MiB miss of another stream scan them, 1.7-2.0 us a pair.)  The
  * sizes in use are also kept in an ascending array, so a best-fit take is
  * a binary search; a new or vanished size moves the array's tail (one
- * memmove of at most the number of distinct sizes).  HAL calls that may block (mem_free,
- * event_destroy) run after the lock is dropped.
+ * memmove of at most the number of distinct sizes).  HAL calls that may
+ * block (mem_free, event_destroy) run after the lock is dropped.
  */
 #include <stdlib.h>
 #include <string.h>
