@@ -1763,6 +1763,11 @@ START_TEST(workload_split_best_fit_and_coalesce)
 	ck_assert(hc_mm_valid(mm));
 	ck_assert_int_eq(hc_mm_unpin(mm, a), HC_OK);
 	ck_assert_int_eq(hc_mm_release(mm, b), HC_OK);
+	/* sizes that overflow when aligned are refused, nothing changes */
+	ck_assert_int_eq(hc_mm_reserve(mm, UINT64_MAX, &c, &x), HC_ERR_TOO_BIG);
+	ck_assert_int_eq(hc_mm_reserve(mm, UINT64_MAX - 100, &c, &x), HC_ERR_TOO_BIG);
+	ck_assert_uint_eq(fk.allocs, 3);
+	ck_assert(hc_mm_valid(mm));
 	/* explicit cleanup gives back every wholly free segment */
 	ck_assert_int_eq(hc_mm_cleanup(mm, true), HC_OK);
 	ck_assert_uint_eq(usage(mm).bytes_reserved, 0);
