@@ -50,7 +50,11 @@
  *    like any other; the same bound as the exception above.  With one
  *    stream it is exact: the idle cache then holds what this pool's own
  *    watermark gave back, and taking it again larger measured worse
- *    (small-tensors 1.178 against 1.168 x peak live).
+ *    (small-tensors 1.178 against 1.168 x peak live, above PyTorch's
+ *    1.176).  The bound: 1.5 E, 2 E and 3 E gave the multi-stream traces
+ *    657 / 371 / 299 (cnn_infer_streams) and 278 / 188 / 144
+ *    (serve-4streams) device allocations at 1.063 / 1.094 / 1.147 and
+ *    1.087 / 1.172 / 1.272 x peak live.
  *  - free: the block merges with a free predecessor and/or successor in the
  *    same segment (the merged records go back to the slab, so references
  *    to them fail their identity check).  With several streams on the
