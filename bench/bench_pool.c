@@ -16,7 +16,10 @@
  *    16 MiB requests (an exact-size hit) with N other large slices of N
  *    distinct sizes live, so the size tree holds N + 1 keys (log N); the
  *    manager counts into device-wide figures (hc_mm_props.shared) as a
- *    stream's does, so the relaxed atomics are in the figure.
+ *    stream's does, so the relaxed atomics are in the figure;
+ *  - mm_workload_split_pair_ns_live_<N>: the same, but the cached free
+ *    block is 24 MiB, so every 16 MiB pair splits it and the release merges
+ *    the two halves again (core/pool_split.c).
  * The peer, measured in the same run, is a glibc malloc+free pair of the
  * same size.  Each figure is the median over 101 batches of 2000 pairs.
  * The storage is a bump allocator of fake addresses (no memory behind it).
@@ -47,7 +50,7 @@ static hc_status bump_free(void *ctx, uint64_t addr, uint64_t size)
 	return HC_OK;
 }
 
-static const struct hc_storage storage = { bump_alloc, bump_free, NULL };
+static const struct hc_storage storage = { bump_alloc, bump_free, NULL, NULL };
 
 static double now_ns(void)
 {
@@ -137,8 +140,9 @@ static struct hc_mm *make_mm(uint64_t alignment)
 	return make_mm_of(HC_LAYOUT_SUBSLICES, alignment);
 }
 
-/* Workload direct pool: @n live slices of distinct sizes, then 16 MiB hits. */
-static void workload_large_case(uint64_t n, double peer)
+/* Workload direct pool: @n live slices of distinct sizes, then 16 MiB hits
+ * on a cached free block of @cached MiB. */
+static void workload_large_case(uint64_t n, uint64_t cached, const char *name, double peer)
 {
 	struct hc_slice_ref *r = malloc((n + 1) * sizeof(*r));
 	struct hc_mm *mm = make_mm_of(HC_LAYOUT_WORKLOAD, 256);
@@ -154,13 +158,13 @@ static void workload_large_case(uint64_t n, double peer)
 			fprintf(stderr, "bench_pool: reserve failed\n");
 			exit(1);
 		}
-	/* one 16 MiB allocation made and freed, so every pair below is a hit */
-	if (hc_mm_reserve(mm, 16 * 1024 * KIB, &r[n], &addr) != HC_OK ||
+	/* one allocation made and freed, so every pair below is a hit */
+	if (hc_mm_reserve(mm, cached * 1024 * KIB, &r[n], &addr) != HC_OK ||
 	    hc_mm_release(mm, r[n]) != HC_OK) {
 		fprintf(stderr, "bench_pool: reserve failed\n");
 		exit(1);
 	}
-	snprintf(metric, sizeof(metric), "mm_workload_large_pair_ns_live_%llu",
+	snprintf(metric, sizeof(metric), "mm_workload_%s_pair_ns_live_%llu", name,
 		 (unsigned long long)n);
 	emit(metric, mm_pair_ns(mm, 16 * 1024 * KIB), peer);
 	hc_mm_destroy(mm);
@@ -222,6 +226,8 @@ int main(void)
 	emit("mm_workload_alloc_free_pair_ns", mm_pair_ns(mm, 4 * KIB), peer4k);
 	hc_mm_destroy(mm);
 	for (i = 0; i < sizeof(lives) / sizeof(lives[0]) - 1; i++)
-		workload_large_case(lives[i], malloc_pair_ns(16 * 1024 * KIB));
+		workload_large_case(lives[i], 16, "large", malloc_pair_ns(16 * 1024 * KIB));
+	for (i = 0; i < sizeof(lives) / sizeof(lives[0]) - 1; i++)
+		workload_large_case(lives[i], 24, "split", malloc_pair_ns(16 * 1024 * KIB));
 	return 0;
 }

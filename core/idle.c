@@ -6,8 +6,11 @@
  * table: adoption takes the oldest entry of a size, trimming the oldest
  * entry of all, each in O(1).  (It was an array scanned per lookup: after
  * a stream with a million small buffers closed, its 2681 pages made every
- * 16 MiB miss of another stream scan them, 1.7-2.0 us a pair.)  HAL calls that may block (mem_free,
- * event_destroy) run after the lock is dropped.
+ * 16 MiB miss of another stream scan them, 1.7-2.0 us a pair.)  The
+ * sizes in use are also kept in an ascending array, so a best-fit take is
+ * a binary search; a new or vanished size moves the array's tail (one
+ * memmove of at most the number of distinct sizes).  HAL calls that may
+ * block (mem_free, event_destroy) run after the lock is dropped.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -52,13 +55,38 @@ static void bucket_place(struct hc_idle *c, const struct hc_idle_bucket *b)
 	c->tab[i] = *b;
 }
 
+/* Index of the first size >= @size in the ascending size array. */
+static uint32_t sizes_lower_bound(const struct hc_idle *c, uint64_t size)
+{
+	uint32_t lo = 0, hi = c->tabn;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (c->sizes[mid] < size)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 /* The bucket of @size, made empty when new; HC_IDLE_NIL: no memory. */
 static uint32_t bucket_get(struct hc_idle *c, uint64_t size)
 {
-	uint32_t i = bucket_find(c, size);
+	uint32_t i = bucket_find(c, size), at;
 
 	if (i != HC_IDLE_NIL)
 		return i;
+	if (c->tabn == c->capsizes) {
+		uint32_t cap = c->capsizes ? c->capsizes * 2 : 16;
+		uint64_t *ns = realloc(c->sizes, (size_t)cap * sizeof(*ns));
+
+		if (!ns)
+			return HC_IDLE_NIL;
+		c->sizes = ns;
+		c->capsizes = cap;
+	}
 	if ((c->tabn + 1) * 4 > c->tabcap * 3) { /* keep the load under 3/4 */
 		uint32_t cap = c->tabcap ? c->tabcap * 2 : 16, old = c->tabcap;
 		struct hc_idle_bucket *t = calloc(cap, sizeof(*t)), *o = c->tab;
@@ -73,6 +101,9 @@ static uint32_t bucket_get(struct hc_idle *c, uint64_t size)
 		free(o);
 	}
 	bucket_place(c, &(struct hc_idle_bucket){ size, HC_IDLE_NIL, HC_IDLE_NIL });
+	at = sizes_lower_bound(c, size);
+	memmove(&c->sizes[at + 1], &c->sizes[at], (size_t)(c->tabn - at) * sizeof(c->sizes[0]));
+	c->sizes[at] = size;
 	c->tabn++;
 	return bucket_find(c, size);
 }
@@ -80,8 +111,9 @@ static uint32_t bucket_get(struct hc_idle *c, uint64_t size)
 /* Empties bucket @i, shifting back the buckets its probe chain holds. */
 static void bucket_del(struct hc_idle *c, uint32_t i)
 {
-	uint32_t mask = c->tabcap - 1;
+	uint32_t mask = c->tabcap - 1, k = sizes_lower_bound(c, c->tab[i].size);
 
+	memmove(&c->sizes[k], &c->sizes[k + 1], (size_t)(c->tabn - k - 1) * sizeof(c->sizes[0]));
 	for (uint32_t j = (i + 1) & mask; c->tab[j].size != 0; j = (j + 1) & mask) {
 		uint32_t home = bucket_home(c, c->tab[j].size);
 
@@ -188,9 +220,11 @@ void hc_idle_fini(struct hc_idle *c, const struct hc_idle_hal *h)
 	hc_idle_trim(c, h, 0);
 	free(c->e);
 	free(c->tab);
+	free(c->sizes);
 	c->e = NULL;
 	c->tab = NULL;
-	c->cap = c->tabcap = 0;
+	c->sizes = NULL;
+	c->cap = c->tabcap = c->capsizes = 0;
 	pthread_mutex_destroy(&c->lock);
 }
 
@@ -204,6 +238,15 @@ static void held_add(struct hc_idle *c, uint64_t size)
 bool hc_idle_take(struct hc_idle *c, const struct hc_idle_hal *h, uint64_t who,
 		  hc_hal_stream *to, uint64_t size, uint64_t *addr)
 {
+	uint64_t got;
+
+	return hc_idle_take_fit(c, h, who, to, size, size, addr, &got);
+}
+
+bool hc_idle_take_fit(struct hc_idle *c, const struct hc_idle_hal *h, uint64_t who,
+		      hc_hal_stream *to, uint64_t size, uint64_t max, uint64_t *addr,
+		      uint64_t *got)
+{
 	struct hc_idle_entry x;
 	bool done = false;
 	uint32_t b;
@@ -212,11 +255,18 @@ bool hc_idle_take(struct hc_idle *c, const struct hc_idle_hal *h, uint64_t who,
 		return false;
 	pthread_mutex_lock(&c->lock);
 	b = bucket_find(c, size);
+	if (b == HC_IDLE_NIL && max > size) {
+		uint32_t k = sizes_lower_bound(c, size);
+
+		if (k < c->tabn && c->sizes[k] <= max)
+			b = bucket_find(c, c->sizes[k]);
+	}
 	if (b == HC_IDLE_NIL) {
 		pthread_mutex_unlock(&c->lock);
 		return false;
 	}
 	entry_remove(c, c->tab[b].head, &x); /* the oldest of that size */
+	size = x.size;
 	held_add(c, size);
 	pthread_mutex_unlock(&c->lock);
 	atomic_fetch_add_explicit(&c->adopted, 1, memory_order_relaxed);
@@ -233,6 +283,7 @@ bool hc_idle_take(struct hc_idle *c, const struct hc_idle_hal *h, uint64_t who,
 		h->ops->event_destroy(h->dev, x.fence);
 	}
 	*addr = x.addr;
+	*got = x.size;
 	return true;
 }
 

@@ -18,9 +18,11 @@
  * fits.  So the cache never raises the device's peak above the pools'
  * own, and memory a stream's watermark gave back is taken again by the
  * next request of that size on any stream instead of a new device
- * allocation.  Entries are matched by exact size, oldest first; the age is
- * a per-device sequence number, so the choice depends only on the order of
- * calls (replay stays deterministic).  Adopting, trimming and releasing
+ * allocation.  Entries are matched by exact size, oldest first, or (for a
+ * caller that can use a larger block: hc_idle_take_fit) by best fit, the
+ * smallest size up to a bound, oldest first; the age is a per-device
+ * sequence number, so the choice depends only on the order of calls
+ * (replay stays deterministic).  Adopting, trimming and releasing
  * cost O(1) whatever the number of idle entries.
  *
  * Locking: @lock is a leaf, taken under a stream lock (the storage
@@ -68,6 +70,8 @@ struct hc_idle {
 	uint32_t head, tail;     /* all entries, oldest first */
 	struct hc_idle_bucket *tab;
 	uint32_t tabcap, tabn;   /* a power of two; buckets in use */
+	uint64_t *sizes;         /* the buckets' sizes, ascending (best fit) */
+	uint32_t capsizes;       /* tabn of them are in use */
 	uint64_t seq;
 	uint64_t held, held_peak; /* device bytes the pools hold from storage */
 	_Atomic uint64_t bytes;   /* idle bytes (read without the lock) */
@@ -93,6 +97,14 @@ void hc_idle_fini(struct hc_idle *c, const struct hc_idle_hal *h);
  */
 bool hc_idle_take(struct hc_idle *c, const struct hc_idle_hal *h, uint64_t who,
 		  hc_hal_stream *to, uint64_t size, uint64_t *addr);
+/*
+ * hc_idle_take_fit - the same, but any entry of @size to @max bytes will
+ * do: the smallest such size, its oldest entry (O(log sizes)).  *@got is
+ * the entry's size.  hc_idle_take is this with @max = @size.
+ */
+bool hc_idle_take_fit(struct hc_idle *c, const struct hc_idle_hal *h, uint64_t who,
+		      hc_hal_stream *to, uint64_t size, uint64_t max, uint64_t *addr,
+		      uint64_t *got);
 /*
  * hc_idle_make_room - before a new device allocation of @size: free the
  * oldest entries while held + idle + @size would pass max(held peak,

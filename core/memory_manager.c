@@ -107,6 +107,28 @@ hc_status hc_mm_storage_alloc(struct hc_mm *mm, uint64_t size, uint64_t *addr)
 	return HC_OK;
 }
 
+hc_status hc_mm_storage_alloc_fit(struct hc_mm *mm, uint64_t size, uint64_t max, uint64_t *addr,
+				  uint64_t *got)
+{
+	hc_status st;
+
+	if (!mm->st.alloc_fit || max <= size) {
+		*got = size;
+		return hc_mm_storage_alloc(mm, size, addr);
+	}
+	st = mm->st.alloc_fit(mm->st.ctx, size, max, addr, got);
+	if (st == HC_ERR_OOM)
+		return hc_fail(HC_ERR_OOM, "storage refused %llu B", (unsigned long long)size);
+	if (st == HC_OK && (*got < size || *got > max)) {
+		/* a storage that broke its promise: give it back, report it */
+		(void)mm->st.free(mm->st.ctx, *addr, *got);
+		return hc_fail(HC_ERR_INVALID, "storage handed %llu B for %llu..%llu B",
+			       (unsigned long long)*got, (unsigned long long)size,
+			       (unsigned long long)max);
+	}
+	return st;
+}
+
 void hc_mm_storage_free(struct hc_mm *mm, uint64_t addr, uint64_t size)
 {
 	(void)mm->st.free(mm->st.ctx, addr, size);
@@ -154,13 +176,20 @@ void hc_pool_mark_unused(struct hc_pool *p, struct hc_slice *s)
 
 struct hc_page *hc_pool_page_new(struct hc_pool *p, uint64_t size, hc_status *st)
 {
+	return hc_pool_page_new_fit(p, size, size, st);
+}
+
+/* A page of @size to @max bytes (hc_storage.alloc_fit decides; pg->size). */
+struct hc_page *hc_pool_page_new_fit(struct hc_pool *p, uint64_t size, uint64_t max,
+				     hc_status *st)
+{
 	struct hc_page *pg = calloc(1, sizeof(*pg));
 
 	if (!pg) {
 		*st = hc_fail(HC_ERR_OOM, "no host memory for a page record");
 		return NULL;
 	}
-	*st = hc_mm_storage_alloc(p->mm, size, &pg->addr);
+	*st = hc_mm_storage_alloc_fit(p->mm, size, max, &pg->addr, &size);
 	if (*st != HC_OK) {
 		free(pg);
 		return NULL;
@@ -209,7 +238,10 @@ static void pool_destroy(struct hc_pool *p)
 		hc_exclusive_destroy(p);
 		break;
 	case HC_POOL_DIRECT:
-		hc_direct_destroy(p);
+		if (p->split)
+			hc_split_destroy(p);
+		else
+			hc_direct_destroy(p);
 		break;
 	case HC_POOL_PERSISTENT:
 		hc_persistent_destroy(p);
@@ -250,7 +282,10 @@ static hc_status pools_build(struct hc_mm *mm, const struct hc_layout *layout,
 			hc_exclusive_init(&pools[i], s, mm->align);
 			break;
 		case HC_POOL_DIRECT:
-			hc_direct_init(&pools[i], s, mm->align);
+			if (hc_layout_split(layout, i))
+				hc_split_init(&pools[i], s, mm->align);
+			else
+				hc_direct_init(&pools[i], s, mm->align);
 			break;
 		default:
 			free(pools);
@@ -353,7 +388,7 @@ static struct hc_slice *pool_try_reserve(struct hc_pool *p, uint64_t size)
 	case HC_POOL_EXCLUSIVE:
 		return hc_exclusive_try_reserve(p, size);
 	case HC_POOL_DIRECT:
-		return hc_direct_try_reserve(p, size);
+		return p->split ? hc_split_try_reserve(p, size) : hc_direct_try_reserve(p, size);
 	default:
 		return hc_persistent_try_reserve(p, size);
 	}
@@ -367,7 +402,7 @@ static hc_status pool_alloc(struct hc_pool *p, uint64_t size, struct hc_slice **
 	case HC_POOL_EXCLUSIVE:
 		return hc_exclusive_alloc(p, size, s);
 	case HC_POOL_DIRECT:
-		return hc_direct_alloc(p, size, s);
+		return p->split ? hc_split_alloc(p, size, s) : hc_direct_alloc(p, size, s);
 	default:
 		return hc_persistent_alloc(p, size, s);
 	}
@@ -410,7 +445,10 @@ static void become_free(struct hc_slice *s)
 		hc_exclusive_on_free(p, s);
 		break;
 	case HC_POOL_DIRECT:
-		hc_direct_on_free(p, s);
+		if (p->split)
+			hc_split_on_free(p, s);
+		else
+			hc_direct_on_free(p, s);
 		break;
 	case HC_POOL_PERSISTENT:
 		hc_persistent_on_free(p, s);
@@ -649,7 +687,10 @@ static void pool_cleanup(struct hc_mm *mm, struct hc_pool *p, bool explicit_)
 		hc_exclusive_cleanup(p, mm->alloc_nr, explicit_);
 		break;
 	case HC_POOL_DIRECT:
-		hc_direct_cleanup(p, explicit_);
+		if (p->split)
+			hc_split_cleanup(p, explicit_);
+		else
+			hc_direct_cleanup(p, explicit_);
 		break;
 	case HC_POOL_PERSISTENT:
 		hc_persistent_cleanup(p, explicit_);
@@ -1015,6 +1056,49 @@ static bool slots_valid(const struct hc_pool *p, hc_memory_usage *u)
 	return live == p->npages && free_n == p->by_size.n && hc_tree_valid(&p->by_size);
 }
 
+/* Split direct pool: every segment tiled by its blocks in offset order,
+ * free blocks merged with free neighbours and in the size tree. */
+static bool split_valid(const struct hc_pool *p, hc_memory_usage *u)
+{
+	const struct hc_page *pg;
+	uint64_t tracked = 0, pages = 0;
+
+	for (pg = p->head; pg; pg = pg->next, pages++) {
+		const struct hc_slice *s, *prev = NULL;
+		uint64_t live = 0, end = 0;
+
+		u->bytes_reserved += pg->size;
+		if (!pg->first || pg->size == 0)
+			return false;
+		for (s = pg->first; s; prev = s, s = s->next) {
+			uint64_t ext = s->size + s->padding;
+
+			if (s->page != pg || s->pool != p || s->prev != prev || s->dead)
+				return false;
+			if (s->offset != end || s->addr != pg->addr + s->offset || ext == 0 ||
+			    ext > pg->size - end)
+				return false;
+			end += ext;
+			if (s->sfree) {
+				if (s->owned || s->pins || s->id || s->padding || !s->in_tree ||
+				    s->node.k1 != s->size || s->node.k2 > p->next_seq)
+					return false;
+				if (prev && prev->sfree)
+					return false; /* free neighbours are always merged */
+				tracked++;
+			} else {
+				if (s->in_tree || s->id == 0 || (!s->owned && !s->pins))
+					return false;
+				count_used(s, u);
+				live++;
+			}
+		}
+		if (end != pg->size || live != pg->live)
+			return false;
+	}
+	return pages == p->npages && tracked == p->by_size.n && hc_tree_valid(&p->by_size);
+}
+
 static bool pool_valid(const struct hc_pool *p)
 {
 	hc_memory_usage u = { 0, 0, 0, 0 };
@@ -1028,7 +1112,7 @@ static bool pool_valid(const struct hc_pool *p)
 		ok = exclusive_valid(p, &u);
 		break;
 	default:
-		ok = slots_valid(p, &u);
+		ok = p->split ? split_valid(p, &u) : slots_valid(p, &u);
 		break;
 	}
 	return ok && p->pages_peak >= p->npages && !memcmp(&u, &p->use, sizeof(u));

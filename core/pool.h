@@ -28,11 +28,17 @@
 #include "hipcore/hipcore.h"
 
 /* Where pages come from.  @alloc returns HC_ERR_OOM when it is refused.
- * @free gets back what @alloc returned, with the size it was asked for. */
+ * @free gets back what @alloc returned, with the size it was asked for.
+ * @alloc_fit (optional, NULL: @alloc is used) may hand out a block of any
+ * size from @size to @max, *@got saying which (a device reuses memory it
+ * holds idle); @free then gets *@got.  Only the splitting direct pool asks
+ * for more than @size. */
 struct hc_storage {
 	hc_status (*alloc)(void *ctx, uint64_t size, uint64_t *addr);
 	hc_status (*free)(void *ctx, uint64_t addr, uint64_t size);
 	void *ctx;
+	hc_status (*alloc_fit)(void *ctx, uint64_t size, uint64_t max, uint64_t *addr,
+			       uint64_t *got);
 };
 
 /*
@@ -96,6 +102,9 @@ hc_status hc_layout_custom(const hc_pool_spec *specs, size_t n, struct hc_layout
 void hc_layout_free(struct hc_layout *layout);
 size_t hc_layout_count(const struct hc_layout *layout);
 const hc_pool_spec *hc_layout_pool(const struct hc_layout *layout, size_t i);
+/* Whether pool @i is a direct pool that splits its storage allocations
+ * best-fit (core/pool_split.c): only the Workload layout's large pool. */
+bool hc_layout_split(const struct hc_layout *layout, size_t i);
 
 /* memory_manager.c */
 

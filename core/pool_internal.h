@@ -61,16 +61,16 @@ struct hc_slice {
 	uint64_t offset;           /* within its page */
 	uint64_t size;             /* recorded size: requested bytes, or a free run */
 	uint64_t padding;          /* (align - size % align) % align while in use */
-	struct hc_slice *prev;     /* sliced: neighbours in page order */
+	struct hc_slice *prev;     /* sliced, split: neighbours in page order */
 	struct hc_slice *next;
-	struct hc_page *page;      /* sliced/exclusive: owning page */
+	struct hc_page *page;      /* sliced/exclusive/split: owning page */
 	struct hc_pool *pool;
 	uint64_t seq;              /* direct: slot index; persistent: creation order */
 	uint64_t span;             /* direct/persistent: bytes of its own allocation */
 	uint32_t pins;
 	bool owned;
 	bool in_tree;
-	bool sfree;                /* sliced: free (in the tree unless size 0) */
+	bool sfree;                /* sliced, split: free (sliced: in the tree unless size 0) */
 	bool touched;              /* capture: already in the touched list */
 	bool primed;               /* capture: pinned by priming */
 	bool dead;                 /* on the slab free list */
@@ -116,9 +116,10 @@ struct hc_pool {
 	uint64_t nslots, cap_slots;
 	uint64_t *vacant;
 	uint64_t nvacant, cap_vacant;
-	uint64_t next_seq;
+	uint64_t next_seq;         /* persistent: creation order; split: free stamps */
 	uint64_t used_peak;        /* direct: peak of in-use + padding bytes */
 	struct hc_mm_shared *shared; /* direct at peak: device-wide figures, or NULL */
+	bool split;                /* direct: best-fit split segments (pool_split.c) */
 	bool capacity_warned;
 };
 
@@ -131,11 +132,15 @@ static inline uint64_t hc_pad(uint64_t size, uint64_t align)
 struct hc_slice *hc_mm_slice_new(struct hc_mm *mm);
 void hc_mm_slice_put(struct hc_mm *mm, struct hc_slice *s);
 hc_status hc_mm_storage_alloc(struct hc_mm *mm, uint64_t size, uint64_t *addr);
+hc_status hc_mm_storage_alloc_fit(struct hc_mm *mm, uint64_t size, uint64_t max, uint64_t *addr,
+				  uint64_t *got);
 void hc_mm_storage_free(struct hc_mm *mm, uint64_t addr, uint64_t size);
 void hc_pool_mark_used(struct hc_pool *p, struct hc_slice *s, uint64_t size);
 struct hc_slice *hc_pool_take_exact(struct hc_pool *p, uint64_t size);
 void hc_pool_mark_unused(struct hc_pool *p, struct hc_slice *s);
 struct hc_page *hc_pool_page_new(struct hc_pool *p, uint64_t size, hc_status *st);
+struct hc_page *hc_pool_page_new_fit(struct hc_pool *p, uint64_t size, uint64_t max,
+				     hc_status *st);
 void hc_pool_page_drop(struct hc_pool *p, struct hc_page *pg);
 
 /* Per kind.  try_reserve returns NULL on a miss; alloc reports the status. */
@@ -161,6 +166,14 @@ hc_status hc_direct_alloc(struct hc_pool *p, uint64_t size, struct hc_slice **ou
 void hc_direct_on_free(struct hc_pool *p, struct hc_slice *s);
 void hc_direct_cleanup(struct hc_pool *p, bool explicit_);
 void hc_direct_destroy(struct hc_pool *p);
+
+/* A direct pool with p->split: best-fit, split, coalesced segments. */
+void hc_split_init(struct hc_pool *p, const hc_pool_spec *spec, uint64_t align);
+struct hc_slice *hc_split_try_reserve(struct hc_pool *p, uint64_t size);
+hc_status hc_split_alloc(struct hc_pool *p, uint64_t size, struct hc_slice **out);
+void hc_split_on_free(struct hc_pool *p, struct hc_slice *s);
+void hc_split_cleanup(struct hc_pool *p, bool explicit_);
+void hc_split_destroy(struct hc_pool *p);
 
 void hc_persistent_init(struct hc_pool *p, uint64_t max_page_size, uint64_t align);
 struct hc_slice *hc_persistent_try_reserve(struct hc_pool *p, uint64_t size);

@@ -6,6 +6,7 @@ libhipcore_internal_la_SOURCES += \
 	core/pool_sliced.c \
 	core/pool_exclusive.c \
 	core/pool_direct.c \
+	core/pool_split.c \
 	core/pool_persistent.c \
 	core/layout.c \
 	core/memory_manager.c

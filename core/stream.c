@@ -41,16 +41,20 @@ static void capture_note_memop(struct hc_strm *st)
  * page first comes from memory another pool of the device released (any
  * stream; a device-side wait on that stream's fence when needed), and a
  * released page waits there, behind a fence of this stream, for the next
- * request of its size.  While the stream records a capture nothing is
- * cached or adopted: the calls go to the backend and break the capture.
+ * request of its size (of a size up to the bound the caller allows, for
+ * alloc_fit: the splitting direct pool with several streams open).  While
+ * the stream records a capture nothing is cached or adopted: the calls go
+ * to the backend and break the capture.
  */
-static hc_status device_storage_alloc(void *ctx, uint64_t size, uint64_t *addr)
+static hc_status device_storage_alloc_fit(void *ctx, uint64_t size, uint64_t max,
+					  uint64_t *addr, uint64_t *got)
 {
 	struct hc_strm *st = ctx;
 	struct hc_dev *dev = st->dev;
 	struct hc_idle_hal h = { dev->ops, dev->hal };
 	hc_status rc;
 
+	*got = size;
 	if (size == 0) {
 		*addr = ZERO_PAGE_ADDR;
 		return HC_OK;
@@ -58,7 +62,7 @@ static hc_status device_storage_alloc(void *ctx, uint64_t size, uint64_t *addr)
 	if (hc_capture_is_recording(&st->capture)) {
 		st->capture_memops++;
 	} else {
-		if (hc_idle_take(&dev->idle, &h, st->handle.id, st->hal, size, addr))
+		if (hc_idle_take_fit(&dev->idle, &h, st->handle.id, st->hal, size, max, addr, got))
 			return HC_OK;
 		hc_idle_make_room(&dev->idle, &h, size);
 	}
@@ -74,6 +78,13 @@ static hc_status device_storage_alloc(void *ctx, uint64_t size, uint64_t *addr)
 		HC_TRACE(device_alloc, st->handle.id, *addr, size);
 	}
 	return rc;
+}
+
+static hc_status device_storage_alloc(void *ctx, uint64_t size, uint64_t *addr)
+{
+	uint64_t got;
+
+	return device_storage_alloc_fit(ctx, size, size, addr, &got);
 }
 
 static hc_status device_storage_free(void *ctx, uint64_t addr, uint64_t size)
@@ -153,8 +164,9 @@ static hc_status strm_init_memory(struct hc_strm *st, const hc_pool_layout *layo
 	struct hc_layout *dl = NULL, *pl = NULL;
 	hc_status rc;
 
-	st->dstore = (struct hc_storage){ device_storage_alloc, device_storage_free, st };
-	st->pstore = (struct hc_storage){ pinned_storage_alloc, pinned_storage_free, st };
+	st->dstore = (struct hc_storage){ device_storage_alloc, device_storage_free, st,
+					  device_storage_alloc_fit };
+	st->pstore = (struct hc_storage){ pinned_storage_alloc, pinned_storage_free, st, NULL };
 	rc = hc_layout_resolve(layout, &dprops, &dl);
 	if (rc != HC_OK)
 		return rc;

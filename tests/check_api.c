@@ -328,18 +328,28 @@ START_TEST(idle_memory_moves_between_streams)
 	ck_assert_uint_eq(mid.stream_waits, after.stream_waits);
 	ck_assert_uint_eq(mid.device_allocs, after.device_allocs);
 	ck_assert_int_eq(hc_free(b1), HC_OK);
-	/* a 32 MiB miss: 64 idle + 32 would pass the 64 MiB the pools ever
-	 * held, so the idle 64 MiB goes back to the device first */
-	ck_assert_int_eq(hc_alloc(s, 32 * MIB, &a2), HC_OK);
+	/* best fit: a 40 MiB request takes the idle 64 MiB (at most twice
+	 * the request), its rest a free block of s's pool */
+	ck_assert_int_eq(hc_alloc(s, 40 * MIB, &a2), HC_OK);
+	ck_assert_int_eq(hc_device_stats_get(dev, &mid), HC_OK);
+	ck_assert_uint_eq(mid.device_allocs, after.device_allocs);
+	ck_assert_uint_eq(reserved_of(s), 64 * MIB);
+	ck_assert_uint_eq(idle_of(dev), 0);
+	ck_assert_int_eq(hc_free(a2), HC_OK);
+	ck_assert_uint_eq(idle_of(dev), 64 * MIB);
+	/* a 16 MiB miss: 64 MiB is more than twice that, and 64 idle + 16
+	 * would pass the 64 MiB the pools ever held, so the idle 64 MiB goes
+	 * back to the device first */
+	ck_assert_int_eq(hc_alloc(s, 16 * MIB, &a2), HC_OK);
 	ck_assert_int_eq(hc_device_stats_get(dev, &after), HC_OK);
 	ck_assert_uint_eq(after.device_allocs - before.device_allocs, 2);
 	ck_assert_uint_eq(after.device_frees - before.device_frees, 1);
 	ck_assert_uint_eq(idle_of(dev), 0);
 	ck_assert_int_eq(hc_device_memory_usage(dev, HC_MEMORY_DEVICE, &du), HC_OK);
-	ck_assert_uint_eq(du.bytes_reserved, 32 * MIB);
-	/* freed and kept idle (32 <= 64); an explicit cleanup gives it back */
+	ck_assert_uint_eq(du.bytes_reserved, 16 * MIB);
+	/* freed and kept idle (16 <= 64); an explicit cleanup gives it back */
 	ck_assert_int_eq(hc_free(a2), HC_OK);
-	ck_assert_uint_eq(idle_of(dev), 32 * MIB);
+	ck_assert_uint_eq(idle_of(dev), 16 * MIB);
 	ck_assert_int_eq(hc_memory_cleanup(t), HC_OK);
 	ck_assert_uint_eq(idle_of(dev), 0);
 	ck_assert_int_eq(hc_device_stats_get(dev, &after), HC_OK);

@@ -3,7 +3,8 @@
  * simulator's HAL.
  *
  * The cache promises: adoption by exact size takes the oldest entry of that
- * size; trimming and making room free the oldest entries of all; byte
+ * size, adoption by best fit the oldest of the smallest size within the
+ * bound; trimming and making room free the oldest entries of all; byte
  * counts follow.  The reference is the plain array it used to be (scanned
  * oldest first), run side by side with the real one on random operations,
  * many sizes (so the size table grows, collides and deletes), and the same
@@ -72,6 +73,18 @@ static uint64_t ref_take(struct ref *r, uint64_t size)
 	return 0;
 }
 
+/* Best fit: the oldest entry of the smallest size in [@size, @max]. */
+static uint64_t ref_take_fit(struct ref *r, uint64_t size, uint64_t max, uint64_t *got)
+{
+	uint64_t best = 0;
+
+	for (size_t i = 0; i < r->n; i++)
+		if (r->size[i] >= size && r->size[i] <= max && (!best || r->size[i] < best))
+			best = r->size[i];
+	*got = best;
+	return best ? ref_take(r, best) : 0;
+}
+
 static uint64_t ref_bytes(const struct ref *r)
 {
 	uint64_t b = 0;
@@ -101,6 +114,31 @@ START_TEST(oldest_of_a_size_first)
 	ck_assert(hc_idle_take(&c, &H, 1, strm, 8 << 20, &got));
 	ck_assert_uint_eq(got, a2);
 	ck_assert_uint_eq(hc_idle_bytes(&c), 0);
+	/* best fit within a bound: 6 MiB for [5, 7] MiB, oldest first */
+	{
+		uint64_t b4, b6, b6b, b8, sz = 0;
+
+		b8 = put(&c, &r, 8 << 20);
+		b6 = put(&c, &r, 6 << 20);
+		b4 = put(&c, &r, 4 << 20);
+		b6b = put(&c, &r, 6 << 20);
+		ck_assert(!hc_idle_take(&c, &H, 1, strm, 5 << 20, &got));
+		ck_assert(hc_idle_take_fit(&c, &H, 1, strm, 5 << 20, 7 << 20, &got, &sz));
+		ck_assert_uint_eq(got, b6);
+		ck_assert_uint_eq(sz, 6u << 20);
+		ck_assert(hc_idle_take_fit(&c, &H, 1, strm, 5 << 20, 7 << 20, &got, &sz));
+		ck_assert_uint_eq(got, b6b);
+		ck_assert(!hc_idle_take_fit(&c, &H, 1, strm, 5 << 20, 7 << 20, &got, &sz));
+		ck_assert(hc_idle_take_fit(&c, &H, 1, strm, 3 << 20, 9 << 20, &got, &sz));
+		ck_assert_uint_eq(got, b4);
+		ck_assert(hc_idle_take_fit(&c, &H, 1, strm, 8 << 20, 8 << 20, &got, &sz));
+		ck_assert_uint_eq(got, b8);
+		ck_assert_uint_eq(hc_idle_bytes(&c), 0);
+		ck_assert_int_eq(ops->mem_free(dev, b4), HC_OK);
+		ck_assert_int_eq(ops->mem_free(dev, b6), HC_OK);
+		ck_assert_int_eq(ops->mem_free(dev, b6b), HC_OK);
+		ck_assert_int_eq(ops->mem_free(dev, b8), HC_OK);
+	}
 	ck_assert_int_eq(ops->mem_free(dev, a1), HC_OK);
 	ck_assert_int_eq(ops->mem_free(dev, a2), HC_OK);
 	ck_assert_int_eq(ops->mem_free(dev, a3), HC_OK);
@@ -127,6 +165,17 @@ START_TEST(matches_the_array_it_replaced)
 		size = (uint64_t)(1 + (rng >> 20) % 97) << 21;
 		if (x < 55 && r->n < MAXREF) {
 			put(&c, r, size);
+		} else if (x < 76) {
+			uint64_t max = size + ((rng >> 40) % 8 << 21), gsz = 0, wsz;
+
+			want = ref_take_fit(r, size, max, &wsz);
+			ck_assert_int_eq(hc_idle_take_fit(&c, &H, 1, strm, size, max, &got, &gsz),
+					 want != 0);
+			if (want) {
+				ck_assert_uint_eq(got, want);
+				ck_assert_uint_eq(gsz, wsz);
+				ck_assert_int_eq(ops->mem_free(dev, got), HC_OK);
+			}
 		} else if (x < 97) {
 			want = ref_take(r, size);
 			ck_assert_int_eq(hc_idle_take(&c, &H, 1, strm, size, &got), want != 0);

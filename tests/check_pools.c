@@ -29,6 +29,8 @@ struct fake {
 	uint64_t next;
 	uint64_t allocs, frees, live, live_bytes;
 	long fail_in;          /* refuse the fail_in-th next alloc (1 = next); 0 = never */
+	uint64_t fit_extra;    /* alloc_fit hands out this much more when allowed */
+	uint64_t fit_lie;      /* alloc_fit hands out this much more than allowed */
 	uint64_t limit;        /* refuse when live_bytes + size > limit; 0 = none */
 	struct fake_alloc *a;
 	size_t n, cap;
@@ -79,8 +81,20 @@ static hc_status fake_free(void *ctx, uint64_t addr, uint64_t size)
 	return HC_ERR_INVALID;
 }
 
+/* alloc_fit: @fit_extra more than asked when @max allows (a reused larger
+ * block), else exactly @size; @fit_lie breaks the bound on purpose. */
+static hc_status fake_alloc_fit(void *ctx, uint64_t size, uint64_t max, uint64_t *addr,
+				uint64_t *got)
+{
+	struct fake *f = ctx;
+
+	*got = f->fit_lie ? max + f->fit_lie : size + f->fit_extra <= max ? size + f->fit_extra : size;
+	return fake_alloc(ctx, *got, addr);
+}
+
 static struct fake fk;
-static struct hc_storage fake_storage = { fake_alloc, fake_free, &fk };
+static struct hc_storage fake_storage = { fake_alloc, fake_free, &fk, NULL };
+static struct hc_storage fake_fit_storage = { fake_alloc, fake_free, &fk, fake_alloc_fit };
 
 static void fake_reset(void)
 {
@@ -1000,7 +1014,7 @@ END_TEST
 START_TEST(bad_arguments)
 {
 	struct hc_mm_props p = { .max_page_size = GIB, .alignment = 32 };
-	struct hc_storage nofree = { fake_alloc, NULL, &fk };
+	struct hc_storage nofree = { fake_alloc, NULL, &fk, NULL };
 	hc_pool_spec s = sliced(4096, 0, 0), bad = { .kind = HC_POOL_PERSISTENT };
 	struct hc_layout *l;
 	struct hc_mm *mm;
@@ -1219,10 +1233,14 @@ START_TEST(default_is_workload)
 }
 END_TEST
 
-/* Workload on a manager: large sizes are exact; a miss releases cached
- * allocations only as far as the pool's peak in-use requires. */
-START_TEST(workload_direct_reclaims_on_miss)
+/* The Workload pools named explicitly: the direct pool stays exact-size
+ * (only the preset turns splitting on); a miss releases cached allocations
+ * only as far as the pool's peak in-use requires. */
+START_TEST(explicit_direct_reclaims_on_miss)
 {
+	hc_pool_spec specs[3] = { exclusive(0, 0), sliced(2 * MIB, 1 * MIB, 0),
+				  direct(HC_RECLAIM_AT_PEAK) };
+	hc_pool_layout in = { .preset = HC_LAYOUT_EXPLICIT, .pools = specs, .n_pools = 3 };
 	hc_pool_layout wl = { .preset = HC_LAYOUT_WORKLOAD };
 	struct hc_mm_props p = { .max_page_size = 0, .alignment = 256 };
 	struct hc_layout *l;
@@ -1233,6 +1251,11 @@ START_TEST(workload_direct_reclaims_on_miss)
 
 	fake_reset();
 	ck_assert_int_eq(hc_layout_resolve(&wl, &p, &l), HC_OK);
+	ck_assert(hc_layout_split(l, 2));
+	ck_assert(!hc_layout_split(l, 1) && !hc_layout_split(l, 3) && !hc_layout_split(NULL, 2));
+	hc_layout_free(l);
+	ck_assert_int_eq(hc_layout_resolve(&in, &p, &l), HC_OK);
+	ck_assert(!hc_layout_split(l, 2));
 	ck_assert_int_eq(hc_mm_create(l, &p, &fake_storage, &mm), HC_OK);
 	ck_assert_int_eq(hc_mm_reserve(mm, 10 * MIB + 1, &a, &a_addr), HC_OK);
 	ck_assert_int_eq(hc_mm_reserve(mm, 3 * MIB, &b, &addr), HC_OK);
@@ -1615,6 +1638,313 @@ START_TEST(random_sequences)
 }
 END_TEST
 
+/* A Workload manager over the fake storage (alignment 256). */
+static struct hc_mm *mm_workload_on(struct hc_mm_shared *sh, const struct hc_storage *st)
+{
+	hc_pool_layout wl = { .preset = HC_LAYOUT_WORKLOAD };
+	struct hc_mm_props p = { .max_page_size = 0, .alignment = 256, .shared = sh };
+	struct hc_layout *l;
+	struct hc_mm *mm;
+
+	ck_assert_int_eq(hc_layout_resolve(&wl, &p, &l), HC_OK);
+	ck_assert_int_eq(hc_mm_create(l, &p, st, &mm), HC_OK);
+	hc_layout_free(l);
+	return mm;
+}
+
+static struct hc_mm *mm_workload(struct hc_mm_shared *sh)
+{
+	return mm_workload_on(sh, &fake_storage);
+}
+
+/* A segment may come larger than asked (the device's idle cache, best
+ * fit) only with several managers, at most twice the request; the rest is
+ * a free block.  A storage that breaks the bound is refused. */
+START_TEST(workload_split_fit_storage)
+{
+	struct hc_mm_shared sh;
+	struct hc_mm *mm, *other;
+	struct hc_slice_ref a, b, c;
+	uint64_t a_addr, x;
+
+	memset(&sh, 0, sizeof(sh));
+	fake_reset();
+	fk.fit_extra = 3 * MIB;
+	mm = mm_workload_on(&sh, &fake_fit_storage);
+	a = res(mm, 5 * MIB, &a_addr);             /* one manager: exact */
+	ck_assert_uint_eq(fk.live_bytes, 5 * MIB);
+	ck_assert_int_eq(hc_mm_release(mm, a), HC_OK);
+	ck_assert_int_eq(hc_mm_cleanup(mm, true), HC_OK);
+	other = mm_workload_on(&sh, &fake_fit_storage);
+	a = res(mm, 5 * MIB, &a_addr);             /* two: 8 MiB, 3 MiB free */
+	ck_assert_uint_eq(fk.live_bytes, 8 * MIB);
+	ck_assert_uint_eq(usage(mm).bytes_reserved, 8 * MIB);
+	ck_assert_uint_eq(atomic_load(&sh.reserved), 8 * MIB);
+	ck_assert(hc_mm_valid(mm));
+	b = res(mm, 3 * MIB, &x);                  /* the rest, no storage call */
+	ck_assert_uint_eq(x, a_addr + 5 * MIB);
+	ck_assert_uint_eq(fk.allocs, 2);
+	fk.fit_extra = 10 * MIB;                   /* more than 2 x 2 MiB: exact */
+	c = res(mm, 2 * MIB + 1, NULL);
+	ck_assert_uint_eq(fk.live_bytes, 10 * MIB + 256);
+	ck_assert_int_eq(hc_mm_release(mm, c), HC_OK);
+	fk.fit_lie = 1;                            /* above the bound: refused */
+	ck_assert_int_eq(hc_mm_reserve(mm, 4 * MIB, &c, &x), HC_ERR_INVALID);
+	ck_assert_uint_eq(fk.live_bytes, 8 * MIB);
+	fk.fit_lie = 0;
+	ck_assert(hc_mm_valid(mm));
+	ck_assert_int_eq(hc_mm_release(mm, a), HC_OK);
+	ck_assert_int_eq(hc_mm_release(mm, b), HC_OK);
+	ck_assert_uint_eq(fk.live, 0);             /* wholly free: given back */
+	ck_assert_uint_eq(atomic_load(&sh.reserved), 0);
+	hc_mm_destroy(other);
+	hc_mm_destroy(mm);
+	fake_done();
+}
+END_TEST
+
+/* The Workload layout's large pool: a miss takes the smallest free block
+ * that fits and splits it; frees merge with free neighbours; references to
+ * merged blocks are stale. */
+START_TEST(workload_split_best_fit_and_coalesce)
+{
+	struct hc_mm *mm;
+	struct hc_slice_ref a, b, c, d, e, old;
+	uint64_t a_addr, b_addr, x;
+	hc_memory_usage u;
+
+	fake_reset();
+	mm = mm_workload(NULL);
+	a = res(mm, 10 * MIB + 1, &a_addr);     /* segment of 10 MiB + 256 */
+	b = res(mm, 3 * MIB, &b_addr);          /* segment of 3 MiB */
+	ck_assert_uint_eq(fk.allocs, 2);
+	ck_assert_int_eq(hc_mm_release(mm, a), HC_OK);
+	/* 6 MiB: no exact size cached; the front of the free 10 MiB + 256 */
+	c = res(mm, 6 * MIB, &x);
+	ck_assert_uint_eq(x, a_addr);
+	/* 4 MiB: the 4 MiB + 256 remainder fits, right behind c */
+	d = res(mm, 4 * MIB, &x);
+	ck_assert_uint_eq(x, a_addr + 6 * MIB);
+	ck_assert_uint_eq(fk.allocs, 2);
+	u = usage(mm);
+	ck_assert_uint_eq(u.bytes_reserved, 13 * MIB + 256);
+	ck_assert_uint_eq(u.bytes_in_use, 13 * MIB);
+	ck_assert_uint_eq(u.bytes_padding, 0);
+	ck_assert(hc_mm_valid(mm));
+	/* best fit: free blocks of 256 B (a's tail) and 3 MiB (b's segment);
+	 * 2 MiB + 1 takes b's, the smaller of those that fit */
+	ck_assert_int_eq(hc_mm_release(mm, b), HC_OK);
+	e = res(mm, 2 * MIB + 1, &x);
+	ck_assert_uint_eq(x, b_addr);
+	ck_assert_uint_eq(fk.allocs, 2);
+	ck_assert_int_eq(hc_mm_release(mm, e), HC_OK);
+	/* c and d free: they merge with the tail into one 10 MiB + 256 block,
+	 * which an exact request takes whole, with no new storage */
+	old = d;
+	ck_assert_int_eq(hc_mm_release(mm, d), HC_OK);
+	ck_assert(hc_mm_valid(mm));
+	ck_assert_int_eq(hc_mm_release(mm, c), HC_OK);
+	ck_assert(hc_mm_valid(mm));
+	ck_assert_int_eq(hc_mm_address(mm, old, &x, NULL), HC_ERR_STALE);
+	ck_assert_int_eq(hc_mm_release(mm, old), HC_ERR_STALE);
+	ck_assert_int_eq(hc_mm_pin(mm, c), HC_ERR_STALE);
+	a = res(mm, 10 * MIB + 1, &x);
+	ck_assert_uint_eq(x, a_addr);
+	ck_assert_uint_eq(fk.allocs, 2);
+	ck_assert_uint_eq(fk.frees, 0);
+	ck_assert_int_eq(hc_mm_address(mm, old, &x, NULL), HC_ERR_STALE);
+	ck_assert_int_eq(hc_mm_address(mm, c, &x, NULL), HC_ERR_STALE);
+	/* a pinned block stays out of the free structure until unpinned */
+	ck_assert_int_eq(hc_mm_pin(mm, a), HC_OK);
+	ck_assert_int_eq(hc_mm_release(mm, a), HC_OK);
+	b = res(mm, 10 * MIB + 1, &x);            /* cannot be a's: a new segment */
+	ck_assert_uint_ne(x, a_addr);
+	ck_assert_uint_eq(fk.allocs, 3);
+	ck_assert(hc_mm_valid(mm));
+	ck_assert_int_eq(hc_mm_unpin(mm, a), HC_OK);
+	ck_assert_int_eq(hc_mm_release(mm, b), HC_OK);
+	/* sizes that overflow when aligned are refused, nothing changes */
+	ck_assert_int_eq(hc_mm_reserve(mm, UINT64_MAX, &c, &x), HC_ERR_TOO_BIG);
+	ck_assert_int_eq(hc_mm_reserve(mm, UINT64_MAX - 100, &c, &x), HC_ERR_TOO_BIG);
+	ck_assert_uint_eq(fk.allocs, 3);
+	ck_assert(hc_mm_valid(mm));
+	/* explicit cleanup gives back every wholly free segment */
+	ck_assert_int_eq(hc_mm_cleanup(mm, true), HC_OK);
+	ck_assert_uint_eq(usage(mm).bytes_reserved, 0);
+	ck_assert_uint_eq(fk.live, 0);
+	ck_assert(hc_mm_valid(mm));
+	hc_mm_destroy(mm);
+	fake_done();
+}
+END_TEST
+
+/* The watermark with splitting: a miss releases only wholly free segments
+ * (a free block next to a used one stays); a free segment more than twice
+ * the request is not split when a new segment would pass the watermark,
+ * it is given back and an exact segment taken. */
+START_TEST(workload_split_watermark)
+{
+	struct hc_mm *mm;
+	struct hc_slice_ref a, b, c, d;
+	uint64_t a_addr, c_addr, d_addr, x;
+	hc_memory_usage u;
+
+	fake_reset();
+	mm = mm_workload(NULL);
+	a = res(mm, 12 * MIB, &a_addr);             /* peak 12 MiB */
+	ck_assert_int_eq(hc_mm_release(mm, a), HC_OK);
+	b = res(mm, 7 * MIB, &x);                   /* 12 < 2 x 7: split */
+	ck_assert_uint_eq(x, a_addr);
+	/* 6 MiB misses (5 MiB free) and would pass the peak (7 + 6 = 13
+	 * against 12 + 6 reserved), but the free 5 MiB shares its segment
+	 * with b: nothing is released, and reserved passes peak in-use */
+	c = res(mm, 6 * MIB, &c_addr);
+	ck_assert_uint_eq(fk.frees, 0);
+	ck_assert_uint_eq(fk.allocs, 2);
+	u = usage(mm);
+	ck_assert_uint_eq(u.bytes_reserved, 18 * MIB);
+	ck_assert_uint_eq(u.bytes_in_use, 13 * MIB);
+	ck_assert(hc_mm_valid(mm));
+	/* b free: its segment is whole and free (12 MiB).  3 MiB would fit,
+	 * but 12 > 2 x 3 and a new segment would pass the peak (18 + 3 > 13):
+	 * the 12 MiB goes back and 3 MiB is taken exactly */
+	ck_assert_int_eq(hc_mm_release(mm, b), HC_OK);
+	d = res(mm, 3 * MIB, &d_addr);
+	ck_assert_uint_ne(d_addr, a_addr);
+	ck_assert_uint_eq(fk.frees, 1);
+	ck_assert_uint_eq(fk.allocs, 3);
+	u = usage(mm);
+	ck_assert_uint_eq(u.bytes_reserved, 9 * MIB);
+	ck_assert(hc_mm_valid(mm));
+	/* at most twice the request, a free segment is split even then */
+	ck_assert_int_eq(hc_mm_release(mm, c), HC_OK);
+	c = res(mm, 4 * MIB, &x);
+	ck_assert_uint_eq(x, c_addr);
+	ck_assert_int_eq(hc_mm_release(mm, c), HC_OK);
+	ck_assert_int_eq(hc_mm_release(mm, d), HC_OK);
+	/* and under the peak (9 + 1.25 <= 13) a larger one is split too:
+	 * the smaller fit, d's 3 MiB, for 1.25 MiB */
+	d = res(mm, 5 * MIB / 4, &x);
+	ck_assert_uint_eq(x, d_addr);
+	ck_assert_uint_eq(fk.allocs, 3);
+	ck_assert_uint_eq(fk.frees, 1);
+	ck_assert(hc_mm_valid(mm));
+	ck_assert_int_eq(hc_mm_release(mm, d), HC_OK);
+	hc_mm_destroy(mm);
+	fake_done();
+}
+END_TEST
+
+/* With several managers on the shared figures, a segment that becomes
+ * wholly free goes back to storage at once (the device's idle cache), a
+ * partly used one stays; while a capture is active nothing is released. */
+START_TEST(workload_split_shared_and_capture)
+{
+	struct hc_mm_shared sh;
+	struct hc_mm *mm, *other;
+	struct hc_slice_ref a, b, c;
+	uint64_t a_addr, x;
+
+	memset(&sh, 0, sizeof(sh));
+	fake_reset();
+	mm = mm_workload(&sh);
+	a = res(mm, 8 * MIB, &a_addr);
+	ck_assert_int_eq(hc_mm_release(mm, a), HC_OK);
+	ck_assert_uint_eq(fk.frees, 0);             /* one manager: cached */
+	b = res(mm, 5 * MIB, &x);                   /* split: 3 MiB stay free */
+	ck_assert_uint_eq(x, a_addr);
+	ck_assert_uint_eq(atomic_load(&sh.used), 5 * MIB);
+	ck_assert_uint_eq(atomic_load(&sh.reserved), 8 * MIB);
+	other = mm_workload(&sh);
+	c = res(mm, 3 * MIB, &x);                   /* the remainder */
+	ck_assert_uint_eq(x, a_addr + 5 * MIB);
+	ck_assert_int_eq(hc_mm_release(mm, b), HC_OK);
+	ck_assert_uint_eq(fk.frees, 0);             /* c still uses the segment */
+	ck_assert(hc_mm_valid(mm));
+	hc_mm_capture_begin(mm);
+	ck_assert_int_eq(hc_mm_release(mm, c), HC_OK);
+	ck_assert_uint_eq(fk.frees, 0);             /* capture: kept */
+	ck_assert(hc_mm_valid(mm));
+	ck_assert_int_eq(hc_mm_capture_end(mm, &(struct hc_slice_ref *){ NULL }, &(size_t){ 0 }),
+			 HC_OK);
+	a = res(mm, 8 * MIB, &x);                   /* the merged segment, whole */
+	ck_assert_uint_eq(x, a_addr);
+	ck_assert_int_eq(hc_mm_release(mm, a), HC_OK);
+	ck_assert_uint_eq(fk.frees, 1);             /* wholly free, two managers */
+	ck_assert_uint_eq(atomic_load(&sh.reserved), 0);
+	ck_assert_uint_eq(atomic_load(&sh.used), 0);
+	ck_assert_uint_eq(atomic_load(&sh.peak), 8 * MIB);
+	ck_assert(hc_mm_valid(mm));
+	hc_mm_destroy(other);
+	hc_mm_destroy(mm);
+	ck_assert_uint_eq(atomic_load(&sh.managers), 0);
+	fake_done();
+}
+END_TEST
+
+/* Random large and small reservations, releases, pins and cleanups on the
+ * Workload layout; the whole-manager check and the live ranges after
+ * every step. */
+START_TEST(workload_split_random)
+{
+	struct live_ent *v = calloc(2000, sizeof(*v));
+	unsigned seed = 99 + (unsigned)_i * 104729;
+	struct hc_mm *mm;
+	size_t n = 0;
+	int op;
+
+	fake_reset();
+	mm = mm_workload(NULL);
+	for (op = 0; op < 4000; op++) {
+		int r = rand_r(&seed) % 100;
+
+		if (r < 50 && n < 2000) {
+			int k = rand_r(&seed) % 10;
+			uint64_t size = k < 2 ? (uint64_t)(rand_r(&seed) % (1 * MIB)) :
+					k < 9 ? 1 * MIB + (uint64_t)(rand_r(&seed) % (8 * MIB)) :
+						(uint64_t)(rand_r(&seed) % 8 + 1) * 4 * MIB;
+
+			if (rand_r(&seed) % 100 == 0)
+				fk.fail_in = 1;
+			memset(&v[n], 0, sizeof(v[n]));
+			if (hc_mm_reserve(mm, size, &v[n].r, &v[n].addr) == HC_OK) {
+				v[n].size = size;
+				n++;
+			}
+			fk.fail_in = 0;
+		} else if (r < 95 && n) {
+			size_t k = (size_t)rand_r(&seed) % n;
+
+			if (!v[k].released && v[k].pins == 0 && rand_r(&seed) % 8 == 0) {
+				ck_assert_int_eq(hc_mm_pin(mm, v[k].r), HC_OK);
+				v[k].pins++;
+			} else if (!v[k].released) {
+				ck_assert_int_eq(hc_mm_release(mm, v[k].r), HC_OK);
+				v[k].released = true;
+			} else {
+				ck_assert_int_eq(hc_mm_unpin(mm, v[k].r), HC_OK);
+				v[k].pins--;
+			}
+			if (v[k].released && v[k].pins == 0) {
+				struct hc_slice_ref gone = v[k].r;
+
+				v[k] = v[--n];
+				ck_assert_int_eq(hc_mm_address(mm, gone, NULL, NULL), HC_ERR_STALE);
+			}
+		} else if (r >= 95) {
+			ck_assert_int_eq(hc_mm_cleanup(mm, r < 97), HC_OK);
+		}
+		if (op % 20 == 0)
+			check_invariants(mm, v, n);
+	}
+	check_invariants(mm, v, n);
+	ck_assert_uint_gt(fk.frees, 0);
+	hc_mm_destroy(mm);
+	free(v);
+	fake_done();
+}
+END_TEST
+
 static Suite *pools_suite(void)
 {
 	Suite *s = suite_create("pools");
@@ -1672,7 +2002,12 @@ static Suite *pools_suite(void)
 	tcase_add_test(tc, resolve_rounds_and_defaults);
 	tcase_add_loop_test(tc, subslices_ladder, 0, (int)(sizeof(ladders) / sizeof(ladders[0])));
 	tcase_add_loop_test(tc, default_is_workload, 0, 4);
-	tcase_add_test(tc, workload_direct_reclaims_on_miss);
+	tcase_add_test(tc, explicit_direct_reclaims_on_miss);
+	tcase_add_test(tc, workload_split_best_fit_and_coalesce);
+	tcase_add_test(tc, workload_split_watermark);
+	tcase_add_test(tc, workload_split_shared_and_capture);
+	tcase_add_test(tc, workload_split_fit_storage);
+	tcase_add_loop_test(tc, workload_split_random, 0, 4);
 	tcase_add_test(tc, subslices_routing_24gib);
 	tcase_add_test(tc, exclusive_pages_buckets);
 	suite_add_tcase(s, tc);

@@ -395,7 +395,7 @@ typedef enum hc_layout_preset {
 	HC_LAYOUT_SUBSLICES = 1,       /* upstream's SubSlices ladder */
 	HC_LAYOUT_EXCLUSIVE_PAGES = 2, /* upstream's ExclusivePages buckets */
 	HC_LAYOUT_EXPLICIT = 3,        /* @pools, in routing order */
-	HC_LAYOUT_WORKLOAD = 4,        /* small-tensor pages + exact-size direct pool */
+	HC_LAYOUT_WORKLOAD = 4,        /* small-tensor pages + best-fit splitting direct pool */
 } hc_layout_preset;
 
 typedef struct hc_pool_layout {

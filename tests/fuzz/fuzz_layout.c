@@ -197,7 +197,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	hc_pool_spec *specs = NULL;
 	struct hc_layout *out = NULL;
 	struct store s = { 1u << 20, 0 };
-	struct hc_storage st = { st_alloc, st_free, &s };
+	struct hc_storage st = { st_alloc, st_free, &s, NULL };
 	struct hc_mm *mm = NULL;
 	size_t n;
 	hc_status rc;
