@@ -819,7 +819,7 @@ int hipsim_calibrate_main(int argc, char **argv)
 	struct hs_calibrate_args a = { .backend = "hip", .progress = true };
 	const char *output = NULL;
 	struct hc_sim_profile p;
-	char msg[1100], header[2048], date[64], cmd[512] = "hipsim calibrate";
+	char msg[1100], header[4096], date[64], cmd[512] = "hipsim calibrate";
 	time_t now = time(NULL);
 	struct tm tm;
 	hc_status st;
