@@ -20,6 +20,7 @@ libhipcore_internal_la_SOURCES += \
 	core/xstream.c \
 	core/write.c \
 	core/pipeline.c \
+	core/stage_copy.h \
 	core/stage_copy.c \
 	core/read.c \
 	core/launch.c \
