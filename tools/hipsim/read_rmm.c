@@ -29,6 +29,9 @@
 #include "tools/hipsim/read_rmm.h"
 
 #define RMM_BUF_SIZE (1u << 20) /* the longest line */
+/* Zeroed bytes after the buffer, so that a field can be read eight bytes at
+ * a time up to its end without a byte-by-byte tail. */
+#define RMM_BUF_PAD 8
 /* Bytes read at a time: the unread tail moves to the front before each
  * read, so parsing stays within the first RMM_READ_CHUNK bytes of the
  * buffer (cache-warm) unless a line is longer. */
@@ -49,6 +52,7 @@ struct rmm_stream {
 	char *text;
 	size_t len;
 	uint64_t id;
+	uint64_t word; /* len <= 8: the text as a zero-padded word (same_field) */
 };
 
 struct rmm_reader {
@@ -104,7 +108,7 @@ static int fail(struct rmm_reader *r, const char *fmt, ...)
 
 enum { NUM_OK = 0, NUM_BAD = -1, NUM_OVERFLOW = -2, NUM_NEGATIVE = -3 };
 
-static int parse_dec(const char *s, size_t n, uint64_t *out)
+static inline int parse_dec(const char *s, size_t n, uint64_t *out)
 {
 	uint64_t v = 0;
 
@@ -114,6 +118,17 @@ static int parse_dec(const char *s, size_t n, uint64_t *out)
 		return n > 1 ? NUM_NEGATIVE : NUM_BAD;
 	if (s[0] == '+' && n > 1)
 		s++, n--;
+	if (n <= 19) { /* 19 digits cannot overflow: no check per digit */
+		for (size_t i = 0; i < n; i++) {
+			unsigned d = (unsigned)(unsigned char)s[i] - '0';
+
+			if (d > 9)
+				return NUM_BAD;
+			v = v * 10 + d;
+		}
+		*out = v;
+		return NUM_OK;
+	}
 	for (size_t i = 0; i < n; i++) {
 		unsigned d = (unsigned)(unsigned char)s[i] - '0';
 
@@ -127,23 +142,33 @@ static int parse_dec(const char *s, size_t n, uint64_t *out)
 	return NUM_OK;
 }
 
+/* Hex digit values with bit 4 set; 0 for every other byte. */
+#define HX(c, v) [c] = 0x10 | (v)
+static const uint8_t hex_digit[256] = {
+	HX('0', 0),  HX('1', 1),  HX('2', 2),  HX('3', 3),  HX('4', 4),  HX('5', 5),
+	HX('6', 6),  HX('7', 7),  HX('8', 8),  HX('9', 9),  HX('a', 10), HX('b', 11),
+	HX('c', 12), HX('d', 13), HX('e', 14), HX('f', 15), HX('A', 10), HX('B', 11),
+	HX('C', 12), HX('D', 13), HX('E', 14), HX('F', 15),
+};
+#undef HX
+
+/* One table load per digit, no branch: whether every byte was a digit is
+ * known at the end (the AND of the bits 4). */
 static inline int parse_hex(const char *s, size_t n, uint64_t *out)
 {
 	uint64_t v = 0;
+	unsigned all = 0x10;
 
 	if (n == 0 || n > 16)
 		return n ? NUM_OVERFLOW : NUM_BAD;
 	for (size_t i = 0; i < n; i++) {
-		unsigned c = (unsigned char)s[i], d;
+		unsigned d = hex_digit[(unsigned char)s[i]];
 
-		if (c - '0' <= 9)
-			d = c - '0';
-		else if ((c | 0x20) - 'a' <= 5)
-			d = (c | 0x20) - 'a' + 10;
-		else
-			return NUM_BAD;
-		v = v << 4 | d;
+		all &= d;
+		v = v << 4 | (d & 15);
 	}
+	if (!all)
+		return NUM_BAD;
 	*out = v;
 	return NUM_OK;
 }
@@ -232,10 +257,52 @@ static int parse_time_general(const char *s, size_t n, uint64_t *out, int *tod)
  */
 static inline int parse_time(const char *s, size_t n, uint64_t *out, int *tod)
 {
+	static const uint32_t scale[9] = { 1000000000, 100000000, 10000000, 1000000, 100000,
+					   10000,      1000,      100,	    10 };
 	uint64_t g[3] = { 0, 0, 0 }, frac = 0;
 	unsigned ng = 0, glen = 0, fdig = 0;
 	size_t i = 0;
 
+	/* The forms traces write, first: nanoseconds (what the loop below
+	 * gives for up to 18 digits) and HH:MM:SS.f with 1 to 8 digits of
+	 * fraction and the clock fields in range (the same sum as below). */
+	if (n - 1 < 18) {
+		uint64_t v = 0;
+
+		for (; i < n; i++) {
+			unsigned d = (unsigned)(unsigned char)s[i] - '0';
+
+			if (d > 9)
+				break;
+			v = v * 10 + d;
+		}
+		if (i == n) {
+			*tod = 0;
+			*out = v;
+			return NUM_OK;
+		}
+		if (i == 2 && n >= 10 && n <= 17 && s[2] == ':' && s[5] == ':' && s[8] == '.') {
+			unsigned m1 = (unsigned)(unsigned char)s[3] - '0', m0 = (unsigned)(unsigned char)s[4] - '0';
+			unsigned s1 = (unsigned)(unsigned char)s[6] - '0', s0 = (unsigned)(unsigned char)s[7] - '0';
+			unsigned m = m1 * 10 + m0, sec = s1 * 10 + s0, bad = 0;
+
+			if (m1 <= 9 && m0 <= 9 && s1 <= 9 && s0 <= 9 && m <= 59 && sec <= 60) {
+				for (i = 9; i < n; i++) {
+					unsigned d = (unsigned)(unsigned char)s[i] - '0';
+
+					bad |= d > 9;
+					frac = frac * 10 + d;
+				}
+				if (!bad) {
+					*tod = 1;
+					*out = ((v * 60 + m) * 60 + sec) * NS_PER_S + frac * scale[n - 9];
+					return NUM_OK;
+				}
+				frac = 0;
+			}
+		}
+		i = 0;
+	}
 	for (; i < n; i++) {
 		unsigned d = (unsigned)(unsigned char)s[i] - '0';
 
@@ -287,24 +354,30 @@ general:
  * The first ',' at or after @i, or @n: eight bytes at a time.  In the word
  * x = w ^ ",,,,,,,,", the lowest byte flagged by (x - 0x01..) & ~x & 0x80..
  * is exactly the first zero byte (borrows only flag bytes above a zero).
+ * The word may run past @n (into the next line or the buffer's zeroed
+ * padding, RMM_BUF_PAD): a comma found there counts as @n.
  */
 static inline size_t find_comma(const char *s, size_t i, size_t n)
 {
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-	while (i + 8 <= n) {
+	while (i < n) {
 		uint64_t w, x, t;
 
 		memcpy(&w, s + i, 8);
 		x = w ^ 0x2c2c2c2c2c2c2c2cull;
 		t = (x - 0x0101010101010101ull) & ~x & 0x8080808080808080ull;
-		if (t)
-			return i + ((size_t)__builtin_ctzll(t) >> 3);
+		if (t) {
+			i += (size_t)__builtin_ctzll(t) >> 3;
+			return i < n ? i : n;
+		}
 		i += 8;
 	}
-#endif
+	return n;
+#else
 	while (i < n && s[i] != ',')
 		i++;
 	return i;
+#endif
 }
 
 static uint64_t fnv1a(const char *s, size_t n)
@@ -333,6 +406,28 @@ static inline bool same_text(const char *a, const char *b, size_t n)
 		if (a[i] != b[i])
 			return false;
 	return true;
+}
+
+/* Low @n (1..8) bytes of the word at @p; bytes past a field's end may be
+ * read (RMM_BUF_PAD). */
+static inline uint64_t low_bytes(const char *p, size_t n)
+{
+	uint64_t w;
+
+	memcpy(&w, p, 8);
+	return n >= 8 ? w : w & ((1ull << (n * 8)) - 1);
+}
+
+/* Field @f names stream @s: one word compare for names of up to 8 bytes. */
+static inline bool same_field(const struct rmm_stream *s, struct field f)
+{
+	if (s->len != f.n)
+		return false;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	if (f.n <= 8)
+		return f.n == 0 || low_bytes(f.p, f.n) == s->word;
+#endif
+	return same_text(s->text, f.p, f.n);
 }
 
 static void trim(struct field *f)
@@ -452,7 +547,7 @@ static int lookup_stream(struct rmm_reader *r, struct field f, uint32_t *index, 
 	*created = 0;
 	if (r->nstreams) {
 		s = &r->streams[r->last_stream];
-		if (s->len == f.n && same_text(s->text, f.p, f.n)) {
+		if (same_field(s, f)) {
 			*index = r->last_stream;
 			return 0;
 		}
@@ -462,7 +557,7 @@ static int lookup_stream(struct rmm_reader *r, struct field f, uint32_t *index, 
 	if (r->nstreams <= RMM_SCAN_STREAMS)
 		for (uint32_t i = 0; i < r->nstreams; i++) {
 			s = &r->streams[i];
-			if (s->len == f.n && same_text(s->text, f.p, f.n)) {
+			if (same_field(s, f)) {
 				*index = r->last_stream = i;
 				return 0;
 			}
@@ -491,6 +586,8 @@ static int lookup_stream(struct rmm_reader *r, struct field f, uint32_t *index, 
 	memcpy(s->text, f.p, f.n);
 	s->text[f.n] = 0;
 	s->len = f.n;
+	s->word = 0;
+	memcpy(&s->word, s->text, f.n < 8 ? f.n : 8);
 	if (parse_ptr(f.p, f.n, &s->id) != NUM_OK || f.n == 0)
 		s->id = h;
 	if (hs_idmap_put(&r->stream_by_hash, h, r->nstreams) != 0) {
@@ -555,7 +652,8 @@ again:
 		}
 		if (col < r->ncols)
 			return fail(r, "truncated line (%u of %u fields)", col, r->ncols);
-		for (int k = 1; k < COL_COUNT; k++)
+		/* The thread column is not used: it is not trimmed. */
+		for (int k = COL_THREAD + 1; k < COL_COUNT; k++)
 			if (f[k].n && (f[k].p[f[k].n - 1] == '\r' || f[k].p[0] == ' ' || f[k].p[f[k].n - 1] == ' '))
 				trim(&f[k]);
 		break;
@@ -704,7 +802,7 @@ int hs_rmm_open(const char *path, struct hs_trace **out, char *err, size_t errle
 	unsigned found;
 	int rc;
 
-	if (!r || !(r->buf = malloc(RMM_BUF_SIZE)) || !(r->path = strdup(path))) {
+	if (!r || !(r->buf = calloc(1, RMM_BUF_SIZE + RMM_BUF_PAD)) || !(r->path = strdup(path))) {
 		snprintf(err, errlen, "%s: out of memory", path);
 		goto err;
 	}
