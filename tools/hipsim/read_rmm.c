@@ -152,6 +152,76 @@ static const uint8_t hex_digit[256] = {
 };
 #undef HX
 
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define ONES 0x0101010101010101ull
+/*
+ * Eight hex digits at once, first character in the low byte (little
+ * endian): *@out their value.  Per byte, for ASCII b (bit 7 clear, so no
+ * sum below carries out of its byte): b + 0x50 has bit 7 set iff b >= '0',
+ * b + 0x46 iff b > '9'; c = b | 0x20 folds 'A'-'F' onto 'a'-'f' (and no
+ * other byte onto them), c + 0x1f has bit 7 iff c >= 'a', c + 0x19 iff
+ * c > 'f'.  A digit's value is its low nibble, plus 9 for a letter (bit 6).
+ * Return: false when a byte is not a hex digit.
+ */
+static inline bool hex8(uint64_t w, uint64_t *out)
+{
+	uint64_t c = w | 0x20 * ONES, ok, x;
+
+	ok = ((w + 0x50 * ONES) & ~(w + 0x46 * ONES)) | ((c + 0x1f * ONES) & ~(c + 0x19 * ONES));
+	if (((ok & ~w) & 0x80 * ONES) != 0x80 * ONES)
+		return false;
+	x = (w & 0x0f * ONES) + ((w >> 6) & ONES) * 9;
+	x = __builtin_bswap64(x); /* the first digit highest */
+	x = (x | (x >> 4)) & 0x00ff00ff00ff00ffull;
+	x = (x | (x >> 8)) & 0x0000ffff0000ffffull;
+	*out = (x | (x >> 16)) & 0xffffffffull;
+	return true;
+}
+
+/* @n (1..8) characters at @p as eight digits with zeros before them
+ * (the same value); bytes past them may be read (RMM_BUF_PAD). */
+static inline uint64_t hex_word(const char *p, size_t n)
+{
+	uint64_t w;
+
+	memcpy(&w, p, 8);
+	return n == 8 ? w : w << (64 - 8 * n) | 0x30 * ONES >> 8 * n;
+}
+#endif
+
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+/*
+ * Eight decimal digits at once, first character in the low byte: a byte is
+ * a digit iff its high nibble is 3 and adding 6 keeps it 3; the value by
+ * pairs, then fours, then the whole (the known multiply-shift sequence).
+ * Return: false when a byte is not a digit.
+ */
+static inline bool digits8(uint64_t w, uint64_t *out)
+{
+	if (((w & 0xf0 * ONES) | (((w + 0x06 * ONES) & 0xf0 * ONES) >> 4)) != 0x33 * ONES)
+		return false;
+	w -= 0x30 * ONES;
+	w = w * 10 + (w >> 8);
+	w = ((w & 0x000000ff000000ffull) * (100 + (1000000ull << 32)) +
+	     ((w >> 16) & 0x000000ff000000ffull) * (1 + (10000ull << 32))) >> 32;
+	*out = w;
+	return true;
+}
+
+/* The @n (1..8) digits of a fraction at @p with zeros after them, as eight
+ * (their value times 10^(8 - n)); bytes past them may be read. */
+static inline uint64_t fraction_word(const char *p, size_t n)
+{
+	uint64_t w, keep;
+
+	memcpy(&w, p, 8);
+	if (n == 8)
+		return w;
+	keep = (1ull << 8 * n) - 1;
+	return (w & keep) | (0x30 * ONES & ~keep);
+}
+#endif
+
 /* One table load per digit, no branch: whether every byte was a digit is
  * known at the end (the AND of the bits 4). */
 static inline int parse_hex(const char *s, size_t n, uint64_t *out)
@@ -161,6 +231,18 @@ static inline int parse_hex(const char *s, size_t n, uint64_t *out)
 
 	if (n == 0 || n > 16)
 		return n ? NUM_OVERFLOW : NUM_BAD;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	{
+		uint64_t hi = 0, lo;
+
+		if (n > 8 ? hex8(hex_word(s, n - 8), &hi) && hex8(hex_word(s + n - 8, 8), &lo)
+			  : hex8(hex_word(s, n), &lo)) {
+			*out = hi << 32 | lo;
+			return NUM_OK;
+		}
+		/* not all hex digits: the loop below says so */
+	}
+#endif
 	for (size_t i = 0; i < n; i++) {
 		unsigned d = hex_digit[(unsigned char)s[i]];
 
@@ -287,6 +369,15 @@ static inline int parse_time(const char *s, size_t n, uint64_t *out, int *tod)
 			unsigned m = m1 * 10 + m0, sec = s1 * 10 + s0, bad = 0;
 
 			if (m1 <= 9 && m0 <= 9 && s1 <= 9 && s0 <= 9 && m <= 59 && sec <= 60) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+				(void)scale;
+				(void)bad;
+				if (digits8(fraction_word(s + 9, n - 9), &frac)) {
+					*tod = 1;
+					*out = ((v * 60 + m) * 60 + sec) * NS_PER_S + frac * 10;
+					return NUM_OK;
+				}
+#else
 				for (i = 9; i < n; i++) {
 					unsigned d = (unsigned)(unsigned char)s[i] - '0';
 
@@ -298,6 +389,7 @@ static inline int parse_time(const char *s, size_t n, uint64_t *out, int *tod)
 					*out = ((v * 60 + m) * 60 + sec) * NS_PER_S + frac * scale[n - 9];
 					return NUM_OK;
 				}
+#endif
 				frac = 0;
 			}
 		}
@@ -492,8 +584,8 @@ int hs_rmm_is_header(const char *line)
 
 /* --- lines -------------------------------------------------------------- */
 
-/* Return: 1 a line, 0 end of file, -1 error. */
-static int get_line(struct rmm_reader *r, const char **line, size_t *len)
+/* get_line() when the buffer holds no whole line.  Return: as get_line. */
+static int get_line_refill(struct rmm_reader *r, const char **line, size_t *len)
 {
 	for (;;) {
 		char *p = memchr(r->buf + r->start, '\n', r->end - r->start);
@@ -535,6 +627,52 @@ static int get_line(struct rmm_reader *r, const char **line, size_t *len)
 		if (got == 0)
 			r->eof = 1;
 		r->end += (size_t)got;
+	}
+}
+
+/* Return: 1 a line, 0 end of file, -1 error.  Inline: the common case is
+ * one memchr. */
+static inline int get_line(struct rmm_reader *r, const char **line, size_t *len)
+{
+	char *p = memchr(r->buf + r->start, '\n', r->end - r->start);
+
+	if (!p)
+		return get_line_refill(r, line, len);
+	*line = r->buf + r->start;
+	*len = (size_t)(p - *line);
+	r->start = (size_t)(p - r->buf) + 1;
+	r->lineno++;
+	return 1;
+}
+
+/* Trims @f as the format says: when it ends with CR or a space or begins
+ * with a space.  Return: whether that applied. */
+static inline bool retrim(struct field *f)
+{
+	if (!f->n || (f->p[f->n - 1] != '\r' && f->p[0] != ' ' && f->p[f->n - 1] != ' '))
+		return false;
+	trim(f);
+	return true;
+}
+
+/* The event kind that action @f names.  Return: false when none. */
+static inline bool action_kind(struct field f, enum hs_rev_kind *kind)
+{
+	switch (f.n) {
+	case 8:
+		*kind = HS_REV_ALLOC;
+		return memcmp(f.p, "allocate", 8) == 0;
+	case 4:
+		*kind = HS_REV_FREE;
+		return memcmp(f.p, "free", 4) == 0;
+	case 10:
+		*kind = HS_REV_FREE;
+		return memcmp(f.p, "deallocate", 10) == 0;
+	case 16:
+		*kind = HS_REV_ALLOC_FAILURE;
+		return memcmp(f.p, "allocate failure", 16) == 0;
+	default:
+		return false;
 	}
 }
 
@@ -652,44 +790,28 @@ again:
 		}
 		if (col < r->ncols)
 			return fail(r, "truncated line (%u of %u fields)", col, r->ncols);
-		/* The thread column is not used: it is not trimmed. */
-		for (int k = COL_THREAD + 1; k < COL_COUNT; k++)
-			if (f[k].n && (f[k].p[f[k].n - 1] == '\r' || f[k].p[0] == ' ' || f[k].p[f[k].n - 1] == ' '))
-				trim(&f[k]);
+		/* Fields are trimmed lazily (retrim): a field that parses as it
+		 * stands holds no space or CR, so trimming would not change it.
+		 * The stream's text is not parsed: trimmed here.  The thread
+		 * column is not used. */
+		retrim(&f[COL_STREAM]);
 		break;
 	}
 
-	switch (f[COL_ACTION].n) {
-	case 8:
-		if (memcmp(f[COL_ACTION].p, "allocate", 8) != 0)
-			goto bad_action;
-		kind = HS_REV_ALLOC;
-		break;
-	case 4:
-		if (memcmp(f[COL_ACTION].p, "free", 4) != 0)
-			goto bad_action;
-		kind = HS_REV_FREE;
-		break;
-	case 10:
-		if (memcmp(f[COL_ACTION].p, "deallocate", 10) != 0)
-			goto bad_action;
-		kind = HS_REV_FREE;
-		break;
-	case 16:
-		if (memcmp(f[COL_ACTION].p, "allocate failure", 16) != 0)
-			goto bad_action;
-		kind = HS_REV_ALLOC_FAILURE;
-		break;
-	default:
+	if (!action_kind(f[COL_ACTION], &kind) && (!retrim(&f[COL_ACTION]) || !action_kind(f[COL_ACTION], &kind)))
 		goto bad_action;
-	}
-	if ((rc = parse_ptr(f[COL_POINTER].p, f[COL_POINTER].n, &ptr)) != NUM_OK)
+	if ((rc = parse_ptr(f[COL_POINTER].p, f[COL_POINTER].n, &ptr)) != NUM_OK &&
+	    (!retrim(&f[COL_POINTER]) || (rc = parse_ptr(f[COL_POINTER].p, f[COL_POINTER].n, &ptr)) != NUM_OK))
 		return num_error(r, rc, "pointer", f[COL_POINTER]);
 	size = 0;
 	if ((f[COL_SIZE].n || kind != HS_REV_FREE) &&
-	    (rc = parse_dec(f[COL_SIZE].p, f[COL_SIZE].n, &size)) != NUM_OK)
+	    (rc = parse_dec(f[COL_SIZE].p, f[COL_SIZE].n, &size)) != NUM_OK &&
+	    (!retrim(&f[COL_SIZE]) ||
+	     ((f[COL_SIZE].n || kind != HS_REV_FREE) &&
+	      (rc = parse_dec(f[COL_SIZE].p, f[COL_SIZE].n, &size)) != NUM_OK)))
 		return num_error(r, rc, "size", f[COL_SIZE]);
-	if ((rc = parse_time(f[COL_TIME].p, f[COL_TIME].n, &tm, &tod)) != NUM_OK)
+	if ((rc = parse_time(f[COL_TIME].p, f[COL_TIME].n, &tm, &tod)) != NUM_OK &&
+	    (!retrim(&f[COL_TIME]) || (rc = parse_time(f[COL_TIME].p, f[COL_TIME].n, &tm, &tod)) != NUM_OK))
 		return num_error(r, rc, "time", f[COL_TIME]);
 	if (tod) { /* time of day: carry over midnight */
 		tm += r->day_offset;
