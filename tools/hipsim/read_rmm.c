@@ -5,11 +5,15 @@
  * one 1 MiB read buffer refilled 64 KiB at a time with read(2) (so the bytes
  * parsed are still in cache); lines found with memchr and
  * split in place by a hand-written loop that stops at the last column the
- * header needs; numbers parsed by hand; no allocation per line.  The map of
+ * header needs (eight bytes at a time: the buffer has zeroed padding, so a
+ * word may run past a field's end); numbers parsed by hand, the forms
+ * traces write first and eight digits at a time (0x pointers, HH:MM:SS.f
+ * fractions); fields trimmed only when they do not parse as they stand; no
+ * allocation per line.  The map of
  * live pointers is an open-addressing hash (idmap.c); streams are few and
  * are looked up through a one-entry cache, then (up to RMM_SCAN_STREAMS of
- * them) by comparing each, before their hash.  Times in the plain forms are
- * parsed in one pass.
+ * them) by comparing each (names of up to 8 bytes as one word), before
+ * their hash.  Times in the plain forms are parsed in one pass.
  *
  * Memory: the read buffer, the live pointers and the distinct streams.
  * Nothing else grows with the trace.
@@ -66,6 +70,7 @@ struct rmm_reader {
 
 	uint8_t role[RMM_MAX_COLS];
 	unsigned ncols; /* columns to split: the last needed one + 1 */
+	bool plain_header; /* Thread,Time,Action,Pointer,Size,Stream: role[c] = c + 1 */
 
 	struct hs_idmap ptrs; /* live pointer -> buffer id */
 	uint64_t next_buffer;
@@ -231,18 +236,6 @@ static inline int parse_hex(const char *s, size_t n, uint64_t *out)
 
 	if (n == 0 || n > 16)
 		return n ? NUM_OVERFLOW : NUM_BAD;
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-	{
-		uint64_t hi = 0, lo;
-
-		if (n > 8 ? hex8(hex_word(s, n - 8), &hi) && hex8(hex_word(s + n - 8, 8), &lo)
-			  : hex8(hex_word(s, n), &lo)) {
-			*out = hi << 32 | lo;
-			return NUM_OK;
-		}
-		/* not all hex digits: the loop below says so */
-	}
-#endif
 	for (size_t i = 0; i < n; i++) {
 		unsigned d = hex_digit[(unsigned char)s[i]];
 
@@ -255,7 +248,7 @@ static inline int parse_hex(const char *s, size_t n, uint64_t *out)
 	return NUM_OK;
 }
 
-static inline int parse_ptr(const char *s, size_t n, uint64_t *out)
+static int parse_ptr_general(const char *s, size_t n, uint64_t *out)
 {
 	if (n == 0 || (n == 5 && memcmp(s, "(nil)", 5) == 0) || (n == 7 && memcmp(s, "nullptr", 7) == 0)) {
 		*out = 0;
@@ -269,6 +262,26 @@ static inline int parse_ptr(const char *s, size_t n, uint64_t *out)
 		return parse_hex(s, n, out);
 	}
 	return parse_dec(s, n, out);
+}
+
+/* parse_ptr_general(), with the form traces write first, inline: 0x and 1
+ * to 16 hex digits, the first not 0, eight at a time. */
+static inline int parse_ptr(const char *s, size_t n, uint64_t *out)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	if (n - 3 < 16 && s[0] == '0' && (s[1] | 0x20) == 'x' && s[2] != '0') {
+		const char *d = s + 2;
+		size_t k = n - 2;
+		uint64_t hi = 0, lo;
+
+		if (k > 8 ? hex8(hex_word(d, k - 8), &hi) && hex8(hex_word(d + k - 8, 8), &lo)
+			  : hex8(hex_word(d, k), &lo)) {
+			*out = hi << 32 | lo;
+			return NUM_OK;
+		}
+	}
+#endif
+	return parse_ptr_general(s, n, out);
 }
 
 /* Up to 9 digits of a fraction, as nanoseconds; later digits are dropped. */
@@ -337,64 +350,12 @@ static int parse_time_general(const char *s, size_t n, uint64_t *out, int *tod)
  * non-empty and at most 18 long, clock fields in range); anything else goes
  * to parse_time_general(), so results and errors are the same.
  */
-static inline int parse_time(const char *s, size_t n, uint64_t *out, int *tod)
+static int parse_time_plain(const char *s, size_t n, uint64_t *out, int *tod)
 {
-	static const uint32_t scale[9] = { 1000000000, 100000000, 10000000, 1000000, 100000,
-					   10000,      1000,      100,	    10 };
 	uint64_t g[3] = { 0, 0, 0 }, frac = 0;
 	unsigned ng = 0, glen = 0, fdig = 0;
 	size_t i = 0;
 
-	/* The forms traces write, first: nanoseconds (what the loop below
-	 * gives for up to 18 digits) and HH:MM:SS.f with 1 to 8 digits of
-	 * fraction and the clock fields in range (the same sum as below). */
-	if (n - 1 < 18) {
-		uint64_t v = 0;
-
-		for (; i < n; i++) {
-			unsigned d = (unsigned)(unsigned char)s[i] - '0';
-
-			if (d > 9)
-				break;
-			v = v * 10 + d;
-		}
-		if (i == n) {
-			*tod = 0;
-			*out = v;
-			return NUM_OK;
-		}
-		if (i == 2 && n >= 10 && n <= 17 && s[2] == ':' && s[5] == ':' && s[8] == '.') {
-			unsigned m1 = (unsigned)(unsigned char)s[3] - '0', m0 = (unsigned)(unsigned char)s[4] - '0';
-			unsigned s1 = (unsigned)(unsigned char)s[6] - '0', s0 = (unsigned)(unsigned char)s[7] - '0';
-			unsigned m = m1 * 10 + m0, sec = s1 * 10 + s0, bad = 0;
-
-			if (m1 <= 9 && m0 <= 9 && s1 <= 9 && s0 <= 9 && m <= 59 && sec <= 60) {
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-				(void)scale;
-				(void)bad;
-				if (digits8(fraction_word(s + 9, n - 9), &frac)) {
-					*tod = 1;
-					*out = ((v * 60 + m) * 60 + sec) * NS_PER_S + frac * 10;
-					return NUM_OK;
-				}
-#else
-				for (i = 9; i < n; i++) {
-					unsigned d = (unsigned)(unsigned char)s[i] - '0';
-
-					bad |= d > 9;
-					frac = frac * 10 + d;
-				}
-				if (!bad) {
-					*tod = 1;
-					*out = ((v * 60 + m) * 60 + sec) * NS_PER_S + frac * scale[n - 9];
-					return NUM_OK;
-				}
-#endif
-				frac = 0;
-			}
-		}
-		i = 0;
-	}
 	for (; i < n; i++) {
 		unsigned d = (unsigned)(unsigned char)s[i] - '0';
 
@@ -440,6 +401,67 @@ static inline int parse_time(const char *s, size_t n, uint64_t *out, int *tod)
 
 general:
 	return parse_time_general(s, n, out, tod);
+}
+
+/*
+ * parse_time_plain(), with the forms traces write first, inline:
+ * nanoseconds (what the loop gives for up to 18 digits) and HH:MM:SS.f
+ * with 1 to 8 digits of fraction and the clock fields in range (the same
+ * sum as the loop's).
+ */
+static inline int parse_time(const char *s, size_t n, uint64_t *out, int *tod)
+{
+	uint64_t v = 0;
+	size_t i = 0;
+
+	if (n - 1 >= 18)
+		return parse_time_plain(s, n, out, tod);
+	for (; i < n; i++) {
+		unsigned d = (unsigned)(unsigned char)s[i] - '0';
+
+		if (d > 9)
+			break;
+		v = v * 10 + d;
+	}
+	if (i == n) {
+		*tod = 0;
+		*out = v;
+		return NUM_OK;
+	}
+	if (i == 2 && n >= 10 && n <= 17 && s[2] == ':' && s[5] == ':' && s[8] == '.') {
+		unsigned m1 = (unsigned)(unsigned char)s[3] - '0', m0 = (unsigned)(unsigned char)s[4] - '0';
+		unsigned s1 = (unsigned)(unsigned char)s[6] - '0', s0 = (unsigned)(unsigned char)s[7] - '0';
+		unsigned m = m1 * 10 + m0, sec = s1 * 10 + s0;
+		uint64_t frac;
+
+		if (m1 <= 9 && m0 <= 9 && s1 <= 9 && s0 <= 9 && m <= 59 && sec <= 60) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+			if (digits8(fraction_word(s + 9, n - 9), &frac)) {
+				*tod = 1;
+				*out = ((v * 60 + m) * 60 + sec) * NS_PER_S + frac * 10;
+				return NUM_OK;
+			}
+#else
+			static const uint32_t scale[9] = { 0,	   100000000, 10000000, 1000000, 100000,
+							   10000, 1000,	 100,	   10 };
+			unsigned bad = 0;
+
+			frac = 0;
+			for (i = 9; i < n; i++) {
+				unsigned d = (unsigned)(unsigned char)s[i] - '0';
+
+				bad |= d > 9;
+				frac = frac * 10 + d;
+			}
+			if (!bad) {
+				*tod = 1;
+				*out = ((v * 60 + m) * 60 + sec) * NS_PER_S + frac * scale[n - 9];
+				return NUM_OK;
+			}
+#endif
+		}
+	}
+	return parse_time_plain(s, n, out, tod);
 }
 
 /*
@@ -777,16 +799,32 @@ again:
 		if (len == 0 || (len == 1 && line[0] == '\r'))
 			continue;
 		/* Split up to the last needed column. */
-		for (;;) {
-			size_t j = find_comma(line, i, len);
-			if (r->role[col]) {
-				f[r->role[col]].p = line + i;
-				f[r->role[col]].n = j - i;
+		if (r->plain_header) {
+			/* Column c has role c + 1: the loop below without the
+			 * look-ups. */
+			for (;;) {
+				size_t j = find_comma(line, i, len);
+
+				col++;
+				f[col].p = line + i;
+				f[col].n = j - i;
+				if (j == len || col == COL_COUNT - 1)
+					break;
+				i = j + 1;
 			}
-			col++;
-			if (j == len || col == r->ncols)
-				break;
-			i = j + 1;
+		} else {
+			for (;;) {
+				size_t j = find_comma(line, i, len);
+
+				if (r->role[col]) {
+					f[r->role[col]].p = line + i;
+					f[r->role[col]].n = j - i;
+				}
+				col++;
+				if (j == len || col == r->ncols)
+					break;
+				i = j + 1;
+			}
 		}
 		if (col < r->ncols)
 			return fail(r, "truncated line (%u of %u fields)", col, r->ncols);
@@ -963,6 +1001,9 @@ int hs_rmm_open(const char *path, struct hs_trace **out, char *err, size_t errle
 			 path, miss);
 		goto err;
 	}
+	r->plain_header = r->ncols == COL_COUNT - 1;
+	for (unsigned c = 0; c < r->ncols; c++)
+		r->plain_header &= r->role[c] == c + 1;
 	*out = &r->base;
 	return 0;
 
