@@ -266,7 +266,7 @@ static int parse_ptr_general(const char *s, size_t n, uint64_t *out)
 
 /* parse_ptr_general(), with the form traces write first, inline: 0x and 1
  * to 16 hex digits, the first not 0, eight at a time. */
-static inline int parse_ptr(const char *s, size_t n, uint64_t *out)
+static inline __attribute__((always_inline)) int parse_ptr(const char *s, size_t n, uint64_t *out)
 {
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 	if (n - 3 < 16 && s[0] == '0' && (s[1] | 0x20) == 'x' && s[2] != '0') {
@@ -409,13 +409,31 @@ general:
  * with 1 to 8 digits of fraction and the clock fields in range (the same
  * sum as the loop's).
  */
-static inline int parse_time(const char *s, size_t n, uint64_t *out, int *tod)
+static inline __attribute__((always_inline)) int parse_time(const char *s, size_t n, uint64_t *out, int *tod)
 {
 	uint64_t v = 0;
 	size_t i = 0;
 
 	if (n - 1 >= 18)
 		return parse_time_plain(s, n, out, tod);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	if (n >= 10 && n <= 17) {
+		uint64_t w, hms, frac;
+
+		/* "HH:MM:SS" with its colons made '0' is the number HH0MM0SS. */
+		memcpy(&w, s, 8);
+		if ((w & 0x0000ff0000ff0000ull) == 0x00003a00003a0000ull && s[8] == '.' &&
+		    digits8(w ^ 0x00000a00000a0000ull, &hms) && digits8(fraction_word(s + 9, n - 9), &frac)) {
+			uint64_t h = hms / 1000000, m = hms / 1000 % 1000, sec = hms % 1000;
+
+			if (m <= 59 && sec <= 60) {
+				*tod = 1;
+				*out = ((h * 60 + m) * 60 + sec) * NS_PER_S + frac * 10;
+				return NUM_OK;
+			}
+		}
+	}
+#endif
 	for (; i < n; i++) {
 		unsigned d = (unsigned)(unsigned char)s[i] - '0';
 
@@ -428,25 +446,15 @@ static inline int parse_time(const char *s, size_t n, uint64_t *out, int *tod)
 		*out = v;
 		return NUM_OK;
 	}
+#if !(defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__)
 	if (i == 2 && n >= 10 && n <= 17 && s[2] == ':' && s[5] == ':' && s[8] == '.') {
+		static const uint32_t scale[9] = { 0, 100000000, 10000000, 1000000, 100000, 10000, 1000, 100, 10 };
 		unsigned m1 = (unsigned)(unsigned char)s[3] - '0', m0 = (unsigned)(unsigned char)s[4] - '0';
 		unsigned s1 = (unsigned)(unsigned char)s[6] - '0', s0 = (unsigned)(unsigned char)s[7] - '0';
-		unsigned m = m1 * 10 + m0, sec = s1 * 10 + s0;
-		uint64_t frac;
+		unsigned m = m1 * 10 + m0, sec = s1 * 10 + s0, bad = 0;
+		uint64_t frac = 0;
 
 		if (m1 <= 9 && m0 <= 9 && s1 <= 9 && s0 <= 9 && m <= 59 && sec <= 60) {
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-			if (digits8(fraction_word(s + 9, n - 9), &frac)) {
-				*tod = 1;
-				*out = ((v * 60 + m) * 60 + sec) * NS_PER_S + frac * 10;
-				return NUM_OK;
-			}
-#else
-			static const uint32_t scale[9] = { 0,	   100000000, 10000000, 1000000, 100000,
-							   10000, 1000,	 100,	   10 };
-			unsigned bad = 0;
-
-			frac = 0;
 			for (i = 9; i < n; i++) {
 				unsigned d = (unsigned)(unsigned char)s[i] - '0';
 
@@ -458,9 +466,9 @@ static inline int parse_time(const char *s, size_t n, uint64_t *out, int *tod)
 				*out = ((v * 60 + m) * 60 + sec) * NS_PER_S + frac * scale[n - 9];
 				return NUM_OK;
 			}
-#endif
 		}
 	}
+#endif
 	return parse_time_plain(s, n, out, tod);
 }
 
