@@ -32,10 +32,14 @@
 #include "tools/hipsim/idmap.h"
 #include "tools/hipsim/read_rmm.h"
 
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
 #define RMM_BUF_SIZE (1u << 20) /* the longest line */
-/* Zeroed bytes after the buffer, so that a field can be read eight bytes at
- * a time up to its end without a byte-by-byte tail. */
-#define RMM_BUF_PAD 8
+/* Zeroed bytes after the buffer, so that a line can be read sixteen bytes
+ * (a field eight) at a time up to its end without a byte-by-byte tail. */
+#define RMM_BUF_PAD 16
 /* Bytes read at a time: the unread tail moves to the front before each
  * read, so parsing stays within the first RMM_READ_CHUNK bytes of the
  * buffer (cache-warm) unless a line is longer. */
@@ -660,6 +664,51 @@ static int get_line_refill(struct rmm_reader *r, const char **line, size_t *len)
 	}
 }
 
+#ifdef __SSE2__
+/*
+ * Splits @line (@len > 0) into the fields of the columns up to r->ncols,
+ * as the loops of find_comma() in rmm_next() would: the commas of sixteen
+ * bytes at a time as a bit mask (SSE2, part of every x86-64), walked lowest
+ * first.  Bytes past @len are read (the next line, or the zeroed padding,
+ * RMM_BUF_PAD) and masked off.  Return: the columns split (fewer than
+ * r->ncols when the line is short).
+ */
+static inline __attribute__((always_inline)) unsigned split_cols(const struct rmm_reader *r, const char *line,
+								 size_t len, struct field *f, bool plain)
+{
+	const __m128i comma = _mm_set1_epi8(',');
+	unsigned col = 0, ncols = r->ncols;
+	size_t start = 0;
+
+	for (size_t base = 0; base < len; base += 16) {
+		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)(line + base));
+		uint32_t m = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v, comma));
+
+		if (len - base < 16)
+			m &= (1u << (len - base)) - 1;
+		for (; m; m &= m - 1) {
+			size_t j = base + (size_t)__builtin_ctz(m);
+			/* Column c has role c + 1 under the usual header. */
+			unsigned role = plain ? col + 1 : r->role[col];
+
+			f[role].p = line + start; /* f[0]: columns not needed */
+			f[role].n = j - start;
+			if (++col == ncols)
+				return col;
+			start = j + 1;
+		}
+	}
+	f[plain ? col + 1 : r->role[col]] = (struct field){ line + start, len - start };
+	return col + 1;
+}
+
+/* split_cols(), compiled apart for the usual header (role = column + 1). */
+static inline unsigned split_line(const struct rmm_reader *r, const char *line, size_t len, struct field *f)
+{
+	return r->plain_header ? split_cols(r, line, len, f, true) : split_cols(r, line, len, f, false);
+}
+#endif
+
 /* Return: 1 a line, 0 end of file, -1 error.  Inline: the common case is
  * one memchr. */
 static inline int get_line(struct rmm_reader *r, const char **line, size_t *len)
@@ -807,6 +856,10 @@ again:
 		if (len == 0 || (len == 1 && line[0] == '\r'))
 			continue;
 		/* Split up to the last needed column. */
+#ifdef __SSE2__
+		col = split_line(r, line, len, f);
+		(void)i;
+#else
 		if (r->plain_header) {
 			/* Column c has role c + 1: the loop below without the
 			 * look-ups. */
@@ -834,6 +887,7 @@ again:
 				i = j + 1;
 			}
 		}
+#endif
 		if (col < r->ncols)
 			return fail(r, "truncated line (%u of %u fields)", col, r->ncols);
 		/* Fields are trimmed lazily (retrim): a field that parses as it
