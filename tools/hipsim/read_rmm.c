@@ -187,8 +187,8 @@ static inline bool hex8(uint64_t w, uint64_t *out)
 	return true;
 }
 
-/* @n (1..8) characters at @p as eight digits with zeros before them
- * (the same value); bytes past them may be read (RMM_BUF_PAD). */
+/* @n (1..8) characters at @p as eight digits with '0's before them (the
+ * same value, hex or decimal); bytes past them may be read (RMM_BUF_PAD). */
 static inline uint64_t hex_word(const char *p, size_t n)
 {
 	uint64_t w;
@@ -217,6 +217,19 @@ static inline bool digits8(uint64_t w, uint64_t *out)
 	return true;
 }
 
+/* parse_dec(), with 1 to 8 plain digits (sizes, mostly) eight at a time:
+ * right-aligned after zeros, as hex_word() puts hex digits. */
+static inline int parse_size(const char *s, size_t n, uint64_t *out)
+{
+	uint64_t v;
+
+	if (n - 1 < 8 && digits8(hex_word(s, n), &v)) {
+		*out = v;
+		return NUM_OK;
+	}
+	return parse_dec(s, n, out);
+}
+
 /* The @n (1..8) digits of a fraction at @p with zeros after them, as eight
  * (their value times 10^(8 - n)); bytes past them may be read. */
 static inline uint64_t fraction_word(const char *p, size_t n)
@@ -228,6 +241,11 @@ static inline uint64_t fraction_word(const char *p, size_t n)
 		return w;
 	keep = (1ull << 8 * n) - 1;
 	return (w & keep) | (0x30 * ONES & ~keep);
+}
+#else
+static inline int parse_size(const char *s, size_t n, uint64_t *out)
+{
+	return parse_dec(s, n, out);
 }
 #endif
 
@@ -905,7 +923,7 @@ again:
 		return num_error(r, rc, "pointer", f[COL_POINTER]);
 	size = 0;
 	if ((f[COL_SIZE].n || kind != HS_REV_FREE) &&
-	    (rc = parse_dec(f[COL_SIZE].p, f[COL_SIZE].n, &size)) != NUM_OK &&
+	    (rc = parse_size(f[COL_SIZE].p, f[COL_SIZE].n, &size)) != NUM_OK &&
 	    (!retrim(&f[COL_SIZE]) ||
 	     ((f[COL_SIZE].n || kind != HS_REV_FREE) &&
 	      (rc = parse_dec(f[COL_SIZE].p, f[COL_SIZE].n, &size)) != NUM_OK)))
