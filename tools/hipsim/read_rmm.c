@@ -1026,7 +1026,7 @@ static void rmm_close(struct hs_trace *t)
 size_t hs_rmm_memory_bytes(const struct hs_trace *t)
 {
 	const struct rmm_reader *r = (const struct rmm_reader *)t;
-	size_t n = sizeof(*r) + RMM_BUF_SIZE + r->capfree * sizeof(uint64_t) + hs_idmap_bytes(&r->ptrs) + hs_idmap_bytes(&r->stream_by_hash) +
+	size_t n = sizeof(*r) + RMM_BUF_SIZE + RMM_BUF_PAD + r->capfree * sizeof(uint64_t) + hs_idmap_bytes(&r->ptrs) + hs_idmap_bytes(&r->stream_by_hash) +
 		   r->capstreams * sizeof(*r->streams);
 
 	for (uint32_t i = 0; i < r->nstreams; i++)
