@@ -268,6 +268,36 @@ void hc_tree_refresh(struct hc_tree *t, struct hc_tnode *x)
 	pull_path(path, d - 1);
 }
 
+/*
+ * Sets @x's val to @v, after its key moved without passing a neighbour's
+ * (or did not move).  When @v is not below the old val, every subtree that
+ * holds @x has max(its max, @v) as its maximum, so one descent to @x fixes
+ * them on the way down, reading no sibling; a smaller @v (or a node not
+ * found, which a valid tree rules out) takes hc_tree_refresh.
+ */
+void hc_tree_raise(struct hc_tree *t, struct hc_tnode *x, uint64_t v)
+{
+	struct hc_tnode *n = t->root;
+
+	if (v < x->val) {
+		x->val = v;
+		hc_tree_refresh(t, x);
+		return;
+	}
+	x->val = v;
+	while (n && n != x) {
+		if (n->max < v)
+			n->max = v;
+		n = key_cmp(x->k1, x->k2, n) < 0 ? n->l : n->r;
+	}
+	if (!n) {
+		hc_tree_refresh(t, x);
+		return;
+	}
+	if (x->max < v)
+		x->max = v;
+}
+
 static struct hc_tnode *replace_at(struct hc_tnode *n, struct hc_tnode *old, struct hc_tnode *nw)
 {
 	if (n == old) {

@@ -47,6 +47,9 @@ struct hc_tnode *hc_tree_first_fit(const struct hc_tree *t, uint64_t need);
 struct hc_tnode *hc_tree_lower_bound(const struct hc_tree *t, uint64_t k1, uint64_t k2);
 struct hc_tnode *hc_tree_first(const struct hc_tree *t);
 void hc_tree_refresh(struct hc_tree *t, struct hc_tnode *x);
+/* x->val = @v and hc_tree_refresh; when @v is not below the old val, one
+ * descent that reads no sibling. */
+void hc_tree_raise(struct hc_tree *t, struct hc_tnode *x, uint64_t v);
 void hc_tree_replace(struct hc_tree *t, struct hc_tnode *old, struct hc_tnode *nw);
 bool hc_tree_valid(const struct hc_tree *t);
 

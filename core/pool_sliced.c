@@ -243,13 +243,14 @@ static uint64_t eff_of(const struct hc_slice *s)
 /* Puts @s (free, just grown or new to the tree) where it belongs: in the
  * tree when it has bytes to offer.  Zero-size free slices stay out of it:
  * they share their offset with their successor, and keeping every key in
- * the tree unique keeps the tree's order total. */
+ * the tree unique keeps the tree's order total.  A run in the tree only
+ * grows here (a merge adds a neighbour's bytes), so its ancestors' maxima
+ * are raised, not recomputed. */
 static void track(struct hc_pool *p, struct hc_slice *s)
 {
 	if (s->in_tree) {
 		s->node.k2 = s->offset;
-		s->node.val = s->size;
-		hc_tree_refresh(&p->free_runs, &s->node);
+		hc_tree_raise(&p->free_runs, &s->node, s->size);
 	} else if (s->size > 0) {
 		free_insert(p, s);
 	}

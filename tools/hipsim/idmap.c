@@ -1,24 +1,14 @@
 /*
- * idmap.c - open-addressing uint64 -> uint64 map (see idmap.h).
+ * idmap.c - open-addressing uint64 -> uint64 map (see idmap.h; insert and
+ * take are inline there).
  *
- * The hash is a multiply by 2^64 / phi with the high half folded down:
- * pointers and sequential ids both have structure in their low bits that a
- * plain mask would keep, and the product's high bits mix all of the key.  Empty
- * slots hold the key HS_IDMAP_EMPTY; that key itself lives in has_max and
- * max_value, outside the table.
+ * Empty slots hold the key HS_IDMAP_EMPTY; that key itself lives in has_max
+ * and max_value, outside the table.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "tools/hipsim/idmap.h"
-
-static inline size_t hash64(uint64_t k)
-{
-	/* One multiply by an odd constant (Fibonacci hashing), then the well
-	 * mixed high half folded onto the low bits the mask keeps. */
-	k *= 0x9e3779b97f4a7c15ull;
-	return (size_t)(k ^ (k >> 32));
-}
 
 void hs_idmap_init(struct hs_idmap *m)
 {
@@ -41,7 +31,7 @@ static inline struct hs_idmap_slot *find(const struct hs_idmap *m, uint64_t key)
 
 	if (!m->slots)
 		return NULL;
-	for (i = hash64(key) & m->mask; m->slots[i].key != HS_IDMAP_EMPTY; i = (i + 1) & m->mask)
+	for (i = hs_idmap_hash(key) & m->mask; m->slots[i].key != HS_IDMAP_EMPTY; i = (i + 1) & m->mask)
 		if (m->slots[i].key == key)
 			return &m->slots[i];
 	return NULL;
@@ -65,7 +55,7 @@ bool hs_idmap_get(const struct hs_idmap *m, uint64_t key, uint64_t *value)
 
 static void place(struct hs_idmap_slot *slots, size_t mask, uint64_t key, uint64_t value)
 {
-	size_t i = hash64(key) & mask;
+	size_t i = hs_idmap_hash(key) & mask;
 
 	while (slots[i].key != HS_IDMAP_EMPTY)
 		i = (i + 1) & mask;
@@ -73,7 +63,7 @@ static void place(struct hs_idmap_slot *slots, size_t mask, uint64_t key, uint64
 	slots[i].value = value;
 }
 
-static int grow(struct hs_idmap *m)
+int hs_idmap_grow(struct hs_idmap *m)
 {
 	size_t cap = m->slots ? (m->mask + 1) * 2 : 64;
 	struct hs_idmap_slot *n = malloc(cap * sizeof(*n));
@@ -107,75 +97,33 @@ int hs_idmap_put(struct hs_idmap *m, uint64_t key, uint64_t value)
 		s->value = value;
 		return 0;
 	}
-	if ((!m->slots || (m->count - m->has_max + 1) * 2 > m->mask + 1) && grow(m) != 0)
+	if ((!m->slots || (m->count - m->has_max + 1) * 2 > m->mask + 1) && hs_idmap_grow(m) != 0)
 		return -1;
 	place(m->slots, m->mask, key, value);
 	m->count++;
 	return 0;
 }
 
-int hs_idmap_insert(struct hs_idmap *m, uint64_t key, uint64_t value, uint64_t *old)
+int hs_idmap_insert_max(struct hs_idmap *m, uint64_t value, uint64_t *old)
 {
-	size_t i;
-
-	if (key == HS_IDMAP_EMPTY) {
-		if (m->has_max) {
-			if (old)
-				*old = m->max_value;
-			return 0;
-		}
-		m->has_max = true;
-		m->max_value = value;
-		m->count++;
-		return 1;
+	if (m->has_max) {
+		if (old)
+			*old = m->max_value;
+		return 0;
 	}
-	if ((!m->slots || (m->count - m->has_max + 1) * 2 > m->mask + 1) && grow(m) != 0)
-		return -1;
-	for (i = hash64(key) & m->mask; m->slots[i].key != HS_IDMAP_EMPTY; i = (i + 1) & m->mask)
-		if (m->slots[i].key == key) {
-			if (old)
-				*old = m->slots[i].value;
-			return 0;
-		}
-	m->slots[i].key = key;
-	m->slots[i].value = value;
+	m->has_max = true;
+	m->max_value = value;
 	m->count++;
 	return 1;
 }
 
-bool hs_idmap_take(struct hs_idmap *m, uint64_t key, uint64_t *value)
+bool hs_idmap_take_max(struct hs_idmap *m, uint64_t *value)
 {
-	struct hs_idmap_slot *s;
-	size_t hole, i;
-
-	if (key == HS_IDMAP_EMPTY) {
-		if (!m->has_max)
-			return false;
-		if (value)
-			*value = m->max_value;
-		m->has_max = false;
-		m->count--;
-		return true;
-	}
-	s = find(m, key);
-	if (!s)
+	if (!m->has_max)
 		return false;
 	if (value)
-		*value = s->value;
-	/* Backward-shift deletion: move later members of the run into the hole
-	 * when the hole lies on their probe path. */
-	hole = (size_t)(s - m->slots);
-	m->slots[hole].key = HS_IDMAP_EMPTY;
-	for (i = (hole + 1) & m->mask; m->slots[i].key != HS_IDMAP_EMPTY; i = (i + 1) & m->mask) {
-		size_t home = hash64(m->slots[i].key) & m->mask;
-
-		/* Does home lie cyclically in (hole, i]? Then it stays. */
-		if (hole <= i ? (home > hole && home <= i) : (home > hole || home <= i))
-			continue;
-		m->slots[hole] = m->slots[i];
-		m->slots[i].key = HS_IDMAP_EMPTY;
-		hole = i;
-	}
+		*value = m->max_value;
+	m->has_max = false;
 	m->count--;
 	return true;
 }

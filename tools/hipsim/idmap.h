@@ -36,15 +36,80 @@ void hs_idmap_free(struct hs_idmap *m);
 bool hs_idmap_get(const struct hs_idmap *m, uint64_t key, uint64_t *value);
 /* Inserts or replaces.  Return: 0, or -1 when out of memory (map unchanged). */
 int hs_idmap_put(struct hs_idmap *m, uint64_t key, uint64_t value);
+/* Bytes the table holds. */
+size_t hs_idmap_bytes(const struct hs_idmap *m);
+
+/* The key ~0 and growing, out of line (idmap.c). */
+int hs_idmap_insert_max(struct hs_idmap *m, uint64_t value, uint64_t *old);
+bool hs_idmap_take_max(struct hs_idmap *m, uint64_t *value);
+int hs_idmap_grow(struct hs_idmap *m);
+
+/*
+ * The hash is a multiply by 2^64 / phi with the high half folded down:
+ * pointers and sequential ids both have structure in their low bits that a
+ * plain mask would keep, and the product's high bits mix all of the key.
+ */
+static inline size_t hs_idmap_hash(uint64_t k)
+{
+	k *= 0x9e3779b97f4a7c15ull;
+	return (size_t)(k ^ (k >> 32));
+}
+
 /*
  * Inserts @key -> @value unless @key is present, in one probe.
  * Return: 1 inserted, 0 present (*old gets its value; may be NULL), -1 out
- * of memory.
+ * of memory.  Inline: replay inserts once per allocation.
  */
-int hs_idmap_insert(struct hs_idmap *m, uint64_t key, uint64_t value, uint64_t *old);
-/* Return: true and *value (may be NULL) when @key was present and is removed. */
-bool hs_idmap_take(struct hs_idmap *m, uint64_t key, uint64_t *value);
-/* Bytes the table holds. */
-size_t hs_idmap_bytes(const struct hs_idmap *m);
+static inline int hs_idmap_insert(struct hs_idmap *m, uint64_t key, uint64_t value, uint64_t *old)
+{
+	size_t i;
+
+	if (key == HS_IDMAP_EMPTY)
+		return hs_idmap_insert_max(m, value, old);
+	if ((!m->slots || (m->count - m->has_max + 1) * 2 > m->mask + 1) && hs_idmap_grow(m) != 0)
+		return -1;
+	for (i = hs_idmap_hash(key) & m->mask; m->slots[i].key != HS_IDMAP_EMPTY; i = (i + 1) & m->mask)
+		if (m->slots[i].key == key) {
+			if (old)
+				*old = m->slots[i].value;
+			return 0;
+		}
+	m->slots[i].key = key;
+	m->slots[i].value = value;
+	m->count++;
+	return 1;
+}
+
+/* Return: true and *value (may be NULL) when @key was present and is
+ * removed.  Inline: replay takes once per free. */
+static inline bool hs_idmap_take(struct hs_idmap *m, uint64_t key, uint64_t *value)
+{
+	size_t hole, i;
+
+	if (key == HS_IDMAP_EMPTY)
+		return hs_idmap_take_max(m, value);
+	if (!m->slots)
+		return false;
+	for (hole = hs_idmap_hash(key) & m->mask; m->slots[hole].key != key; hole = (hole + 1) & m->mask)
+		if (m->slots[hole].key == HS_IDMAP_EMPTY)
+			return false;
+	if (value)
+		*value = m->slots[hole].value;
+	/* Backward-shift deletion: move later members of the run into the hole
+	 * when the hole lies on their probe path. */
+	m->slots[hole].key = HS_IDMAP_EMPTY;
+	for (i = (hole + 1) & m->mask; m->slots[i].key != HS_IDMAP_EMPTY; i = (i + 1) & m->mask) {
+		size_t home = hs_idmap_hash(m->slots[i].key) & m->mask;
+
+		/* Does home lie cyclically in (hole, i]? Then it stays. */
+		if (hole <= i ? (home > hole && home <= i) : (home > hole || home <= i))
+			continue;
+		m->slots[hole] = m->slots[i];
+		m->slots[i].key = HS_IDMAP_EMPTY;
+		hole = i;
+	}
+	m->count--;
+	return true;
+}
 
 #endif /* HIPSIM_IDMAP_H */

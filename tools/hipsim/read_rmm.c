@@ -5,11 +5,15 @@
  * one 1 MiB read buffer refilled 64 KiB at a time with read(2) (so the bytes
  * parsed are still in cache); lines found with memchr and
  * split in place by a hand-written loop that stops at the last column the
- * header needs; numbers parsed by hand; no allocation per line.  The map of
+ * header needs (eight bytes at a time: the buffer has zeroed padding, so a
+ * word may run past a field's end); numbers parsed by hand, the forms
+ * traces write first and eight digits at a time (0x pointers, HH:MM:SS.f
+ * fractions); fields trimmed only when they do not parse as they stand; no
+ * allocation per line.  The map of
  * live pointers is an open-addressing hash (idmap.c); streams are few and
  * are looked up through a one-entry cache, then (up to RMM_SCAN_STREAMS of
- * them) by comparing each, before their hash.  Times in the plain forms are
- * parsed in one pass.
+ * them) by comparing each (names of up to 8 bytes as one word), before
+ * their hash.  Times in the plain forms are parsed in one pass.
  *
  * Memory: the read buffer, the live pointers and the distinct streams.
  * Nothing else grows with the trace.
@@ -28,7 +32,14 @@
 #include "tools/hipsim/idmap.h"
 #include "tools/hipsim/read_rmm.h"
 
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
 #define RMM_BUF_SIZE (1u << 20) /* the longest line */
+/* Zeroed bytes after the buffer, so that a line can be read sixteen bytes
+ * (a field eight) at a time up to its end without a byte-by-byte tail. */
+#define RMM_BUF_PAD 16
 /* Bytes read at a time: the unread tail moves to the front before each
  * read, so parsing stays within the first RMM_READ_CHUNK bytes of the
  * buffer (cache-warm) unless a line is longer. */
@@ -49,6 +60,7 @@ struct rmm_stream {
 	char *text;
 	size_t len;
 	uint64_t id;
+	uint64_t word; /* len <= 8: the text as a zero-padded word (same_field) */
 };
 
 struct rmm_reader {
@@ -62,6 +74,7 @@ struct rmm_reader {
 
 	uint8_t role[RMM_MAX_COLS];
 	unsigned ncols; /* columns to split: the last needed one + 1 */
+	bool plain_header; /* Thread,Time,Action,Pointer,Size,Stream: role[c] = c + 1 */
 
 	struct hs_idmap ptrs; /* live pointer -> buffer id */
 	uint64_t next_buffer;
@@ -104,7 +117,7 @@ static int fail(struct rmm_reader *r, const char *fmt, ...)
 
 enum { NUM_OK = 0, NUM_BAD = -1, NUM_OVERFLOW = -2, NUM_NEGATIVE = -3 };
 
-static int parse_dec(const char *s, size_t n, uint64_t *out)
+static inline int parse_dec(const char *s, size_t n, uint64_t *out)
 {
 	uint64_t v = 0;
 
@@ -114,6 +127,17 @@ static int parse_dec(const char *s, size_t n, uint64_t *out)
 		return n > 1 ? NUM_NEGATIVE : NUM_BAD;
 	if (s[0] == '+' && n > 1)
 		s++, n--;
+	if (n <= 19) { /* 19 digits cannot overflow: no check per digit */
+		for (size_t i = 0; i < n; i++) {
+			unsigned d = (unsigned)(unsigned char)s[i] - '0';
+
+			if (d > 9)
+				return NUM_BAD;
+			v = v * 10 + d;
+		}
+		*out = v;
+		return NUM_OK;
+	}
 	for (size_t i = 0; i < n; i++) {
 		unsigned d = (unsigned)(unsigned char)s[i] - '0';
 
@@ -127,28 +151,126 @@ static int parse_dec(const char *s, size_t n, uint64_t *out)
 	return NUM_OK;
 }
 
+/* Hex digit values with bit 4 set; 0 for every other byte. */
+#define HX(c, v) [c] = 0x10 | (v)
+static const uint8_t hex_digit[256] = {
+	HX('0', 0),  HX('1', 1),  HX('2', 2),  HX('3', 3),  HX('4', 4),  HX('5', 5),
+	HX('6', 6),  HX('7', 7),  HX('8', 8),  HX('9', 9),  HX('a', 10), HX('b', 11),
+	HX('c', 12), HX('d', 13), HX('e', 14), HX('f', 15), HX('A', 10), HX('B', 11),
+	HX('C', 12), HX('D', 13), HX('E', 14), HX('F', 15),
+};
+#undef HX
+
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define ONES 0x0101010101010101ull
+/*
+ * Eight hex digits at once, first character in the low byte (little
+ * endian): *@out their value.  Per byte, for ASCII b (bit 7 clear, so no
+ * sum below carries out of its byte): b + 0x50 has bit 7 set iff b >= '0',
+ * b + 0x46 iff b > '9'; c = b | 0x20 folds 'A'-'F' onto 'a'-'f' (and no
+ * other byte onto them), c + 0x1f has bit 7 iff c >= 'a', c + 0x19 iff
+ * c > 'f'.  A digit's value is its low nibble, plus 9 for a letter (bit 6).
+ * Return: false when a byte is not a hex digit.
+ */
+static inline bool hex8(uint64_t w, uint64_t *out)
+{
+	uint64_t c = w | 0x20 * ONES, ok, x;
+
+	ok = ((w + 0x50 * ONES) & ~(w + 0x46 * ONES)) | ((c + 0x1f * ONES) & ~(c + 0x19 * ONES));
+	if (((ok & ~w) & 0x80 * ONES) != 0x80 * ONES)
+		return false;
+	x = (w & 0x0f * ONES) + ((w >> 6) & ONES) * 9;
+	x = __builtin_bswap64(x); /* the first digit highest */
+	x = (x | (x >> 4)) & 0x00ff00ff00ff00ffull;
+	x = (x | (x >> 8)) & 0x0000ffff0000ffffull;
+	*out = (x | (x >> 16)) & 0xffffffffull;
+	return true;
+}
+
+/* @n (1..8) characters at @p as eight digits with '0's before them (the
+ * same value, hex or decimal); bytes past them may be read (RMM_BUF_PAD). */
+static inline uint64_t hex_word(const char *p, size_t n)
+{
+	uint64_t w;
+
+	memcpy(&w, p, 8);
+	return n == 8 ? w : w << (64 - 8 * n) | 0x30 * ONES >> 8 * n;
+}
+#endif
+
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+/*
+ * Eight decimal digits at once, first character in the low byte: a byte is
+ * a digit iff its high nibble is 3 and adding 6 keeps it 3; the value by
+ * pairs, then fours, then the whole (the known multiply-shift sequence).
+ * Return: false when a byte is not a digit.
+ */
+static inline bool digits8(uint64_t w, uint64_t *out)
+{
+	if (((w & 0xf0 * ONES) | (((w + 0x06 * ONES) & 0xf0 * ONES) >> 4)) != 0x33 * ONES)
+		return false;
+	w -= 0x30 * ONES;
+	w = w * 10 + (w >> 8);
+	w = ((w & 0x000000ff000000ffull) * (100 + (1000000ull << 32)) +
+	     ((w >> 16) & 0x000000ff000000ffull) * (1 + (10000ull << 32))) >> 32;
+	*out = w;
+	return true;
+}
+
+/* parse_dec(), with 1 to 8 plain digits (sizes, mostly) eight at a time:
+ * right-aligned after zeros, as hex_word() puts hex digits. */
+static inline int parse_size(const char *s, size_t n, uint64_t *out)
+{
+	uint64_t v;
+
+	if (n - 1 < 8 && digits8(hex_word(s, n), &v)) {
+		*out = v;
+		return NUM_OK;
+	}
+	return parse_dec(s, n, out);
+}
+
+/* The @n (1..8) digits of a fraction at @p with zeros after them, as eight
+ * (their value times 10^(8 - n)); bytes past them may be read. */
+static inline uint64_t fraction_word(const char *p, size_t n)
+{
+	uint64_t w, keep;
+
+	memcpy(&w, p, 8);
+	if (n == 8)
+		return w;
+	keep = (1ull << 8 * n) - 1;
+	return (w & keep) | (0x30 * ONES & ~keep);
+}
+#else
+static inline int parse_size(const char *s, size_t n, uint64_t *out)
+{
+	return parse_dec(s, n, out);
+}
+#endif
+
+/* One table load per digit, no branch: whether every byte was a digit is
+ * known at the end (the AND of the bits 4). */
 static inline int parse_hex(const char *s, size_t n, uint64_t *out)
 {
 	uint64_t v = 0;
+	unsigned all = 0x10;
 
 	if (n == 0 || n > 16)
 		return n ? NUM_OVERFLOW : NUM_BAD;
 	for (size_t i = 0; i < n; i++) {
-		unsigned c = (unsigned char)s[i], d;
+		unsigned d = hex_digit[(unsigned char)s[i]];
 
-		if (c - '0' <= 9)
-			d = c - '0';
-		else if ((c | 0x20) - 'a' <= 5)
-			d = (c | 0x20) - 'a' + 10;
-		else
-			return NUM_BAD;
-		v = v << 4 | d;
+		all &= d;
+		v = v << 4 | (d & 15);
 	}
+	if (!all)
+		return NUM_BAD;
 	*out = v;
 	return NUM_OK;
 }
 
-static inline int parse_ptr(const char *s, size_t n, uint64_t *out)
+static int parse_ptr_general(const char *s, size_t n, uint64_t *out)
 {
 	if (n == 0 || (n == 5 && memcmp(s, "(nil)", 5) == 0) || (n == 7 && memcmp(s, "nullptr", 7) == 0)) {
 		*out = 0;
@@ -162,6 +284,26 @@ static inline int parse_ptr(const char *s, size_t n, uint64_t *out)
 		return parse_hex(s, n, out);
 	}
 	return parse_dec(s, n, out);
+}
+
+/* parse_ptr_general(), with the form traces write first, inline: 0x and 1
+ * to 16 hex digits, the first not 0, eight at a time. */
+static inline __attribute__((always_inline)) int parse_ptr(const char *s, size_t n, uint64_t *out)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	if (n - 3 < 16 && s[0] == '0' && (s[1] | 0x20) == 'x' && s[2] != '0') {
+		const char *d = s + 2;
+		size_t k = n - 2;
+		uint64_t hi = 0, lo;
+
+		if (k > 8 ? hex8(hex_word(d, k - 8), &hi) && hex8(hex_word(d + k - 8, 8), &lo)
+			  : hex8(hex_word(d, k), &lo)) {
+			*out = hi << 32 | lo;
+			return NUM_OK;
+		}
+	}
+#endif
+	return parse_ptr_general(s, n, out);
 }
 
 /* Up to 9 digits of a fraction, as nanoseconds; later digits are dropped. */
@@ -230,7 +372,7 @@ static int parse_time_general(const char *s, size_t n, uint64_t *out, int *tod)
  * non-empty and at most 18 long, clock fields in range); anything else goes
  * to parse_time_general(), so results and errors are the same.
  */
-static inline int parse_time(const char *s, size_t n, uint64_t *out, int *tod)
+static int parse_time_plain(const char *s, size_t n, uint64_t *out, int *tod)
 {
 	uint64_t g[3] = { 0, 0, 0 }, frac = 0;
 	unsigned ng = 0, glen = 0, fdig = 0;
@@ -284,27 +426,102 @@ general:
 }
 
 /*
+ * parse_time_plain(), with the forms traces write first, inline:
+ * nanoseconds (what the loop gives for up to 18 digits) and HH:MM:SS.f
+ * with 1 to 8 digits of fraction and the clock fields in range (the same
+ * sum as the loop's).
+ */
+static inline __attribute__((always_inline)) int parse_time(const char *s, size_t n, uint64_t *out, int *tod)
+{
+	uint64_t v = 0;
+	size_t i = 0;
+
+	if (n - 1 >= 18)
+		return parse_time_plain(s, n, out, tod);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	if (n >= 10 && n <= 17) {
+		uint64_t w, hms, frac;
+
+		/* "HH:MM:SS" with its colons made '0' is the number HH0MM0SS. */
+		memcpy(&w, s, 8);
+		if ((w & 0x0000ff0000ff0000ull) == 0x00003a00003a0000ull && s[8] == '.' &&
+		    digits8(w ^ 0x00000a00000a0000ull, &hms) && digits8(fraction_word(s + 9, n - 9), &frac)) {
+			uint64_t h = hms / 1000000, m = hms / 1000 % 1000, sec = hms % 1000;
+
+			if (m <= 59 && sec <= 60) {
+				*tod = 1;
+				*out = ((h * 60 + m) * 60 + sec) * NS_PER_S + frac * 10;
+				return NUM_OK;
+			}
+		}
+	}
+#endif
+	for (; i < n; i++) {
+		unsigned d = (unsigned)(unsigned char)s[i] - '0';
+
+		if (d > 9)
+			break;
+		v = v * 10 + d;
+	}
+	if (i == n) {
+		*tod = 0;
+		*out = v;
+		return NUM_OK;
+	}
+#if !(defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__)
+	if (i == 2 && n >= 10 && n <= 17 && s[2] == ':' && s[5] == ':' && s[8] == '.') {
+		static const uint32_t scale[9] = { 0, 100000000, 10000000, 1000000, 100000, 10000, 1000, 100, 10 };
+		unsigned m1 = (unsigned)(unsigned char)s[3] - '0', m0 = (unsigned)(unsigned char)s[4] - '0';
+		unsigned s1 = (unsigned)(unsigned char)s[6] - '0', s0 = (unsigned)(unsigned char)s[7] - '0';
+		unsigned m = m1 * 10 + m0, sec = s1 * 10 + s0, bad = 0;
+		uint64_t frac = 0;
+
+		if (m1 <= 9 && m0 <= 9 && s1 <= 9 && s0 <= 9 && m <= 59 && sec <= 60) {
+			for (i = 9; i < n; i++) {
+				unsigned d = (unsigned)(unsigned char)s[i] - '0';
+
+				bad |= d > 9;
+				frac = frac * 10 + d;
+			}
+			if (!bad) {
+				*tod = 1;
+				*out = ((v * 60 + m) * 60 + sec) * NS_PER_S + frac * scale[n - 9];
+				return NUM_OK;
+			}
+		}
+	}
+#endif
+	return parse_time_plain(s, n, out, tod);
+}
+
+/*
  * The first ',' at or after @i, or @n: eight bytes at a time.  In the word
  * x = w ^ ",,,,,,,,", the lowest byte flagged by (x - 0x01..) & ~x & 0x80..
  * is exactly the first zero byte (borrows only flag bytes above a zero).
+ * The word may run past @n (into the next line or the buffer's zeroed
+ * padding, RMM_BUF_PAD): a comma found there counts as @n.
  */
 static inline size_t find_comma(const char *s, size_t i, size_t n)
 {
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-	while (i + 8 <= n) {
+	while (i < n) {
 		uint64_t w, x, t;
 
 		memcpy(&w, s + i, 8);
 		x = w ^ 0x2c2c2c2c2c2c2c2cull;
 		t = (x - 0x0101010101010101ull) & ~x & 0x8080808080808080ull;
-		if (t)
-			return i + ((size_t)__builtin_ctzll(t) >> 3);
+		if (t) {
+			i += (size_t)__builtin_ctzll(t) >> 3;
+			return i < n ? i : n;
+		}
 		i += 8;
 	}
-#endif
+	return n;
+#else
 	while (i < n && s[i] != ',')
 		i++;
 	return i;
+#endif
 }
 
 static uint64_t fnv1a(const char *s, size_t n)
@@ -333,6 +550,28 @@ static inline bool same_text(const char *a, const char *b, size_t n)
 		if (a[i] != b[i])
 			return false;
 	return true;
+}
+
+/* Low @n (1..8) bytes of the word at @p; bytes past a field's end may be
+ * read (RMM_BUF_PAD). */
+static inline uint64_t low_bytes(const char *p, size_t n)
+{
+	uint64_t w;
+
+	memcpy(&w, p, 8);
+	return n >= 8 ? w : w & ((1ull << (n * 8)) - 1);
+}
+
+/* Field @f names stream @s: one word compare for names of up to 8 bytes. */
+static inline bool same_field(const struct rmm_stream *s, struct field f)
+{
+	if (s->len != f.n)
+		return false;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	if (f.n <= 8)
+		return f.n == 0 || low_bytes(f.p, f.n) == s->word;
+#endif
+	return same_text(s->text, f.p, f.n);
 }
 
 static void trim(struct field *f)
@@ -397,8 +636,8 @@ int hs_rmm_is_header(const char *line)
 
 /* --- lines -------------------------------------------------------------- */
 
-/* Return: 1 a line, 0 end of file, -1 error. */
-static int get_line(struct rmm_reader *r, const char **line, size_t *len)
+/* get_line() when the buffer holds no whole line.  Return: as get_line. */
+static int get_line_refill(struct rmm_reader *r, const char **line, size_t *len)
 {
 	for (;;) {
 		char *p = memchr(r->buf + r->start, '\n', r->end - r->start);
@@ -443,6 +682,97 @@ static int get_line(struct rmm_reader *r, const char **line, size_t *len)
 	}
 }
 
+#ifdef __SSE2__
+/*
+ * Splits @line (@len > 0) into the fields of the columns up to r->ncols,
+ * as the loops of find_comma() in rmm_next() would: the commas of sixteen
+ * bytes at a time as a bit mask (SSE2, part of every x86-64), walked lowest
+ * first.  Bytes past @len are read (the next line, or the zeroed padding,
+ * RMM_BUF_PAD) and masked off.  Return: the columns split (fewer than
+ * r->ncols when the line is short).
+ */
+static inline __attribute__((always_inline)) unsigned split_cols(const struct rmm_reader *r, const char *line,
+								 size_t len, struct field *f, bool plain)
+{
+	const __m128i comma = _mm_set1_epi8(',');
+	unsigned col = 0, ncols = r->ncols;
+	size_t start = 0;
+
+	for (size_t base = 0; base < len; base += 16) {
+		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)(line + base));
+		uint32_t m = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v, comma));
+
+		if (len - base < 16)
+			m &= (1u << (len - base)) - 1;
+		for (; m; m &= m - 1) {
+			size_t j = base + (size_t)__builtin_ctz(m);
+			/* Column c has role c + 1 under the usual header. */
+			unsigned role = plain ? col + 1 : r->role[col];
+
+			f[role].p = line + start; /* f[0]: columns not needed */
+			f[role].n = j - start;
+			if (++col == ncols)
+				return col;
+			start = j + 1;
+		}
+	}
+	f[plain ? col + 1 : r->role[col]] = (struct field){ line + start, len - start };
+	return col + 1;
+}
+
+/* split_cols(), compiled apart for the usual header (role = column + 1). */
+static inline unsigned split_line(const struct rmm_reader *r, const char *line, size_t len, struct field *f)
+{
+	return r->plain_header ? split_cols(r, line, len, f, true) : split_cols(r, line, len, f, false);
+}
+#endif
+
+/* Return: 1 a line, 0 end of file, -1 error.  Inline: the common case is
+ * one memchr. */
+static inline int get_line(struct rmm_reader *r, const char **line, size_t *len)
+{
+	char *p = memchr(r->buf + r->start, '\n', r->end - r->start);
+
+	if (!p)
+		return get_line_refill(r, line, len);
+	*line = r->buf + r->start;
+	*len = (size_t)(p - *line);
+	r->start = (size_t)(p - r->buf) + 1;
+	r->lineno++;
+	return 1;
+}
+
+/* Trims @f as the format says: when it ends with CR or a space or begins
+ * with a space.  Return: whether that applied. */
+static inline bool retrim(struct field *f)
+{
+	if (!f->n || (f->p[f->n - 1] != '\r' && f->p[0] != ' ' && f->p[f->n - 1] != ' '))
+		return false;
+	trim(f);
+	return true;
+}
+
+/* The event kind that action @f names.  Return: false when none. */
+static inline bool action_kind(struct field f, enum hs_rev_kind *kind)
+{
+	switch (f.n) {
+	case 8:
+		*kind = HS_REV_ALLOC;
+		return memcmp(f.p, "allocate", 8) == 0;
+	case 4:
+		*kind = HS_REV_FREE;
+		return memcmp(f.p, "free", 4) == 0;
+	case 10:
+		*kind = HS_REV_FREE;
+		return memcmp(f.p, "deallocate", 10) == 0;
+	case 16:
+		*kind = HS_REV_ALLOC_FAILURE;
+		return memcmp(f.p, "allocate failure", 16) == 0;
+	default:
+		return false;
+	}
+}
+
 /* The stream named by @f: its index, creating it (and reporting so) if new. */
 static int lookup_stream(struct rmm_reader *r, struct field f, uint32_t *index, int *created)
 {
@@ -452,7 +782,7 @@ static int lookup_stream(struct rmm_reader *r, struct field f, uint32_t *index, 
 	*created = 0;
 	if (r->nstreams) {
 		s = &r->streams[r->last_stream];
-		if (s->len == f.n && same_text(s->text, f.p, f.n)) {
+		if (same_field(s, f)) {
 			*index = r->last_stream;
 			return 0;
 		}
@@ -462,7 +792,7 @@ static int lookup_stream(struct rmm_reader *r, struct field f, uint32_t *index, 
 	if (r->nstreams <= RMM_SCAN_STREAMS)
 		for (uint32_t i = 0; i < r->nstreams; i++) {
 			s = &r->streams[i];
-			if (s->len == f.n && same_text(s->text, f.p, f.n)) {
+			if (same_field(s, f)) {
 				*index = r->last_stream = i;
 				return 0;
 			}
@@ -491,6 +821,8 @@ static int lookup_stream(struct rmm_reader *r, struct field f, uint32_t *index, 
 	memcpy(s->text, f.p, f.n);
 	s->text[f.n] = 0;
 	s->len = f.n;
+	s->word = 0;
+	memcpy(&s->word, s->text, f.n < 8 ? f.n : 8);
 	if (parse_ptr(f.p, f.n, &s->id) != NUM_OK || f.n == 0)
 		s->id = h;
 	if (hs_idmap_put(&r->stream_by_hash, h, r->nstreams) != 0) {
@@ -542,56 +874,62 @@ again:
 		if (len == 0 || (len == 1 && line[0] == '\r'))
 			continue;
 		/* Split up to the last needed column. */
-		for (;;) {
-			size_t j = find_comma(line, i, len);
-			if (r->role[col]) {
-				f[r->role[col]].p = line + i;
-				f[r->role[col]].n = j - i;
+#ifdef __SSE2__
+		col = split_line(r, line, len, f);
+		(void)i;
+#else
+		if (r->plain_header) {
+			/* Column c has role c + 1: the loop below without the
+			 * look-ups. */
+			for (;;) {
+				size_t j = find_comma(line, i, len);
+
+				col++;
+				f[col].p = line + i;
+				f[col].n = j - i;
+				if (j == len || col == COL_COUNT - 1)
+					break;
+				i = j + 1;
 			}
-			col++;
-			if (j == len || col == r->ncols)
-				break;
-			i = j + 1;
+		} else {
+			for (;;) {
+				size_t j = find_comma(line, i, len);
+
+				if (r->role[col]) {
+					f[r->role[col]].p = line + i;
+					f[r->role[col]].n = j - i;
+				}
+				col++;
+				if (j == len || col == r->ncols)
+					break;
+				i = j + 1;
+			}
 		}
+#endif
 		if (col < r->ncols)
 			return fail(r, "truncated line (%u of %u fields)", col, r->ncols);
-		for (int k = 1; k < COL_COUNT; k++)
-			if (f[k].n && (f[k].p[f[k].n - 1] == '\r' || f[k].p[0] == ' ' || f[k].p[f[k].n - 1] == ' '))
-				trim(&f[k]);
+		/* Fields are trimmed lazily (retrim): a field that parses as it
+		 * stands holds no space or CR, so trimming would not change it.
+		 * The stream's text is not parsed: trimmed here.  The thread
+		 * column is not used. */
+		retrim(&f[COL_STREAM]);
 		break;
 	}
 
-	switch (f[COL_ACTION].n) {
-	case 8:
-		if (memcmp(f[COL_ACTION].p, "allocate", 8) != 0)
-			goto bad_action;
-		kind = HS_REV_ALLOC;
-		break;
-	case 4:
-		if (memcmp(f[COL_ACTION].p, "free", 4) != 0)
-			goto bad_action;
-		kind = HS_REV_FREE;
-		break;
-	case 10:
-		if (memcmp(f[COL_ACTION].p, "deallocate", 10) != 0)
-			goto bad_action;
-		kind = HS_REV_FREE;
-		break;
-	case 16:
-		if (memcmp(f[COL_ACTION].p, "allocate failure", 16) != 0)
-			goto bad_action;
-		kind = HS_REV_ALLOC_FAILURE;
-		break;
-	default:
+	if (!action_kind(f[COL_ACTION], &kind) && (!retrim(&f[COL_ACTION]) || !action_kind(f[COL_ACTION], &kind)))
 		goto bad_action;
-	}
-	if ((rc = parse_ptr(f[COL_POINTER].p, f[COL_POINTER].n, &ptr)) != NUM_OK)
+	if ((rc = parse_ptr(f[COL_POINTER].p, f[COL_POINTER].n, &ptr)) != NUM_OK &&
+	    (!retrim(&f[COL_POINTER]) || (rc = parse_ptr(f[COL_POINTER].p, f[COL_POINTER].n, &ptr)) != NUM_OK))
 		return num_error(r, rc, "pointer", f[COL_POINTER]);
 	size = 0;
 	if ((f[COL_SIZE].n || kind != HS_REV_FREE) &&
-	    (rc = parse_dec(f[COL_SIZE].p, f[COL_SIZE].n, &size)) != NUM_OK)
+	    (rc = parse_size(f[COL_SIZE].p, f[COL_SIZE].n, &size)) != NUM_OK &&
+	    (!retrim(&f[COL_SIZE]) ||
+	     ((f[COL_SIZE].n || kind != HS_REV_FREE) &&
+	      (rc = parse_dec(f[COL_SIZE].p, f[COL_SIZE].n, &size)) != NUM_OK)))
 		return num_error(r, rc, "size", f[COL_SIZE]);
-	if ((rc = parse_time(f[COL_TIME].p, f[COL_TIME].n, &tm, &tod)) != NUM_OK)
+	if ((rc = parse_time(f[COL_TIME].p, f[COL_TIME].n, &tm, &tod)) != NUM_OK &&
+	    (!retrim(&f[COL_TIME]) || (rc = parse_time(f[COL_TIME].p, f[COL_TIME].n, &tm, &tod)) != NUM_OK))
 		return num_error(r, rc, "time", f[COL_TIME]);
 	if (tod) { /* time of day: carry over midnight */
 		tm += r->day_offset;
@@ -688,7 +1026,7 @@ static void rmm_close(struct hs_trace *t)
 size_t hs_rmm_memory_bytes(const struct hs_trace *t)
 {
 	const struct rmm_reader *r = (const struct rmm_reader *)t;
-	size_t n = sizeof(*r) + RMM_BUF_SIZE + r->capfree * sizeof(uint64_t) + hs_idmap_bytes(&r->ptrs) + hs_idmap_bytes(&r->stream_by_hash) +
+	size_t n = sizeof(*r) + RMM_BUF_SIZE + RMM_BUF_PAD + r->capfree * sizeof(uint64_t) + hs_idmap_bytes(&r->ptrs) + hs_idmap_bytes(&r->stream_by_hash) +
 		   r->capstreams * sizeof(*r->streams);
 
 	for (uint32_t i = 0; i < r->nstreams; i++)
@@ -704,7 +1042,7 @@ int hs_rmm_open(const char *path, struct hs_trace **out, char *err, size_t errle
 	unsigned found;
 	int rc;
 
-	if (!r || !(r->buf = malloc(RMM_BUF_SIZE)) || !(r->path = strdup(path))) {
+	if (!r || !(r->buf = calloc(1, RMM_BUF_SIZE + RMM_BUF_PAD)) || !(r->path = strdup(path))) {
 		snprintf(err, errlen, "%s: out of memory", path);
 		goto err;
 	}
@@ -743,6 +1081,9 @@ int hs_rmm_open(const char *path, struct hs_trace **out, char *err, size_t errle
 			 path, miss);
 		goto err;
 	}
+	r->plain_header = r->ncols == COL_COUNT - 1;
+	for (unsigned c = 0; c < r->ncols; c++)
+		r->plain_header &= r->role[c] == c + 1;
 	*out = &r->base;
 	return 0;
 
