@@ -43,22 +43,6 @@ static bool at_peak_shared(const struct hc_pool *p)
 	return p->shared && p->spec.reclaim_at == HC_RECLAIM_AT_PEAK;
 }
 
-static void shared_used_add(struct hc_mm_shared *sh, uint64_t n)
-{
-	uint64_t u = atomic_fetch_add_explicit(&sh->used, n, memory_order_relaxed) + n;
-	uint64_t pk = atomic_load_explicit(&sh->peak, memory_order_relaxed);
-
-	while (u > pk && !atomic_compare_exchange_weak_explicit(&sh->peak, &pk, u,
-								 memory_order_relaxed,
-								 memory_order_relaxed))
-		;
-}
-
-static void shared_sub(_Atomic uint64_t *x, uint64_t n)
-{
-	atomic_fetch_sub_explicit(x, n, memory_order_relaxed);
-}
-
 void hc_direct_init(struct hc_pool *p, const hc_pool_spec *spec, uint64_t align)
 {
 	p->kind = HC_POOL_DIRECT;
@@ -75,7 +59,7 @@ struct hc_slice *hc_direct_try_reserve(struct hc_pool *p, uint64_t size)
 	if (p->use.bytes_in_use + p->use.bytes_padding > p->used_peak)
 		p->used_peak = p->use.bytes_in_use + p->use.bytes_padding;
 	if (at_peak_shared(p))
-		shared_used_add(p->shared, s->span);
+		hc_shared_used_add(p->shared, s->span);
 	return s;
 }
 
@@ -88,7 +72,7 @@ static void slot_release(struct hc_pool *p, uint64_t i)
 	hc_mm_storage_free(p->mm, s->addr, s->span);
 	p->use.bytes_reserved -= s->span;
 	if (at_peak_shared(p))
-		shared_sub(&p->shared->reserved, s->span);
+		hc_shared_sub(&p->shared->reserved, s->span);
 	p->npages--;
 	p->slots[i] = NULL;
 	p->vacant[p->nvacant++] = i;
@@ -179,7 +163,7 @@ hc_status hc_direct_alloc(struct hc_pool *p, uint64_t size, struct hc_slice **ou
 	if (p->use.bytes_in_use + p->use.bytes_padding > p->used_peak)
 		p->used_peak = p->use.bytes_in_use + p->use.bytes_padding;
 	if (at_peak_shared(p))
-		shared_used_add(p->shared, eff);
+		hc_shared_used_add(p->shared, eff);
 	*out = s;
 	return HC_OK;
 }
@@ -187,7 +171,7 @@ hc_status hc_direct_alloc(struct hc_pool *p, uint64_t size, struct hc_slice **ou
 void hc_direct_on_free(struct hc_pool *p, struct hc_slice *s)
 {
 	if (at_peak_shared(p))
-		shared_sub(&p->shared->used, s->span);
+		hc_shared_sub(&p->shared->used, s->span);
 	if (p->shared && atomic_load_explicit(&p->shared->managers, memory_order_relaxed) > 1 &&
 	    !hc_mm_capture_active(p->mm)) {
 		/* several streams: the free allocation goes to the device's
@@ -221,7 +205,7 @@ void hc_direct_destroy(struct hc_pool *p)
 		if (p->slots[i]) {
 			/* still held (live or pinned): its in-use bytes leave too */
 			if (!p->slots[i]->in_tree && at_peak_shared(p))
-				shared_sub(&p->shared->used, p->slots[i]->span);
+				hc_shared_sub(&p->shared->used, p->slots[i]->span);
 			slot_release(p, i);
 		}
 	free(p->slots);

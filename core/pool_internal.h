@@ -170,6 +170,35 @@ void hc_direct_on_free(struct hc_pool *p, struct hc_slice *s);
 void hc_direct_cleanup(struct hc_pool *p, bool explicit_);
 void hc_direct_destroy(struct hc_pool *p);
 
+/* The device-wide figures of HC_RECLAIM_AT_PEAK pools (struct hc_mm_shared):
+ * relaxed, as each manager is serialised by its owner. */
+static inline void hc_shared_used_add(struct hc_mm_shared *sh, uint64_t n)
+{
+	uint64_t u = atomic_fetch_add_explicit(&sh->used, n, memory_order_relaxed) + n;
+	uint64_t pk = atomic_load_explicit(&sh->peak, memory_order_relaxed);
+
+	while (u > pk && !atomic_compare_exchange_weak_explicit(&sh->peak, &pk, u,
+								 memory_order_relaxed,
+								 memory_order_relaxed))
+		;
+}
+
+static inline void hc_shared_sub(_Atomic uint64_t *x, uint64_t n)
+{
+	atomic_fetch_sub_explicit(x, n, memory_order_relaxed);
+}
+
+/* Takes @s out of its page's offset-ordered slice list. */
+static inline void hc_slice_unlink(struct hc_slice *s)
+{
+	if (s->prev)
+		s->prev->next = s->next;
+	else
+		s->page->first = s->next;
+	if (s->next)
+		s->next->prev = s->prev;
+}
+
 /* A direct pool with p->split: best-fit, split, coalesced segments. */
 void hc_split_init(struct hc_pool *p, const hc_pool_spec *spec, uint64_t align);
 struct hc_slice *hc_split_try_reserve(struct hc_pool *p, uint64_t size);

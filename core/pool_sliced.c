@@ -103,16 +103,6 @@ static void free_remove(struct hc_pool *p, struct hc_slice *s)
 	s->in_tree = false;
 }
 
-static void list_unlink(struct hc_slice *s)
-{
-	if (s->prev)
-		s->prev->next = s->next;
-	else
-		s->page->first = s->next;
-	if (s->next)
-		s->next->prev = s->prev;
-}
-
 /* Carves @size (effective @eff) from the front of free slice @s, which is
  * out of the tree.  The remainder, if any, becomes a free slice. */
 static hc_status carve(struct hc_pool *p, struct hc_slice *s, uint64_t size, uint64_t eff)
@@ -267,15 +257,15 @@ void hc_sliced_on_free(struct hc_pool *p, struct hc_slice *s)
 		prev->padding = 0;
 		if (next->in_tree)
 			free_remove(p, next);
-		list_unlink(s);
-		list_unlink(next);
+		hc_slice_unlink(s);
+		hc_slice_unlink(next);
 		hc_mm_slice_put(p->mm, s);
 		hc_mm_slice_put(p->mm, next);
 		track(p, prev);
 	} else if (pf) {
 		prev->size = eff_of(prev) + eff_of(s);
 		prev->padding = 0;
-		list_unlink(s);
+		hc_slice_unlink(s);
 		hc_mm_slice_put(p->mm, s);
 		track(p, prev);
 	} else if (nf) {
@@ -285,7 +275,7 @@ void hc_sliced_on_free(struct hc_pool *p, struct hc_slice *s)
 		next->padding = 0;
 		next->offset = s->offset;
 		next->addr = s->addr;
-		list_unlink(s);
+		hc_slice_unlink(s);
 		hc_mm_slice_put(p->mm, s);
 		track(p, next);
 	} else {

@@ -88,22 +88,6 @@ static bool several(const struct hc_pool *p)
 	return p->shared && atomic_load_explicit(&p->shared->managers, memory_order_relaxed) > 1;
 }
 
-static void shared_used_add(struct hc_mm_shared *sh, uint64_t n)
-{
-	uint64_t u = atomic_fetch_add_explicit(&sh->used, n, memory_order_relaxed) + n;
-	uint64_t pk = atomic_load_explicit(&sh->peak, memory_order_relaxed);
-
-	while (u > pk && !atomic_compare_exchange_weak_explicit(&sh->peak, &pk, u,
-								 memory_order_relaxed,
-								 memory_order_relaxed))
-		;
-}
-
-static void shared_sub(_Atomic uint64_t *x, uint64_t n)
-{
-	atomic_fetch_sub_explicit(x, n, memory_order_relaxed);
-}
-
 void hc_split_init(struct hc_pool *p, const hc_pool_spec *spec, uint64_t align)
 {
 	p->kind = HC_POOL_DIRECT;
@@ -135,22 +119,12 @@ static void free_remove(struct hc_pool *p, struct hc_slice *s)
 	s->in_tree = false;
 }
 
-static void list_unlink(struct hc_slice *s)
-{
-	if (s->prev)
-		s->prev->next = s->next;
-	else
-		s->page->first = s->next;
-	if (s->next)
-		s->next->prev = s->prev;
-}
-
 static void used_note(struct hc_pool *p, uint64_t extent)
 {
 	if (p->use.bytes_in_use + p->use.bytes_padding > p->used_peak)
 		p->used_peak = p->use.bytes_in_use + p->use.bytes_padding;
 	if (at_peak_shared(p))
-		shared_used_add(p->shared, extent);
+		hc_shared_used_add(p->shared, extent);
 }
 
 /* Hands out the front @eff bytes of free block @s (out of the tree) for a
@@ -194,7 +168,7 @@ static void seg_release(struct hc_pool *p, struct hc_page *pg)
 	hc_mm_slice_put(p->mm, s);
 	pg->first = NULL;
 	if (at_peak_shared(p))
-		shared_sub(&p->shared->reserved, pg->size);
+		hc_shared_sub(&p->shared->reserved, pg->size);
 	hc_pool_page_drop(p, pg);
 }
 
@@ -302,21 +276,21 @@ void hc_split_on_free(struct hc_pool *p, struct hc_slice *s)
 	struct hc_page *pg = s->page;
 
 	if (at_peak_shared(p))
-		shared_sub(&p->shared->used, s->size + s->padding);
+		hc_shared_sub(&p->shared->used, s->size + s->padding);
 	s->size += s->padding;
 	s->padding = 0;
 	s->sfree = true;
 	if (prev && prev->sfree) {
 		free_remove(p, prev);
 		prev->size += s->size;
-		list_unlink(s);
+		hc_slice_unlink(s);
 		hc_mm_slice_put(p->mm, s);
 		s = prev;
 	}
 	if (next && next->sfree) {
 		free_remove(p, next);
 		s->size += next->size;
-		list_unlink(next);
+		hc_slice_unlink(next);
 		hc_mm_slice_put(p->mm, next);
 	}
 	if (pg->live == 0 && several(p) && !hc_mm_capture_active(p->mm)) {
@@ -351,14 +325,14 @@ void hc_split_destroy(struct hc_pool *p)
 			nx = s->next;
 			/* still held (live or pinned): its in-use bytes leave too */
 			if (!s->sfree && at_peak_shared(p))
-				shared_sub(&p->shared->used, s->size + s->padding);
+				hc_shared_sub(&p->shared->used, s->size + s->padding);
 			if (s->in_tree)
 				free_remove(p, s);
 			hc_mm_slice_put(p->mm, s);
 		}
 		pg->first = NULL;
 		if (at_peak_shared(p))
-			shared_sub(&p->shared->reserved, pg->size);
+			hc_shared_sub(&p->shared->reserved, pg->size);
 		hc_pool_page_drop(p, pg);
 	}
 }
