@@ -465,7 +465,9 @@ HC_API hc_status hc_memory_persistent_end(hc_stream stream);
 /* ------------------------------------------------------------------ */
 
 /* Writes the chain from @failure back to its root causes into @buf (always
- * NUL-terminated; truncated to @len). */
+ * NUL-terminated).  Returns HC_ERR_INVALID when the whole text does not fit
+ * in @len bytes: @buf then holds it cut to @len - 1 bytes, and the error
+ * message says how many bytes the whole text needs. */
 HC_API hc_status hc_failure_explain(hc_device dev, hc_failure_id failure, char *buf,
 				    size_t len);
 
