@@ -61,13 +61,14 @@ static uint64_t cpu_now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* Return: 0, or -1 when the parent has gone (it closed its end). */
-static int wflush(struct wbuf *w)
+/* Writes @n bytes; async-signal-safe (crash_flush uses it too).
+ * Return: 0, or -1 when the parent has gone (it closed its end). */
+static int write_all(int fd, const unsigned char *p, size_t n)
 {
 	size_t off = 0;
 
-	while (off < w->n) {
-		ssize_t k = write(w->fd, w->b + off, w->n - off);
+	while (off < n) {
+		ssize_t k = write(fd, p + off, n - off);
 
 		if (k < 0 && errno == EINTR)
 			continue;
@@ -75,6 +76,13 @@ static int wflush(struct wbuf *w)
 			return -1;
 		off += (size_t)k;
 	}
+	return 0;
+}
+
+static int wflush(struct wbuf *w)
+{
+	if (write_all(w->fd, w->b, w->n) != 0)
+		return -1;
 	w->n = 0;
 	return 0;
 }
@@ -132,16 +140,8 @@ static struct wbuf *child_w;
  */
 static void crash_flush(int sig)
 {
-	struct wbuf *w = child_w;
-	size_t off = 0;
-
-	while (w && off < w->n) {
-		ssize_t k = write(w->fd, w->b + off, w->n - off);
-
-		if (k <= 0)
-			break;
-		off += (size_t)k;
-	}
+	if (child_w)
+		(void)write_all(child_w->fd, child_w->b, child_w->n);
 	signal(sig, SIG_DFL);
 	raise(sig);
 }
