@@ -468,29 +468,6 @@ static inline __attribute__((always_inline)) int parse_time(const char *s, size_
 		*out = v;
 		return NUM_OK;
 	}
-#if !(defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__)
-	if (i == 2 && n >= 10 && n <= 17 && s[2] == ':' && s[5] == ':' && s[8] == '.') {
-		static const uint32_t scale[9] = { 0, 100000000, 10000000, 1000000, 100000, 10000, 1000, 100, 10 };
-		unsigned m1 = (unsigned)(unsigned char)s[3] - '0', m0 = (unsigned)(unsigned char)s[4] - '0';
-		unsigned s1 = (unsigned)(unsigned char)s[6] - '0', s0 = (unsigned)(unsigned char)s[7] - '0';
-		unsigned m = m1 * 10 + m0, sec = s1 * 10 + s0, bad = 0;
-		uint64_t frac = 0;
-
-		if (m1 <= 9 && m0 <= 9 && s1 <= 9 && s0 <= 9 && m <= 59 && sec <= 60) {
-			for (i = 9; i < n; i++) {
-				unsigned d = (unsigned)(unsigned char)s[i] - '0';
-
-				bad |= d > 9;
-				frac = frac * 10 + d;
-			}
-			if (!bad) {
-				*tod = 1;
-				*out = ((v * 60 + m) * 60 + sec) * NS_PER_S + frac * scale[n - 9];
-				return NUM_OK;
-			}
-		}
-	}
-#endif
 	return parse_time_plain(s, n, out, tod);
 }
 
