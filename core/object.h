@@ -181,8 +181,6 @@ void hc_strm_fence_destroy(struct hc_strm *st, void *fence);
 hc_status hc_strm_sync_wait(struct hc_strm *st);
 hc_status hc_strm_queues_init(struct hc_strm *st);
 hc_status hc_strm_dq_flush(struct hc_strm *st);
-/* Whether a stream of @st's device other than @st records a capture. */
-bool hc_strm_others_recording(const struct hc_strm *st);
 void hc_strm_cache_clear_unpinned(struct hc_strm *st);
 void hc_strm_queues_fini(struct hc_strm *st);
 

@@ -401,7 +401,8 @@ void hc_strm_queues_fini(struct hc_strm *st)
 	st->cache = NULL;
 }
 
-bool hc_strm_others_recording(const struct hc_strm *st)
+/* Whether a stream of @st's device other than @st records a capture. */
+static bool others_recording(const struct hc_strm *st)
 {
 	uint32_t n = atomic_load(&st->dev->recording);
 
@@ -420,7 +421,7 @@ hc_status hc_strm_dq_flush(struct hc_strm *st)
 	 * device records a capture that would invalidate it, so the flush is
 	 * deferred as during this stream's own capture (entries stay queued,
 	 * memory is only held longer). */
-	if (!deferred && hc_strm_others_recording(st))
+	if (!deferred && others_recording(st))
 		hc_dq_set_deferred(&st->dq, true);
 	rc = hc_dq_flush(&st->dq);
 	hc_dq_set_deferred(&st->dq, deferred);
