@@ -158,14 +158,18 @@ static void take(struct hc_pool *p, struct hc_slice *s, uint64_t size, uint64_t 
 	used_note(p, bytes);
 }
 
-/* Gives wholly free segment @pg back to storage. */
+/* Gives segment @pg back to storage with its block records (a wholly free
+ * one, or any at destroy). */
 static void seg_release(struct hc_pool *p, struct hc_page *pg)
 {
-	struct hc_slice *s = pg->first;
+	struct hc_slice *s, *nx;
 
-	if (s->in_tree)
-		free_remove(p, s);
-	hc_mm_slice_put(p->mm, s);
+	for (s = pg->first; s; s = nx) {
+		nx = s->next;
+		if (s->in_tree)
+			free_remove(p, s);
+		hc_mm_slice_put(p->mm, s);
+	}
 	pg->first = NULL;
 	if (at_peak_shared(p))
 		hc_shared_sub(&p->shared->reserved, pg->size);
@@ -319,20 +323,12 @@ void hc_split_destroy(struct hc_pool *p)
 {
 	while (p->head) {
 		struct hc_page *pg = p->head;
-		struct hc_slice *s, *nx;
+		struct hc_slice *s;
 
-		for (s = pg->first; s; s = nx) {
-			nx = s->next;
-			/* still held (live or pinned): its in-use bytes leave too */
-			if (!s->sfree && at_peak_shared(p))
+		/* blocks still held (live or pinned): their in-use bytes leave too */
+		for (s = pg->first; s && at_peak_shared(p); s = s->next)
+			if (!s->sfree)
 				hc_shared_sub(&p->shared->used, s->size + s->padding);
-			if (s->in_tree)
-				free_remove(p, s);
-			hc_mm_slice_put(p->mm, s);
-		}
-		pg->first = NULL;
-		if (at_peak_shared(p))
-			hc_shared_sub(&p->shared->reserved, pg->size);
-		hc_pool_page_drop(p, pg);
+		seg_release(p, pg);
 	}
 }
