@@ -15,8 +15,10 @@
  * Chunk size and count (h200-probe.md): pinned H2D reaches ~38 GB/s at
  * 1 MiB and ~53 GB/s at 10 MiB, so 1 MiB chunks would lose a quarter of the
  * link; 4 MiB chunks sit near the knee while four of them (16 MiB pinned)
- * keep two transfers queued ahead of the host copy and keep the first-chunk
- * latency (the part that cannot overlap) small.
+ * keep two transfers queued ahead of the host copy.  The first chunk's host
+ * copy is the part that cannot overlap any transfer, so the chunks may ramp
+ * up: the first is hc_pipe_tuning.first_chunk and each next one doubles up
+ * to the ring's slot size.
  *
  * The host copy of a chunk is split over the calling thread and a
  * device-level pool of copy workers (min(8, online CPUs - 1), created on
@@ -39,8 +41,12 @@
 
 #include "core/streamops.h"
 
-#define HC_PIPE_MAX_WORKERS 8u
-#define HC_PIPE_PIECE_MIN (256 * 1024) /* smallest piece worth a worker */
+struct hc_pipe_tuning hc_pipe_tuning = {
+	.max_workers = 8,
+	.first_chunk = 0, /* 0: no ramp, every chunk is a slot */
+	.chunk_max = HC_PIPE_CHUNK_BYTES,
+	.piece_min = 256 * 1024, /* below it a hand-off costs more than it saves */
+};
 
 /* One host copy split into pieces. */
 struct copy_batch {
@@ -58,7 +64,7 @@ struct hc_copy_workers {
 	pthread_cond_t work, done;
 	struct copy_batch *head, *tail;
 	_Atomic bool queued; /* head != NULL, for spinning without the lock */
-	pthread_t thr[HC_PIPE_MAX_WORKERS];
+	pthread_t thr[HC_PIPE_WORKERS_CAP];
 	unsigned n;
 	bool stop;
 };
@@ -193,7 +199,9 @@ static unsigned workers_default(void)
 	cpus -= 1;
 	if (cpus < 1)
 		cpus = 1;
-	return cpus < (long)HC_PIPE_MAX_WORKERS ? (unsigned)cpus : HC_PIPE_MAX_WORKERS;
+	if (cpus > (long)hc_pipe_tuning.max_workers)
+		cpus = hc_pipe_tuning.max_workers;
+	return cpus < (long)HC_PIPE_WORKERS_CAP ? (unsigned)cpus : HC_PIPE_WORKERS_CAP;
 }
 
 /* The device's pool, created on first use; NULL when threads are refused
@@ -260,13 +268,15 @@ static void host_copy(struct hc_copy_workers *w, void *dst, const void *src, uin
 	struct copy_batch b;
 	uint64_t piece, i;
 
-	if (!w || len < 2 * HC_PIPE_PIECE_MIN) {
+	uint64_t piece_min = hc_pipe_tuning.piece_min;
+
+	if (!w || len < 2 * piece_min) {
 		copy_bytes(dst, src, len, to_device);
 		return;
 	}
 	piece = (len + w->n) / (w->n + 1);
-	if (piece < HC_PIPE_PIECE_MIN)
-		piece = HC_PIPE_PIECE_MIN;
+	if (piece < piece_min)
+		piece = piece_min;
 	b.dst = dst;
 	b.src = src;
 	b.len = len;
@@ -311,7 +321,7 @@ static void host_copy(struct hc_copy_workers *w, void *dst, const void *src, uin
  * does not depend on the host it runs on. */
 void hc_host_copy(struct hc_dev *dev, void *dst, const void *src, uint64_t len, bool to_device)
 {
-	struct hc_hal_host_copy h = { len, len >= 2 * HC_PIPE_PIECE_MIN };
+	struct hc_hal_host_copy h = { len, len >= 2 * hc_pipe_tuning.piece_min };
 
 	host_copy(h.parallel ? workers_get(dev) : NULL, dst, src, len, to_device);
 	(void)dev->ops->ctl(dev->hal, HC_HAL_CTL_HOST_COPY, &h);
@@ -328,7 +338,7 @@ hc_status hc_pipeline_write(struct hc_strm *st, uint64_t dst, const void *src, u
 {
 	const struct hc_hal_ops *ops = st->dev->ops;
 	struct chunk ring[HC_PIPE_CHUNKS];
-	uint64_t done = 0, k = 0, chunk;
+	uint64_t done = 0, k = 0, chunk, next;
 	hc_status rc = HC_OK;
 	/* Streaming stores up to HC_PIPE_STREAM_MAX only.  H200 machine,
 	 * GB/s (pinned ~54): 16 MiB 17.7 -> 37.7, 64 MiB 33.7 -> 40.7 with
@@ -343,13 +353,16 @@ hc_status hc_pipeline_write(struct hc_strm *st, uint64_t dst, const void *src, u
 	chunk = (n / 4) & ~(HC_MIB - 1);
 	if (chunk < 2 * HC_MIB)
 		chunk = 2 * HC_MIB;
-	if (chunk > HC_PIPE_CHUNK_BYTES)
-		chunk = HC_PIPE_CHUNK_BYTES;
+	if (chunk > hc_pipe_tuning.chunk_max)
+		chunk = hc_pipe_tuning.chunk_max;
+	next = hc_pipe_tuning.first_chunk && hc_pipe_tuning.first_chunk < chunk
+		       ? hc_pipe_tuning.first_chunk
+		       : chunk;
 
 	memset(ring, 0, sizeof(ring));
 	while (done < n) {
 		struct chunk *c = &ring[k % HC_PIPE_CHUNKS];
-		uint64_t len = n - done < chunk ? n - done : chunk;
+		uint64_t len = n - done < next ? n - done : next;
 
 		if (!c->reserved) {
 			uint64_t addr;
@@ -379,6 +392,7 @@ hc_status hc_pipeline_write(struct hc_strm *st, uint64_t dst, const void *src, u
 		}
 		done += len;
 		k++;
+		next = next * 2 < chunk ? next * 2 : chunk;
 	}
 	for (unsigned i = 0; i < HC_PIPE_CHUNKS; i++) {
 		if (ring[i].ev)

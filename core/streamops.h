@@ -81,6 +81,17 @@ hc_status hc_write_staged(struct hc_strm *st, uint64_t dst, const void *src, uin
 #define HC_PIPE_CHUNK_BYTES (8 * HC_MIB)
 #define HC_PIPE_CHUNKS 4u
 #define HC_PIPE_STREAM_MAX (128 * HC_MIB) /* larger pipelined writes: memcpy */
+#define HC_PIPE_WORKERS_CAP 32u
+/* The pipeline's knobs, one table (pipeline.c has the defaults and why).
+ * Only benchmarks that sweep them write it, between writes; a change of
+ * max_workers takes effect on a device opened after it. */
+struct hc_pipe_tuning {
+	unsigned max_workers; /* copy workers per device besides the caller */
+	uint64_t first_chunk; /* the first chunk; each next one doubles */
+	uint64_t chunk_max;   /* the largest chunk (a ring slot's size) */
+	uint64_t piece_min;   /* the smallest piece handed to a worker */
+};
+extern struct hc_pipe_tuning hc_pipe_tuning;
 /* Pipelined pageable write; returns once every source byte is in pinned
  * memory.  Context: @st locked, not recording. */
 hc_status hc_pipeline_write(struct hc_strm *st, uint64_t dst, const void *src, uint64_t n);

@@ -14,13 +14,25 @@
  * (hc_sync for the API), wall clock.  The peer is the H200 probe's figure
  * for the same method where it measured that size.  Without a GPU it prints
  * one SKIP line on stderr and exits 0.
+ *
+ * BENCH_PIPE_SWEEP=1 instead sweeps the pipeline's knobs (hc_pipe_tuning:
+ * copy workers, first chunk, largest chunk, smallest piece) over the
+ * pipelined sizes, three rounds with the settings interleaved, and prints
+ * pipelined / pinned per setting and size (bench "write_gpu_sweep").
+ * BENCH_HOST_COPY=1 measures what bounds the pipeline: the host's
+ * aggregate copy rate from pageable into pinned memory (the library's
+ * streaming-store copy) with 1..16 threads, alone and while the device
+ * reads pinned memory at full speed (bench "host_copy").
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "core/internal.h"
+#include "core/stage_copy.h"
+#include "core/streamops.h"
 #include "hipcore/hipcore.h"
 
 static double now_s(void)
@@ -58,9 +70,185 @@ static void probe(uint64_t n, double *pageable, double *pinned)
 
 static int iters_for(uint64_t n)
 {
-	uint64_t it = (2048 * HC_MIB) / n;
+	uint64_t it = (4096 * HC_MIB) / n;
 
-	return it < 3 ? 3 : it > 50 ? 50 : (int)it;
+	return it < 3 ? 3 : it > 200 ? 200 : (int)it;
+}
+
+static void label_of(uint64_t n, char *label, size_t cap)
+{
+	if (n >= HC_MIB)
+		snprintf(label, cap, "%lluMiB", (unsigned long long)(n / HC_MIB));
+	else
+		snprintf(label, cap, "%lluKiB", (unsigned long long)(n / 1024));
+}
+
+/* GB/s of hc_write + hc_sync of @n bytes from @src; < 0 on a failure. */
+static double api_gbps(hc_stream s, hc_buffer b, const void *src, uint64_t n)
+{
+	int it = iters_for(n);
+	hc_error_info e;
+	double t0;
+
+	hc_write(s, b, 0, src, n, HC_ALLOC_NATIVE, NULL, NULL);
+	hc_sync(s);
+	t0 = now_s();
+	for (int i = 0; i < it; i++)
+		if (hc_write(s, b, 0, src, n, HC_ALLOC_NATIVE, NULL, NULL) != HC_OK ||
+		    hc_sync(s) != HC_OK) {
+			hc_last_error(&e);
+			fprintf(stderr, "bench_write_gpu: hc_write: %s\n", e.message);
+			return -1;
+		}
+	return (double)n * it / (now_s() - t0) / 1e9;
+}
+
+/* GB/s of the backend's raw copy_h2d + stream_sync from @src. */
+static double raw_gbps(const struct hc_hal_ops *H, hc_hal_dev *hd, hc_hal_stream *hs,
+		       hc_hal_dptr dst, const void *src, uint64_t n, bool pinned)
+{
+	int it = iters_for(n);
+	double t0;
+
+	H->copy_h2d(hd, hs, dst, src, n, pinned);
+	H->stream_sync(hd, hs);
+	t0 = now_s();
+	for (int i = 0; i < it; i++) {
+		H->copy_h2d(hd, hs, dst, src, n, pinned);
+		H->stream_sync(hd, hs);
+	}
+	return (double)n * it / (now_s() - t0) / 1e9;
+}
+
+#define HOST_SLICE (64 * HC_MIB)
+#define HOST_REPS 4
+
+struct copier {
+	pthread_t thr;
+	unsigned char *dst;
+	const unsigned char *src;
+};
+
+static void *copier_main(void *p)
+{
+	struct copier *c = p;
+
+	for (int r = 0; r < HOST_REPS; r++)
+		hc_stage_copy_inline(c->dst, c->src, HOST_SLICE);
+	return NULL;
+}
+
+/* Aggregate GB/s of @t threads each copying its own 64 MiB slice of @src
+ * into @dst HOST_REPS times. */
+static double host_copy_gbps(unsigned t, unsigned char *dst, const unsigned char *src)
+{
+	struct copier c[16];
+	double t0 = now_s();
+
+	for (unsigned i = 0; i < t; i++) {
+		c[i].dst = dst + i * HOST_SLICE;
+		c[i].src = src + i * HOST_SLICE;
+		pthread_create(&c[i].thr, NULL, copier_main, &c[i]);
+	}
+	for (unsigned i = 0; i < t; i++)
+		pthread_join(c[i].thr, NULL);
+	return (double)t * HOST_SLICE * HOST_REPS / (now_s() - t0) / 1e9;
+}
+
+/* Host copy rates alone and under a device reading pinned memory (@pin,
+ * 1 GiB) into @raw_dst; @src is 1 GiB of pageable memory. */
+static int host_copy_probe(const struct hc_hal_ops *H, hc_hal_dev *hd, hc_hal_stream *hs,
+			   hc_hal_dptr raw_dst, const unsigned char *src, const void *pin)
+{
+	static const unsigned threads[] = { 1, 2, 4, 8, 12, 16 };
+	unsigned char *dst;
+	void *p;
+
+	if (H->host_alloc(hd, 1024 * HC_MIB, &p) != HC_OK)
+		return 1;
+	dst = p;
+	memset(dst, 0, 1024 * HC_MIB);
+	for (size_t k = 0; k < sizeof(threads) / sizeof(threads[0]); k++) {
+		unsigned t = threads[k];
+		double alone = host_copy_gbps(t, dst, src), busy, t0, dma;
+
+		/* ~10 GiB of pinned reads queued: ~0.2 s at 55 GB/s, longer
+		 * than the copies below. */
+		t0 = now_s();
+		for (int i = 0; i < 10; i++)
+			H->copy_h2d(hd, hs, raw_dst, pin, 1024 * HC_MIB, true);
+		busy = host_copy_gbps(t, dst, src);
+		H->stream_sync(hd, hs);
+		dma = 10.0 * 1024 * HC_MIB / (now_s() - t0) / 1e9;
+		printf("{\"bench\":\"host_copy\",\"metric\":\"threads_%u\",\"value\":%.2f,"
+		       "\"unit\":\"GB/s\",\"under_dma_gbps\":%.2f,\"dma_gbps\":%.2f}\n",
+		       t, alone, busy, dma);
+		fflush(stdout);
+	}
+	H->host_free(hd, dst);
+	return 0;
+}
+
+static const struct hc_pipe_tuning sweep_settings[] = {
+	{ 8, 0, 8 * HC_MIB, 256 * 1024 }, /* the defaults before the sweep */
+	{ 12, 0, 8 * HC_MIB, 256 * 1024 },
+	{ 15, 0, 8 * HC_MIB, 256 * 1024 },
+	{ 15, 1 * HC_MIB, 8 * HC_MIB, 64 * 1024 },
+	{ 15, 2 * HC_MIB, 8 * HC_MIB, 128 * 1024 },
+	{ 12, 1 * HC_MIB, 8 * HC_MIB, 64 * 1024 },
+	{ 15, 0, 16 * HC_MIB, 256 * 1024 },
+	{ 15, 1 * HC_MIB, 4 * HC_MIB, 64 * 1024 },
+};
+#define NSET (sizeof(sweep_settings) / sizeof(sweep_settings[0]))
+
+/* Each setting on a freshly opened device, so its worker count holds. */
+static int sweep(const struct hc_hal_ops *H, hc_hal_dev *hd, hc_hal_stream *hs,
+		 hc_hal_dptr raw_dst, const unsigned char *src, const void *pin)
+{
+	static const uint64_t sizes[] = { 8 * HC_MIB, 16 * HC_MIB, 32 * HC_MIB, 64 * HC_MIB,
+					  256 * HC_MIB };
+	const uint64_t nsz = sizeof(sizes) / sizeof(sizes[0]);
+	hc_policy pol = { 0, 0, 2048 * HC_MIB };
+	double pinned[sizeof(sizes) / sizeof(sizes[0])];
+	const struct hc_pipe_tuning saved = hc_pipe_tuning;
+
+	for (uint64_t z = 0; z < nsz; z++)
+		pinned[z] = raw_gbps(H, hd, hs, raw_dst, pin, sizes[z], true);
+	for (int round = 0; round < 3; round++)
+		for (unsigned k = 0; k < NSET; k++) {
+			const struct hc_pipe_tuning *t = &sweep_settings[k];
+			hc_device dev;
+			hc_stream s;
+			hc_buffer b;
+
+			hc_pipe_tuning = *t;
+			if (hc_device_open("hip", NULL, &dev) != HC_OK ||
+			    hc_device_set_policy(dev, &pol) != HC_OK ||
+			    hc_stream_open(dev, &s) != HC_OK || hc_alloc(s, sizes[nsz - 1], &b) != HC_OK)
+				return 1;
+			for (uint64_t z = 0; z < nsz; z++) {
+				double r = api_gbps(s, b, src, sizes[z]);
+				char label[32], metric[128];
+
+				if (r < 0)
+					return 1;
+				label_of(sizes[z], label, sizeof(label));
+				snprintf(metric, sizeof(metric), "r%d_w%u_first%lluK_max%lluM_piece%lluK_%s",
+					 round, t->max_workers,
+					 (unsigned long long)(t->first_chunk / 1024),
+					 (unsigned long long)(t->chunk_max / HC_MIB),
+					 (unsigned long long)(t->piece_min / 1024), label);
+				printf("{\"bench\":\"write_gpu_sweep\",\"metric\":\"%s\",\"value\":%.3f,"
+				       "\"unit\":\"ratio\",\"gbps\":%.2f,\"pinned_gbps\":%.2f}\n",
+				       metric, r / pinned[z], r, pinned[z]);
+				fflush(stdout);
+			}
+			hc_free(b);
+			hc_stream_close(s);
+			hc_device_close(dev);
+		}
+	hc_pipe_tuning = saved;
+	return 0;
 }
 
 int main(void)
@@ -100,47 +288,38 @@ int main(void)
 	}
 	memset(src, 0x5a, max); /* touch every page: pageable, but resident */
 	memset(pin, 0x5a, max);
-	for (uint64_t n = 64 * 1024; n <= max; n *= 4) {
-		int it = iters_for(n);
-		double t0, pipe, drv, pinned, peer_pageable, peer_pinned;
+	if (getenv("BENCH_PIPE_SWEEP") || getenv("BENCH_HOST_COPY")) {
+		int rc;
+
+		hc_free(b);
+		hc_stream_close(s);
+		hc_device_close(dev);
+		rc = getenv("BENCH_HOST_COPY") ? host_copy_probe(H, hd, hs, raw_dst, src, pin)
+					       : sweep(H, hd, hs, raw_dst, src, pin);
+		if (rc)
+			fprintf(stderr, "bench_write_gpu: sweep failed\n");
+		H->host_free(hd, pin);
+		H->mem_free(hd, raw_dst);
+		H->stream_destroy(hd, hs);
+		H->device_close(hd);
+		free(src);
+		return rc;
+	}
+	/* Powers of four, plus 8 and 32 MiB: the pipeline starts at 8 MiB. */
+	static const uint64_t sizes[] = { 64 * 1024, 256 * 1024, HC_MIB, 4 * HC_MIB, 8 * HC_MIB,
+					  16 * HC_MIB, 32 * HC_MIB, 64 * HC_MIB, 256 * HC_MIB, max };
+	for (size_t z = 0; z < sizeof(sizes) / sizeof(sizes[0]); z++) {
+		uint64_t n = sizes[z];
+		double pipe, drv, pinned, peer_pageable, peer_pinned;
 		char label[32];
 
-		if (n >= HC_MIB)
-			snprintf(label, sizeof(label), "%lluMiB", (unsigned long long)(n / HC_MIB));
-		else
-			snprintf(label, sizeof(label), "%lluKiB", (unsigned long long)(n / 1024));
+		label_of(n, label, sizeof(label));
 		probe(n, &peer_pageable, &peer_pinned);
-
-		hc_write(s, b, 0, src, n, HC_ALLOC_NATIVE, NULL, NULL);
-		hc_sync(s);
-		t0 = now_s();
-		for (int i = 0; i < it; i++)
-			if (hc_write(s, b, 0, src, n, HC_ALLOC_NATIVE, NULL, NULL) != HC_OK ||
-			    hc_sync(s) != HC_OK) {
-				hc_last_error(&e);
-				fprintf(stderr, "bench_write_gpu: hc_write: %s\n", e.message);
-				return 1;
-			}
-		pipe = (double)n * it / (now_s() - t0) / 1e9;
-
-		H->copy_h2d(hd, hs, raw_dst, src, n, false);
-		H->stream_sync(hd, hs);
-		t0 = now_s();
-		for (int i = 0; i < it; i++) {
-			H->copy_h2d(hd, hs, raw_dst, src, n, false);
-			H->stream_sync(hd, hs);
-		}
-		drv = (double)n * it / (now_s() - t0) / 1e9;
-
-		H->copy_h2d(hd, hs, raw_dst, pin, n, true);
-		H->stream_sync(hd, hs);
-		t0 = now_s();
-		for (int i = 0; i < it; i++) {
-			H->copy_h2d(hd, hs, raw_dst, pin, n, true);
-			H->stream_sync(hd, hs);
-		}
-		pinned = (double)n * it / (now_s() - t0) / 1e9;
-
+		pipe = api_gbps(s, b, src, n);
+		if (pipe < 0)
+			return 1;
+		drv = raw_gbps(H, hd, hs, raw_dst, src, n, false);
+		pinned = raw_gbps(H, hd, hs, raw_dst, pin, n, true);
 		emit("pipelined_gbps", label, pipe, "GB/s", -1);
 		emit("driver_pageable_gbps", label, drv, "GB/s", peer_pageable);
 		emit("pinned_gbps", label, pinned, "GB/s", peer_pinned);
