@@ -19,11 +19,15 @@
 
 #include <pthread.h>
 
+/* -DHC_LOCK_FUTEX keeps the futex lock under TSan too, which then checks
+ * that its atomics order what the lock guards. */
+#if !defined(HC_LOCK_FUTEX)
 #if defined(__SANITIZE_THREAD__)
 #define HC_LOCK_PTHREAD 1
 #elif defined(__has_feature)
 #if __has_feature(thread_sanitizer)
 #define HC_LOCK_PTHREAD 1
+#endif
 #endif
 #endif
 #if !defined(__linux__)
