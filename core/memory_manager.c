@@ -145,18 +145,6 @@ void hc_mm_storage_free(struct hc_mm *mm, uint64_t addr, uint64_t size)
 	(void)mm->st.free(mm->st.ctx, addr, size);
 }
 
-void hc_pool_mark_used(struct hc_pool *p, struct hc_slice *s, uint64_t size)
-{
-	s->owned = true;
-	p->use.number_allocs++;
-	p->use.bytes_in_use += s->size;
-	p->use.bytes_padding += s->padding;
-	if (s->page)
-		s->page->live++;
-	if (size > p->largest_alloc)
-		p->largest_alloc = size;
-}
-
 /* Exact-size reuse (direct and persistent pools): the free slice of
  * effective size size + padding, marked used, or NULL when none. */
 struct hc_slice *hc_pool_take_exact(struct hc_pool *p, uint64_t size)
@@ -174,15 +162,6 @@ struct hc_slice *hc_pool_take_exact(struct hc_pool *p, uint64_t size)
 	s->padding = eff - size;
 	hc_pool_mark_used(p, s, size);
 	return s;
-}
-
-void hc_pool_mark_unused(struct hc_pool *p, struct hc_slice *s)
-{
-	p->use.number_allocs--;
-	p->use.bytes_in_use -= s->size;
-	p->use.bytes_padding -= s->padding;
-	if (s->page)
-		s->page->live--;
 }
 
 struct hc_page *hc_pool_page_new(struct hc_pool *p, uint64_t size, hc_status *st)
