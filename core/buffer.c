@@ -97,7 +97,7 @@ static hc_status buf_lock_slow(hc_buffer b, struct hc_strm **sto, struct hc_buf 
  * (a failure, with its message, or a race it lost) goes through the whole
  * resolution again.
  */
-static inline hc_status buf_lock(hc_buffer b, struct hc_strm **sto, struct hc_buf **out)
+static inline __attribute__((always_inline)) hc_status buf_lock(hc_buffer b, struct hc_strm **sto, struct hc_buf **out)
 {
 	struct hc_handle_parts p = hc_handle_unpack(b.id);
 	struct hc_strm *st;
@@ -253,7 +253,7 @@ out_unlock:
 }
 
 /* Gives the slice back and the entry to the free list.  Context: @st locked. */
-static void buf_release(struct hc_strm *st, uint32_t idx)
+static inline __attribute__((always_inline)) void buf_release(struct hc_strm *st, uint32_t idx)
 {
 	struct hc_buf *b = &st->bufs[idx];
 
