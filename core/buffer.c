@@ -97,7 +97,8 @@ static hc_status buf_lock_slow(hc_buffer b, struct hc_strm **sto, struct hc_buf 
  * (a failure, with its message, or a race it lost) goes through the whole
  * resolution again.
  */
-static inline __attribute__((always_inline)) hc_status buf_lock(hc_buffer b, struct hc_strm **sto, struct hc_buf **out)
+static inline __attribute__((always_inline)) hc_status buf_lock(hc_buffer b, struct hc_strm **sto,
+								 struct hc_buf **out)
 {
 	struct hc_handle_parts p = hc_handle_unpack(b.id);
 	struct hc_strm *st;
@@ -164,12 +165,7 @@ static void buf_table_put(struct hc_strm *st, uint32_t idx)
 	st->free_head = idx;
 }
 
-/*
- * hc_strm_reserve - reserve from one of @st's managers with cleanup-and-retry
- * (DESIGN §4.3): a refusal runs what hc_memory_cleanup does and retries
- * once, except while a capture records (nothing may be freed then).
- * Context: @st locked.
- */
+/* hc_strm_reserve's retry after the manager refused with @rc. */
 static hc_status reserve_retry(struct hc_strm *st, struct hc_mm *mm, uint64_t size,
 			       struct hc_slice_ref *ref, uint64_t *addr, hc_status rc)
 {
@@ -181,6 +177,12 @@ static hc_status reserve_retry(struct hc_strm *st, struct hc_mm *mm, uint64_t si
 	return rc;
 }
 
+/*
+ * hc_strm_reserve - reserve from one of @st's managers with cleanup-and-retry
+ * (DESIGN §4.3): a refusal runs what hc_memory_cleanup does and retries
+ * once, except while a capture records (nothing may be freed then).
+ * Context: @st locked.
+ */
 hc_status hc_strm_reserve(struct hc_strm *st, struct hc_mm *mm, uint64_t size,
 			  struct hc_slice_ref *ref, uint64_t *addr)
 {
