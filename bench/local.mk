@@ -1,4 +1,4 @@
-EXTRA_DIST += bench/run-all
+EXTRA_DIST += bench/run-all bench/callgrind-pair
 include bench/trace.mk
 include bench/pools.mk
 include bench/cache.mk

@@ -22,11 +22,31 @@
 #include "core/object.h"
 #include "trace/hipcore_trace.h"
 
+/* The handle of entry @idx with generation @gen: st->buf_base holds the
+ * kind and the device and stream slots (hc_handle_pack's layout). */
+static inline uint64_t buf_id(const struct hc_strm *st, uint32_t gen, uint32_t idx)
+{
+	return st->buf_base | ((uint64_t)(gen & HC_HANDLE_GEN_MASK) << 24) |
+	       (idx & HC_HANDLE_INDEX_MAX);
+}
+
 hc_buffer hc_buf_handle(const struct hc_strm *st, uint32_t idx)
 {
-	hc_buffer b = { hc_handle_pack(HC_KIND_BUFFER, st->dev->slot, st->slot, st->bufs[idx].gen,
-				       idx) };
+	hc_buffer b = { buf_id(st, st->bufs[idx].gen, idx) };
 	return b;
+}
+
+/* The live entry @id names in @st, its origin stream, or NULL.  The handle's
+ * device and stream slots are @st's when @st was found from them. */
+static inline struct hc_buf *buf_find_fast(struct hc_strm *st, uint64_t id)
+{
+	struct hc_handle_parts p = hc_handle_unpack(id);
+	struct hc_buf *b;
+
+	if (p.index >= st->nbufs)
+		return NULL;
+	b = &st->bufs[p.index];
+	return b->gen == p.gen && b->live ? b : NULL;
 }
 
 /*
@@ -48,11 +68,7 @@ hc_status hc_buf_find(struct hc_strm *st, hc_buffer b, struct hc_buf **out)
 	return HC_OK;
 }
 
-/*
- * hc_buf_lock - lock the origin stream of @b and find its entry.
- * Context: no stream lock held by the caller.
- */
-hc_status hc_buf_lock(hc_buffer b, struct hc_strm **sto, struct hc_buf **out)
+static hc_status buf_lock_slow(hc_buffer b, struct hc_strm **sto, struct hc_buf **out)
 {
 	struct hc_handle_parts p = hc_handle_unpack(b.id);
 	struct hc_strm *st;
@@ -74,13 +90,50 @@ hc_status hc_buf_lock(hc_buffer b, struct hc_strm **sto, struct hc_buf **out)
 	return HC_OK;
 }
 
+/*
+ * hc_buf_lock - lock the origin stream of @b and find its entry.
+ * Context: no stream lock held by the caller.
+ * The fast path is hc_strm_slot_lock's and buf_find_fast's; anything else
+ * (a failure, with its message, or a race it lost) goes through the whole
+ * resolution again.
+ */
+static inline __attribute__((always_inline)) hc_status buf_lock(hc_buffer b, struct hc_strm **sto,
+								 struct hc_buf **out)
+{
+	struct hc_handle_parts p = hc_handle_unpack(b.id);
+	struct hc_strm *st;
+	struct hc_buf *e;
+
+	if (__builtin_expect(p.kind == HC_KIND_BUFFER, 1)) {
+		struct hc_dev *d = atomic_load_explicit(&hc_dev_table[p.dev].dev,
+							memory_order_acquire);
+
+		st = d ? __atomic_load_n(&d->streams[p.stream], __ATOMIC_ACQUIRE) : NULL;
+		if (__builtin_expect(st != NULL, 1)) {
+			hc_lock_acquire(&st->lock);
+			if (__builtin_expect(st->open, 1)) {
+				hc_strm_inbox_check(st);
+				e = buf_find_fast(st, b.id);
+				if (__builtin_expect(e != NULL, 1)) {
+					*sto = st;
+					*out = e;
+					return HC_OK;
+				}
+			}
+			hc_lock_release(&st->lock);
+		}
+	}
+	return buf_lock_slow(b, sto, out);
+}
+
+hc_status hc_buf_lock(hc_buffer b, struct hc_strm **sto, struct hc_buf **out)
+{
+	return buf_lock(b, sto, out);
+}
+
+/* Grows the table when the free list is empty.  Context: @st locked. */
 static hc_status buf_table_take(struct hc_strm *st, uint32_t *idx)
 {
-	if (st->free_head != UINT32_MAX) {
-		*idx = st->free_head;
-		st->free_head = st->bufs[*idx].next_free;
-		return HC_OK;
-	}
 	if (st->nbufs == st->capbufs) {
 		uint32_t cap = st->capbufs ? st->capbufs * 2 : 64;
 		struct hc_buf *nb;
@@ -112,6 +165,18 @@ static void buf_table_put(struct hc_strm *st, uint32_t idx)
 	st->free_head = idx;
 }
 
+/* hc_strm_reserve's retry after the manager refused with @rc. */
+static hc_status reserve_retry(struct hc_strm *st, struct hc_mm *mm, uint64_t size,
+			       struct hc_slice_ref *ref, uint64_t *addr, hc_status rc)
+{
+	if ((rc == HC_ERR_OOM || rc == HC_ERR_CAPACITY) && !hc_capture_is_recording(&st->capture)) {
+		atomic_fetch_add(&st->dev->stats.alloc_retries, 1);
+		hc_strm_cleanup_locked(st);
+		rc = hc_mm_reserve(mm, size, ref, addr);
+	}
+	return rc;
+}
+
 /*
  * hc_strm_reserve - reserve from one of @st's managers with cleanup-and-retry
  * (DESIGN §4.3): a refusal runs what hc_memory_cleanup does and retries
@@ -123,18 +188,14 @@ hc_status hc_strm_reserve(struct hc_strm *st, struct hc_mm *mm, uint64_t size,
 {
 	hc_status rc = hc_mm_reserve(mm, size, ref, addr);
 
-	if ((rc == HC_ERR_OOM || rc == HC_ERR_CAPACITY) && !hc_capture_is_recording(&st->capture)) {
-		atomic_fetch_add(&st->dev->stats.alloc_retries, 1);
-		hc_strm_cleanup_locked(st);
-		rc = hc_mm_reserve(mm, size, ref, addr);
-	}
-	return rc;
+	return rc == HC_OK ? rc : reserve_retry(st, mm, size, ref, addr, rc);
 }
 
 hc_status hc_alloc(hc_stream s, uint64_t size, hc_buffer *out)
 {
 	uint64_t t0 = HC_TRACE_T0(alloc);
 	struct hc_strm *st;
+	struct hc_buf *b;
 	struct hc_slice_ref ref;
 	uint64_t addr = 0;
 	uint32_t idx = 0;
@@ -146,10 +207,17 @@ hc_status hc_alloc(hc_stream s, uint64_t size, hc_buffer *out)
 	rc = hc_strm_lock(s, &st);
 	if (rc != HC_OK)
 		return rc;
-	rc = buf_table_take(st, &idx);
-	if (rc != HC_OK)
-		goto out_unlock;
-	rc = hc_strm_reserve(st, st->dmm, size, &ref, &addr);
+	if (__builtin_expect(st->free_head != UINT32_MAX, 1)) {
+		idx = st->free_head;
+		st->free_head = st->bufs[idx].next_free;
+	} else {
+		rc = buf_table_take(st, &idx);
+		if (rc != HC_OK)
+			goto out_unlock;
+	}
+	rc = hc_mm_reserve(st->dmm, size, &ref, &addr);
+	if (__builtin_expect(rc != HC_OK, 0))
+		rc = reserve_retry(st, st->dmm, size, &ref, &addr, rc);
 	if (rc != HC_OK) {
 		/* Give the entry back untouched: the table entry was never live. */
 		st->bufs[idx].next_free = st->free_head;
@@ -169,10 +237,17 @@ hc_status hc_alloc(hc_stream s, uint64_t size, hc_buffer *out)
 			    (align - size % align) % align);
 	}
 	st->buf_seq = hc_gen_next(st->buf_seq);
-	st->bufs[idx] = (struct hc_buf){ .ref = ref, .addr = addr, .size = size,
-					 .stamp = hc_cursor_advance(&st->cursor),
-					 .gen = st->buf_seq, .live = true };
-	*out = hc_buf_handle(st, idx);
+	b = &st->bufs[idx];
+	b->ref = ref;
+	b->addr = addr;
+	b->size = size;
+	b->stamp = ++st->cursor.cursor; /* hc_cursor_advance, inline */
+	b->gen = st->buf_seq;
+	b->next_free = 0;
+	b->remote_pins = 0;
+	b->live = true;
+	b->freed_pinned = false;
+	out->id = buf_id(st, b->gen, idx);
 out_unlock:
 	HC_TRACE(alloc, s.id, out->id, size, (int32_t)rc, hc_trace_since_ns(t0));
 	hc_strm_unlock(st);
@@ -180,11 +255,14 @@ out_unlock:
 }
 
 /* Gives the slice back and the entry to the free list.  Context: @st locked. */
-static void buf_release(struct hc_strm *st, uint32_t idx)
+static inline __attribute__((always_inline)) void buf_release(struct hc_strm *st, uint32_t idx)
 {
 	struct hc_buf *b = &st->bufs[idx];
 
-	hc_et_forget(st->dev, hc_buf_handle(st, idx).id);
+	/* hc_et_forget's own test, first: no handle to build when nothing on
+	 * the device was ever tainted (every hc_free passes here). */
+	if (atomic_load_explicit(&st->dev->eg_tainted, memory_order_acquire))
+		hc_et_forget(st->dev, buf_id(st, b->gen, idx));
 	hc_mm_release(st->dmm, b->ref);
 	buf_table_put(st, idx);
 }
@@ -196,7 +274,7 @@ hc_status hc_free(hc_buffer buffer)
 	struct hc_buf *b;
 	hc_status rc;
 
-	rc = hc_buf_lock(buffer, &st, &b);
+	rc = buf_lock(buffer, &st, &b);
 	if (rc != HC_OK) {
 		HC_TRACE(free, buffer.id, (int32_t)rc, hc_trace_since_ns(t0));
 		return rc;

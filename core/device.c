@@ -16,12 +16,8 @@
 #include "core/streamops.h"
 #include "trace/hipcore_trace.h"
 
-struct dev_slot {
-	_Atomic(struct hc_dev *) dev;
-	_Atomic uint32_t gen;
-};
-
-static struct dev_slot dev_table[HC_MAX_DEVICES];
+struct hc_dev_slot hc_dev_table[HC_MAX_DEVICES];
+#define dev_table hc_dev_table
 static pthread_mutex_t dev_table_lock = PTHREAD_MUTEX_INITIALIZER;
 
 hc_status hc_device_options_init(hc_device_options *opts)
@@ -49,7 +45,7 @@ hc_status hc_dev_get(hc_device d, struct hc_dev **out)
 	return HC_OK;
 }
 
-hc_status hc_strm_lock(hc_stream s, struct hc_strm **out)
+hc_status hc_strm_lock_slow(hc_stream s, struct hc_strm **out)
 {
 	struct hc_handle_parts p = hc_handle_unpack(s.id);
 	hc_device d = { hc_handle_pack(HC_KIND_DEVICE, p.dev, 0, 0, 0) };
@@ -78,9 +74,9 @@ hc_status hc_strm_lock(hc_stream s, struct hc_strm **out)
 	if (!st)
 		return hc_fail(HC_ERR_STALE, "stream handle %#llx is unknown",
 			       (unsigned long long)s.id);
-	pthread_mutex_lock(&st->lock);
+	hc_lock_acquire(&st->lock);
 	if (!st->open || st->handle.id != s.id) {
-		pthread_mutex_unlock(&st->lock);
+		hc_lock_release(&st->lock);
 		return hc_fail(HC_ERR_STALE, "stream handle %#llx is closed",
 			       (unsigned long long)s.id);
 	}
@@ -96,7 +92,7 @@ struct hc_dev *hc_dev_by_slot(unsigned devslot)
 	return atomic_load_explicit(&dev_table[devslot].dev, memory_order_acquire);
 }
 
-hc_status hc_strm_slot_lock(unsigned devslot, unsigned slot, struct hc_strm **out)
+hc_status hc_strm_slot_lock_slow(unsigned devslot, unsigned slot, struct hc_strm **out)
 {
 	struct hc_dev *dev;
 	struct hc_strm *st;
@@ -109,19 +105,14 @@ hc_status hc_strm_slot_lock(unsigned devslot, unsigned slot, struct hc_strm **ou
 	st = __atomic_load_n(&dev->streams[slot], __ATOMIC_ACQUIRE);
 	if (!st)
 		return HC_ERR_STALE;
-	pthread_mutex_lock(&st->lock);
+	hc_lock_acquire(&st->lock);
 	if (!st->open) {
-		pthread_mutex_unlock(&st->lock);
+		hc_lock_release(&st->lock);
 		return HC_ERR_STALE;
 	}
 	hc_strm_inbox_drain(st);
 	*out = st;
 	return HC_OK;
-}
-
-void hc_strm_unlock(struct hc_strm *st)
-{
-	pthread_mutex_unlock(&st->lock);
 }
 
 static hc_status open_backend(const char *name, const struct hc_hal_open_args *args,
@@ -277,7 +268,7 @@ hc_status hc_device_close(hc_device d)
 	hc_idle_fini(&dev->idle, &(struct hc_idle_hal){ dev->ops, dev->hal });
 	for (i = 0; i < dev->nstreams; i++) {
 		struct hc_strm *st = dev->streams[i];
-		pthread_mutex_destroy(&st->lock);
+		hc_lock_destroy(&st->lock);
 		pthread_mutex_destroy(&st->inbox.lock);
 		free(st);
 	}

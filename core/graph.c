@@ -47,13 +47,13 @@ static void graph_release(struct hc_dev *dev, struct hc_graph_rec *g)
 {
 	struct hc_strm *st = g->stream;
 
-	pthread_mutex_lock(&st->lock);
+	hc_lock_acquire(&st->lock);
 	if (st->open && st->gen == g->stream_gen) {
 		unpin_all(st->dmm, g->retained, g->nretained);
 		unpin_all(st->pmm, g->pretained, g->npretained);
 		hc_mc_graph_release(st->cache, g->cache_graph_id);
 	}
-	pthread_mutex_unlock(&st->lock);
+	hc_lock_release(&st->lock);
 	if (g->hal)
 		dev->ops->graph_destroy(dev->hal, g->hal);
 	free(g->retained);
@@ -357,15 +357,15 @@ hc_status hc_graph_destroy(hc_graph g)
 	if (rc != HC_OK)
 		goto out_unlock;
 	st = rec->stream;
-	pthread_mutex_lock(&st->lock);
+	hc_lock_acquire(&st->lock);
 	if (hc_capture_is_recording(&st->capture)) {
-		pthread_mutex_unlock(&st->lock);
+		hc_lock_release(&st->lock);
 		rc = hc_fail(HC_ERR_STATE,
 			     "hc_graph_destroy: its stream is recording a capture; end it first");
 		goto out_unlock;
 	}
 	if (atomic_load(&dev->recording) > 0) {
-		pthread_mutex_unlock(&st->lock);
+		hc_lock_release(&st->lock);
 		rc = hc_fail(HC_ERR_STATE,
 			     "hc_graph_destroy: another stream of the device is recording a capture, "
 			     "which the wait for this graph's last replay would invalidate; destroy "
@@ -374,7 +374,7 @@ hc_status hc_graph_destroy(hc_graph g)
 	}
 	/* The graph's last replay may still run: wait before unpinning. */
 	rc = hc_strm_sync_wait(st);
-	pthread_mutex_unlock(&st->lock);
+	hc_lock_release(&st->lock);
 	graph_release(dev, rec);
 out_unlock:
 	pthread_mutex_unlock(&dev->lock);

@@ -3,6 +3,7 @@ libhipcore_internal_la_SOURCES += \
 	core/internal.h \
 	core/handle.h \
 	core/object.h \
+	core/lock.h \
 	core/status.c \
 	core/staging.c \
 	core/device.c \

@@ -61,7 +61,7 @@ hc_status hc_device_memory_usage(hc_device d, hc_memory_kind kind, hc_memory_usa
 		struct hc_strm *st = dev->streams[i];
 		hc_memory_usage u;
 
-		pthread_mutex_lock(&st->lock);
+		hc_lock_acquire(&st->lock);
 		if (st->open) {
 			hc_mm_usage(mm_of(st, kind), &u);
 			out->number_allocs += u.number_allocs;
@@ -69,7 +69,7 @@ hc_status hc_device_memory_usage(hc_device d, hc_memory_kind kind, hc_memory_usa
 			out->bytes_padding += u.bytes_padding;
 			out->bytes_reserved += u.bytes_reserved;
 		}
-		pthread_mutex_unlock(&st->lock);
+		hc_lock_release(&st->lock);
 	}
 	if (kind == HC_MEMORY_DEVICE)
 		out->bytes_reserved += hc_idle_bytes(&dev->idle);

@@ -40,6 +40,7 @@
 #include "core/errtrack.h"
 #include "core/handle.h"
 #include "core/idle.h"
+#include "core/lock.h"
 #include "core/internal.h"
 #include "core/metacache.h"
 #include "core/pool.h"
@@ -66,12 +67,13 @@ struct hc_inbox {
 };
 
 struct hc_strm {
-	pthread_mutex_t lock;
+	hc_lock lock; /* core/lock.h */
 	struct hc_dev *dev;
 	uint32_t slot;
 	uint32_t gen;   /* current generation of the slot */
 	bool open;      /* guarded by @lock and the device lock */
 	hc_stream handle;
+	uint64_t buf_base; /* its buffers' handles without generation and index */
 
 	hc_hal_stream *hal;
 	struct hc_mm *dmm; /* device memory */
@@ -159,19 +161,99 @@ struct hc_dev {
 };
 
 /* device.c */
+/* The table of open devices: a slot's pointer is cleared and its
+ * generation bumped when the device closes (device.c). */
+struct hc_dev_slot {
+	_Atomic(struct hc_dev *) dev;
+	_Atomic uint32_t gen;
+};
+extern struct hc_dev_slot hc_dev_table[HC_MAX_DEVICES];
+
 hc_status hc_dev_get(hc_device d, struct hc_dev **out);
 /* The open device in slot @dev, or NULL (no generation check). */
 struct hc_dev *hc_dev_by_slot(unsigned dev);
-/* Locks the open stream in slot @stream of device slot @dev. */
-hc_status hc_strm_slot_lock(unsigned dev, unsigned stream, struct hc_strm **out);
-/* Resolves @s and returns its stream locked; HC_ERR_STALE when closed. */
-hc_status hc_strm_lock(hc_stream s, struct hc_strm **out);
-void hc_strm_unlock(struct hc_strm *st);
+/* The whole resolution of hc_strm_slot_lock and hc_strm_lock, with the
+ * messages of each failure; the inline versions below fall back to them
+ * whenever their fast path does not succeed. */
+hc_status hc_strm_slot_lock_slow(unsigned dev, unsigned stream, struct hc_strm **out);
+hc_status hc_strm_lock_slow(hc_stream s, struct hc_strm **out);
+
+/* stream.c */
+void hc_strm_inbox_drain(struct hc_strm *st);
+
+/* Runs the inbox's pending unpins; skips the call when nothing was posted
+ * (every public call passes here).  Context: @st locked. */
+static inline void hc_strm_inbox_check(struct hc_strm *st)
+{
+	if (__builtin_expect(__atomic_load_n(&st->inbox.n, __ATOMIC_ACQUIRE) != 0, 0))
+		hc_strm_inbox_drain(st);
+}
+
+/*
+ * hc_strm_slot_lock - lock the open stream in slot @stream of device slot
+ * @dev (no generation check: buffers check their own).
+ * Return: HC_OK with *@out locked; HC_ERR_STALE (no message) otherwise.
+ */
+static inline hc_status hc_strm_slot_lock(unsigned dev, unsigned stream, struct hc_strm **out)
+{
+	struct hc_dev *d;
+	struct hc_strm *st;
+
+	if (__builtin_expect(dev < HC_MAX_DEVICES && stream < HC_MAX_STREAMS, 1)) {
+		d = atomic_load_explicit(&hc_dev_table[dev].dev, memory_order_acquire);
+		/* Stream slots are published once and never freed before the device. */
+		st = d ? __atomic_load_n(&d->streams[stream], __ATOMIC_ACQUIRE) : NULL;
+		if (__builtin_expect(st != NULL, 1)) {
+			hc_lock_acquire(&st->lock);
+			if (__builtin_expect(st->open, 1)) {
+				hc_strm_inbox_check(st);
+				*out = st;
+				return HC_OK;
+			}
+			hc_lock_release(&st->lock);
+		}
+	}
+	return hc_strm_slot_lock_slow(dev, stream, out);
+}
+
+/*
+ * hc_strm_lock - resolve @s and return its stream locked.
+ * Return: HC_OK; HC_ERR_STALE when @s is not an open stream (with the
+ * message hc_strm_lock_slow gives).
+ */
+static inline hc_status hc_strm_lock(hc_stream s, struct hc_strm **out)
+{
+	struct hc_handle_parts p = hc_handle_unpack(s.id);
+	struct hc_dev *dev;
+	struct hc_strm *st;
+
+	if (__builtin_expect(p.kind == HC_KIND_STREAM, 1)) {
+		dev = atomic_load_explicit(&hc_dev_table[p.dev].dev, memory_order_acquire);
+		/* hc_dev_get's check: the slot's generation is the device's. */
+		if (__builtin_expect(dev != NULL, 1) &&
+		    atomic_load_explicit(&hc_dev_table[p.dev].gen, memory_order_acquire) ==
+			    hc_handle_unpack(dev->handle.id).gen &&
+		    (st = __atomic_load_n(&dev->streams[p.stream], __ATOMIC_ACQUIRE)) != NULL) {
+			hc_lock_acquire(&st->lock);
+			if (__builtin_expect(st->open && st->handle.id == s.id, 1)) {
+				hc_strm_inbox_check(st);
+				*out = st;
+				return HC_OK;
+			}
+			hc_lock_release(&st->lock);
+		}
+	}
+	return hc_strm_lock_slow(s, out);
+}
+
+static inline void hc_strm_unlock(struct hc_strm *st)
+{
+	hc_lock_release(&st->lock);
+}
 
 /* stream.c */
 hc_status hc_strm_create(struct hc_dev *dev, struct hc_strm **out);
 void hc_strm_teardown(struct hc_strm *st);
-void hc_strm_inbox_drain(struct hc_strm *st);
 /* Waits for @fence on the host; a late failure taints in-flight work. */
 hc_status hc_strm_fence_wait(struct hc_strm *st, void *fence);
 /* Records a fence on @st that hc_strm_fence_wait knows; destroys it. */

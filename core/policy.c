@@ -32,10 +32,10 @@ hc_status hc_device_set_policy(hc_device d, const hc_policy *p)
 			q.max_count = p->dq_max_count;
 		if (p->dq_max_bytes)
 			q.max_bytes = p->dq_max_bytes;
-		pthread_mutex_lock(&st->lock);
+		hc_lock_acquire(&st->lock);
 		if (st->open)
 			hc_dq_set_policy(&st->dq, &q);
-		pthread_mutex_unlock(&st->lock);
+		hc_lock_release(&st->lock);
 	}
 	pthread_mutex_unlock(&dev->lock);
 	HC_TRACE(call, (uint16_t)HC_TRACE_FN_device_set_policy, 0, d.id, 0, 0, (int32_t)HC_OK, 0);

@@ -43,11 +43,6 @@ void hc_exclusive_init(struct hc_pool *p, const hc_pool_spec *spec, uint64_t ali
 	p->cur_avg = (double)spec->max_alloc_size / 2.0;
 }
 
-bool hc_exclusive_accept(const struct hc_pool *p, uint64_t size)
-{
-	return size <= p->spec.max_alloc_size;
-}
-
 struct hc_slice *hc_exclusive_try_reserve(struct hc_pool *p, uint64_t size)
 {
 	struct hc_tnode *n = NULL;

@@ -128,6 +128,10 @@ struct hc_pool {
 
 static inline uint64_t hc_pad(uint64_t size, uint64_t align)
 {
+	/* Every reservation pays this: a mask for the usual power-of-two
+	 * alignment instead of two divisions (the same value). */
+	if ((align & (align - 1)) == 0)
+		return (0 - size) & (align - 1);
 	return (align - size % align) % align;
 }
 
@@ -138,9 +142,30 @@ hc_status hc_mm_storage_alloc(struct hc_mm *mm, uint64_t size, uint64_t *addr);
 hc_status hc_mm_storage_alloc_fit(struct hc_mm *mm, uint64_t size, uint64_t max, uint64_t *addr,
 				  uint64_t *got);
 void hc_mm_storage_free(struct hc_mm *mm, uint64_t addr, uint64_t size);
-void hc_pool_mark_used(struct hc_pool *p, struct hc_slice *s, uint64_t size);
 struct hc_slice *hc_pool_take_exact(struct hc_pool *p, uint64_t size);
-void hc_pool_mark_unused(struct hc_pool *p, struct hc_slice *s);
+
+/* Usage bookkeeping of every reservation and release: inline, it sits on
+ * the pool-hit path of each pool file. */
+static inline void hc_pool_mark_used(struct hc_pool *p, struct hc_slice *s, uint64_t size)
+{
+	s->owned = true;
+	p->use.number_allocs++;
+	p->use.bytes_in_use += s->size;
+	p->use.bytes_padding += s->padding;
+	if (s->page)
+		s->page->live++;
+	if (size > p->largest_alloc)
+		p->largest_alloc = size;
+}
+
+static inline void hc_pool_mark_unused(struct hc_pool *p, struct hc_slice *s)
+{
+	p->use.number_allocs--;
+	p->use.bytes_in_use -= s->size;
+	p->use.bytes_padding -= s->padding;
+	if (s->page)
+		s->page->live--;
+}
 struct hc_page *hc_pool_page_new(struct hc_pool *p, uint64_t size, hc_status *st);
 struct hc_page *hc_pool_page_new_fit(struct hc_pool *p, uint64_t size, uint64_t max,
 				     hc_status *st);
@@ -148,7 +173,18 @@ void hc_pool_page_drop(struct hc_pool *p, struct hc_page *pg);
 
 /* Per kind.  try_reserve returns NULL on a miss; alloc reports the status. */
 void hc_sliced_init(struct hc_pool *p, const hc_pool_spec *spec, uint64_t align);
-bool hc_sliced_accept(const struct hc_pool *p, uint64_t size);
+/* Slices up to max_slice_size; an uncapped pool also takes near-page
+ * requests, those within 20% of a page: size in (0.8 page, page].
+ * Inline: the router asks every pool in turn on each reservation. */
+static inline bool hc_sliced_accept(const struct hc_pool *p, uint64_t size)
+{
+	uint64_t page = p->spec.page_size;
+
+	if (size <= p->spec.max_slice_size)
+		return true;
+	/* 5 * (page - size) < page, without overflow */
+	return !p->capped && size <= page && (page - size) < page / 5 + (page % 5 != 0);
+}
 struct hc_slice *hc_sliced_try_reserve(struct hc_pool *p, uint64_t size);
 hc_status hc_sliced_alloc(struct hc_pool *p, uint64_t size, struct hc_slice **out);
 void hc_sliced_on_free(struct hc_pool *p, struct hc_slice *s);
@@ -156,7 +192,10 @@ void hc_sliced_cleanup(struct hc_pool *p, bool explicit_);
 void hc_sliced_destroy(struct hc_pool *p);
 
 void hc_exclusive_init(struct hc_pool *p, const hc_pool_spec *spec, uint64_t align);
-bool hc_exclusive_accept(const struct hc_pool *p, uint64_t size);
+static inline bool hc_exclusive_accept(const struct hc_pool *p, uint64_t size)
+{
+	return size <= p->spec.max_alloc_size;
+}
 struct hc_slice *hc_exclusive_try_reserve(struct hc_pool *p, uint64_t size);
 hc_status hc_exclusive_alloc(struct hc_pool *p, uint64_t size, struct hc_slice **out);
 void hc_exclusive_on_free(struct hc_pool *p, struct hc_slice *s);

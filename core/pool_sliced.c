@@ -76,18 +76,6 @@ void hc_sliced_init(struct hc_pool *p, const hc_pool_spec *spec, uint64_t align)
 	p->spec.max_slice_size = max_slice;
 }
 
-/* Slices up to max_slice_size; an uncapped pool also takes near-page
- * requests, those within 20% of a page: size in (0.8 page, page]. */
-bool hc_sliced_accept(const struct hc_pool *p, uint64_t size)
-{
-	uint64_t page = p->spec.page_size;
-
-	if (size <= p->spec.max_slice_size)
-		return true;
-	/* 5 * (page - size) < page, without overflow */
-	return !p->capped && size <= page && (page - size) < page / 5 + (page % 5 != 0);
-}
-
 static void free_insert(struct hc_pool *p, struct hc_slice *s)
 {
 	s->node.k1 = s->page->seq;

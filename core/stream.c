@@ -204,7 +204,7 @@ hc_status hc_strm_create(struct hc_dev *dev, struct hc_strm **out)
 		st = calloc(1, sizeof(*st));
 		if (!st)
 			return hc_fail(HC_ERR_OOM, "hc_stream_open: out of host memory");
-		pthread_mutex_init(&st->lock, NULL);
+		hc_lock_init(&st->lock);
 		pthread_mutex_init(&st->inbox.lock, NULL);
 		st->dev = dev;
 		st->slot = slot;
@@ -213,6 +213,7 @@ hc_status hc_strm_create(struct hc_dev *dev, struct hc_strm **out)
 	}
 	st->gen = hc_gen_next(st->gen);
 	st->handle.id = hc_handle_pack(HC_KIND_STREAM, dev->slot, slot, st->gen, 0);
+	st->buf_base = hc_handle_pack(HC_KIND_BUFFER, dev->slot, slot, 0, 0);
 	st->free_head = UINT32_MAX;
 
 	rc = dev->ops->stream_create(dev->hal, &st->hal);
@@ -231,9 +232,9 @@ hc_status hc_strm_create(struct hc_dev *dev, struct hc_strm **out)
 	pthread_mutex_lock(&st->inbox.lock);
 	st->inbox.closed = false;
 	pthread_mutex_unlock(&st->inbox.lock);
-	pthread_mutex_lock(&st->lock);
+	hc_lock_acquire(&st->lock);
 	st->open = true;
-	pthread_mutex_unlock(&st->lock);
+	hc_lock_release(&st->lock);
 	*out = st;
 	return HC_OK;
 
@@ -246,7 +247,7 @@ err_destroy_hal:
 	st->hal = NULL;
 err_release_slot:
 	if (slot == dev->nstreams) {
-		pthread_mutex_destroy(&st->lock);
+		hc_lock_destroy(&st->lock);
 		pthread_mutex_destroy(&st->inbox.lock);
 		free(st);
 	}
@@ -262,7 +263,7 @@ void hc_strm_teardown(struct hc_strm *st)
 {
 	struct hc_dev *dev = st->dev;
 
-	pthread_mutex_lock(&st->lock);
+	hc_lock_acquire(&st->lock);
 	hc_strm_inbox_drain(st);
 	dev->ops->stream_sync(dev->hal, st->hal);
 	hc_strm_queues_fini(st); /* drop queue drained, cache values freed */
@@ -291,7 +292,7 @@ void hc_strm_teardown(struct hc_strm *st)
 	st->inbox.cap = 0;
 	pthread_mutex_unlock(&st->inbox.lock);
 	st->open = false;
-	pthread_mutex_unlock(&st->lock);
+	hc_lock_release(&st->lock);
 }
 
 hc_status hc_stream_open(hc_device d, hc_stream *out)
