@@ -104,24 +104,15 @@ static inline __attribute__((always_inline)) hc_status buf_lock(hc_buffer b, str
 	struct hc_strm *st;
 	struct hc_buf *e;
 
-	if (__builtin_expect(p.kind == HC_KIND_BUFFER, 1)) {
-		struct hc_dev *d = atomic_load_explicit(&hc_dev_table[p.dev].dev,
-							memory_order_acquire);
-
-		st = d ? __atomic_load_n(&d->streams[p.stream], __ATOMIC_ACQUIRE) : NULL;
-		if (__builtin_expect(st != NULL, 1)) {
-			hc_lock_acquire(&st->lock);
-			if (__builtin_expect(st->open, 1)) {
-				hc_strm_inbox_check(st);
-				e = buf_find_fast(st, b.id);
-				if (__builtin_expect(e != NULL, 1)) {
-					*sto = st;
-					*out = e;
-					return HC_OK;
-				}
-			}
-			hc_lock_release(&st->lock);
+	if (__builtin_expect(p.kind == HC_KIND_BUFFER, 1) &&
+	    __builtin_expect(hc_strm_slot_lock(p.dev, p.stream, &st) == HC_OK, 1)) {
+		e = buf_find_fast(st, b.id);
+		if (__builtin_expect(e != NULL, 1)) {
+			*sto = st;
+			*out = e;
+			return HC_OK;
 		}
+		hc_strm_unlock(st);
 	}
 	return buf_lock_slow(b, sto, out);
 }
@@ -241,7 +232,7 @@ hc_status hc_alloc(hc_stream s, uint64_t size, hc_buffer *out)
 	b->ref = ref;
 	b->addr = addr;
 	b->size = size;
-	b->stamp = ++st->cursor.cursor; /* hc_cursor_advance, inline */
+	b->stamp = hc_cursor_advance(&st->cursor);
 	b->gen = st->buf_seq;
 	b->next_free = 0;
 	b->remote_pins = 0;

@@ -17,13 +17,6 @@ void hc_cursor_init(struct hc_cursor_state *s)
 		memset(s, 0, sizeof(*s));
 }
 
-uint64_t hc_cursor_advance(struct hc_cursor_state *s)
-{
-	if (!s)
-		return 0;
-	return ++s->cursor;
-}
-
 static bool cursor_has_synced(const struct hc_cursor_state *s, uint32_t slot)
 {
 	return (s->synced[slot / 64] >> (slot % 64)) & 1u;

@@ -50,7 +50,12 @@ void hc_cursor_init(struct hc_cursor_state *s);
  * Context: caller holds the stream lock.
  * Return: the new cursor (the value new allocations and writes stamp).
  */
-uint64_t hc_cursor_advance(struct hc_cursor_state *s);
+static inline uint64_t hc_cursor_advance(struct hc_cursor_state *s)
+{
+	if (!s)
+		return 0;
+	return ++s->cursor;
+}
 
 /**
  * hc_cursor_needs_wait - must @consumer wait on @origin_slot before using a buffer?
