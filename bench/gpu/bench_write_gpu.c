@@ -266,6 +266,8 @@ int main(void)
 	hc_error_info e;
 	unsigned char *src;
 	void *pin;
+	const char *mode;
+	int rc = 0;
 
 	if (H->device_open(&args, &hd) != HC_OK) {
 		hc_last_error(&e);
@@ -288,50 +290,44 @@ int main(void)
 	}
 	memset(src, 0x5a, max); /* touch every page: pageable, but resident */
 	memset(pin, 0x5a, max);
-	if (getenv("BENCH_PIPE_SWEEP") || getenv("BENCH_HOST_COPY")) {
-		int rc;
+	mode = getenv("BENCH_HOST_COPY") ? "host copy probe"
+	       : getenv("BENCH_PIPE_SWEEP") ? "sweep"
+					    : NULL;
+	if (!mode) {
+		/* Powers of four, plus 8 and 32 MiB: the pipeline starts at 8 MiB. */
+		static const uint64_t sizes[] = { 64 * 1024, 256 * 1024, HC_MIB, 4 * HC_MIB, 8 * HC_MIB,
+						  16 * HC_MIB, 32 * HC_MIB, 64 * HC_MIB, 256 * HC_MIB, max };
+		for (size_t z = 0; z < sizeof(sizes) / sizeof(sizes[0]); z++) {
+			uint64_t n = sizes[z];
+			double pipe, drv, pinned, peer_pageable, peer_pinned;
+			char label[32];
 
-		hc_free(b);
-		hc_stream_close(s);
-		hc_device_close(dev);
-		rc = getenv("BENCH_HOST_COPY") ? host_copy_probe(H, hd, hs, raw_dst, src, pin)
-					       : sweep(H, hd, hs, raw_dst, src, pin);
-		if (rc)
-			fprintf(stderr, "bench_write_gpu: sweep failed\n");
-		H->host_free(hd, pin);
-		H->mem_free(hd, raw_dst);
-		H->stream_destroy(hd, hs);
-		H->device_close(hd);
-		free(src);
-		return rc;
-	}
-	/* Powers of four, plus 8 and 32 MiB: the pipeline starts at 8 MiB. */
-	static const uint64_t sizes[] = { 64 * 1024, 256 * 1024, HC_MIB, 4 * HC_MIB, 8 * HC_MIB,
-					  16 * HC_MIB, 32 * HC_MIB, 64 * HC_MIB, 256 * HC_MIB, max };
-	for (size_t z = 0; z < sizeof(sizes) / sizeof(sizes[0]); z++) {
-		uint64_t n = sizes[z];
-		double pipe, drv, pinned, peer_pageable, peer_pinned;
-		char label[32];
-
-		label_of(n, label, sizeof(label));
-		probe(n, &peer_pageable, &peer_pinned);
-		pipe = api_gbps(s, b, src, n);
-		if (pipe < 0)
-			return 1;
-		drv = raw_gbps(H, hd, hs, raw_dst, src, n, false);
-		pinned = raw_gbps(H, hd, hs, raw_dst, pin, n, true);
-		emit("pipelined_gbps", label, pipe, "GB/s", -1);
-		emit("driver_pageable_gbps", label, drv, "GB/s", peer_pageable);
-		emit("pinned_gbps", label, pinned, "GB/s", peer_pinned);
-		emit("pipelined_over_pinned", label, pinned > 0 ? pipe / pinned : 0, "ratio", -1);
+			label_of(n, label, sizeof(label));
+			probe(n, &peer_pageable, &peer_pinned);
+			pipe = api_gbps(s, b, src, n);
+			if (pipe < 0)
+				return 1;
+			drv = raw_gbps(H, hd, hs, raw_dst, src, n, false);
+			pinned = raw_gbps(H, hd, hs, raw_dst, pin, n, true);
+			emit("pipelined_gbps", label, pipe, "GB/s", -1);
+			emit("driver_pageable_gbps", label, drv, "GB/s", peer_pageable);
+			emit("pinned_gbps", label, pinned, "GB/s", peer_pinned);
+			emit("pipelined_over_pinned", label, pinned > 0 ? pipe / pinned : 0, "ratio", -1);
+		}
 	}
 	hc_free(b);
 	hc_stream_close(s);
 	hc_device_close(dev);
+	if (mode) { /* the sweep opens a device per setting; the probe uses the raw backend */
+		rc = getenv("BENCH_HOST_COPY") ? host_copy_probe(H, hd, hs, raw_dst, src, pin)
+					       : sweep(H, hd, hs, raw_dst, src, pin);
+		if (rc)
+			fprintf(stderr, "bench_write_gpu: %s failed\n", mode);
+	}
 	H->host_free(hd, pin);
 	H->mem_free(hd, raw_dst);
 	H->stream_destroy(hd, hs);
 	H->device_close(hd);
 	free(src);
-	return 0;
+	return rc;
 }
