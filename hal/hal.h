@@ -151,6 +151,7 @@ struct hc_hal_stats {
 	uint64_t host_waits;      /* event_sync and stream_sync calls */
 	uint64_t host_blocked_ns; /* host time spent in them */
 	uint64_t stream_waits;    /* event_wait calls */
+	uint64_t host_allocs_registered; /* of host_allocs, mapped by us and registered (hip) */
 };
 
 struct hc_hal_ops {

@@ -495,6 +495,84 @@ START_TEST(capture_rejects_memory_nodes_and_instantiates_the_rest)
 }
 END_TEST
 
+/* hip_pinned.c: large pinned blocks are our own mapping, registered. */
+START_TEST(large_pinned_blocks_are_mapped_and_registered)
+{
+	void *big, *small, *kept;
+	struct hc_hal_stats st;
+
+	ck_assert_int_eq(H->host_alloc(D, HIP_PIN_MAP_MIN + 1, &big), HC_OK);
+	ck_assert_uint_eq(fake_calls("cudaHostRegister"), 1);
+	ck_assert_uint_eq(fake_calls("cudaHostAlloc"), 0);
+	ck_assert_uint_eq((uintptr_t)big % HIP_PIN_MAP_MIN, 0);
+	memset(big, 0x5a, HIP_PIN_MAP_MIN + 1); /* all of it is there */
+	ck_assert_int_eq(H->host_alloc(D, HIP_PIN_MAP_MIN - 1, &small), HC_OK);
+	ck_assert_uint_eq(fake_calls("cudaHostAlloc"), 1);
+	ck_assert_uint_eq(fake_calls("cudaHostRegister"), 1);
+	ck_assert_int_eq(H->host_alloc(D, 9u << 20, &kept), HC_OK); /* several threads touch it */
+	memset(kept, 1, 9u << 20);
+	ck_assert_int_eq(H->ctl(D, HC_HAL_CTL_STATS, &st), HC_OK);
+	ck_assert_uint_eq(st.host_allocs, 3);
+	ck_assert_uint_eq(st.host_allocs_registered, 2);
+	ck_assert_int_eq(H->host_free(D, big), HC_OK);
+	ck_assert_uint_eq(fake_calls("cudaHostUnregister"), 1);
+	ck_assert_uint_eq(fake_calls("cudaFreeHost"), 0);
+	ck_assert_int_eq(H->host_free(D, small), HC_OK);
+	ck_assert_uint_eq(fake_calls("cudaFreeHost"), 1);
+	ck_assert_int_eq(H->host_free(D, big), HC_ERR_INVALID); /* already given back */
+	/* kept: the device's close unregisters and unmaps it (fake_close
+	 * checks that nothing stays registered) */
+}
+END_TEST
+
+START_TEST(register_failure_falls_back_to_host_alloc_for_good)
+{
+	void *a, *b;
+
+	fake_set_error("cudaHostRegister", 801, 0); /* cudaErrorNotSupported */
+	ck_assert_int_eq(H->host_alloc(D, 4u << 20, &a), HC_OK);
+	ck_assert_uint_eq(fake_calls("cudaHostRegister"), 1);
+	ck_assert_uint_eq(fake_calls("cudaHostAlloc"), 1);
+	ck_assert_int_eq(H->host_alloc(D, 4u << 20, &b), HC_OK);
+	ck_assert_uint_eq(fake_calls("cudaHostRegister"), 1); /* not tried again */
+	ck_assert_uint_eq(fake_calls("cudaHostAlloc"), 2);
+	ck_assert_int_eq(H->host_free(D, a), HC_OK);
+	ck_assert_int_eq(H->host_free(D, b), HC_OK);
+	ck_assert_uint_eq(fake_calls("cudaFreeHost"), 2);
+	ck_assert_uint_eq(fake_calls("cudaHostUnregister"), 0);
+}
+END_TEST
+
+START_TEST(unregister_failure_keeps_the_block_known)
+{
+	void *p;
+
+	ck_assert_int_eq(H->host_alloc(D, 4u << 20, &p), HC_OK);
+	fake_set_error("cudaHostUnregister", 1, 1);
+	ck_assert_int_eq(H->host_free(D, p), HC_ERR_DEVICE);
+	ck_assert_ptr_nonnull(strstr(last()->message, "cudaHostUnregister"));
+	((volatile char *)p)[0] = 1; /* still mapped */
+	ck_assert_int_eq(H->host_free(D, p), HC_OK);
+	ck_assert_uint_eq(fake_calls("cudaHostUnregister"), 2);
+}
+END_TEST
+
+START_TEST(pinned_register_off_by_environment)
+{
+	void *p;
+
+	H->device_close(D);
+	D = NULL;
+	setenv("HIPCORE_PINNED_REGISTER", "0", 1);
+	ck_assert_int_eq(open_with(fake_path, 0, &D), HC_OK);
+	unsetenv("HIPCORE_PINNED_REGISTER");
+	ck_assert_int_eq(H->host_alloc(D, 64u << 20, &p), HC_OK);
+	ck_assert_uint_eq(fake_calls("cudaHostRegister"), 0);
+	ck_assert_uint_eq(fake_calls("cudaHostAlloc"), 1);
+	ck_assert_int_eq(H->host_free(D, p), HC_OK);
+}
+END_TEST
+
 START_TEST(ctl_clock_and_unknown_ops)
 {
 	uint64_t a = 0, b = 0;
@@ -617,6 +695,18 @@ START_TEST(amd_props_use_hip_attributes)
 }
 END_TEST
 
+START_TEST(amd_pinned_blocks_register_with_hip)
+{
+	void *p;
+
+	ck_assert_int_eq(H->host_alloc(D, 4u << 20, &p), HC_OK);
+	ck_assert_uint_eq(fh_calls("cudaHostRegister"), 1); /* hipHostRegister */
+	ck_assert_uint_eq(fh_calls("cudaHostAlloc"), 0);
+	ck_assert_int_eq(H->host_free(D, p), HC_OK);
+	ck_assert_uint_eq(fh_calls("cudaHostUnregister"), 1);
+}
+END_TEST
+
 START_TEST(amd_errors_are_hip_codes)
 {
 	hc_hal_dptr d;
@@ -702,6 +792,10 @@ static Suite *hip_suite(void)
 	tcase_add_test(tc, driver_errors_use_the_driver_table);
 	tcase_add_test(tc, capture_rejects_memory_nodes_and_instantiates_the_rest);
 	tcase_add_loop_test(tc, time_kernels_brackets_launches, 0, 3);
+	tcase_add_test(tc, large_pinned_blocks_are_mapped_and_registered);
+	tcase_add_test(tc, register_failure_falls_back_to_host_alloc_for_good);
+	tcase_add_test(tc, unregister_failure_keeps_the_block_known);
+	tcase_add_test(tc, pinned_register_off_by_environment);
 	tcase_add_test(tc, ctl_clock_and_unknown_ops);
 	suite_add_tcase(s, tc);
 
@@ -709,6 +803,7 @@ static Suite *hip_suite(void)
 	tcase_add_checked_fixture(tc, amd_open, amd_close);
 	tcase_add_test(tc, amd_props_use_hip_attributes);
 	tcase_add_test(tc, amd_errors_are_hip_codes);
+	tcase_add_test(tc, amd_pinned_blocks_register_with_hip);
 	tcase_add_test(tc, amd_capture_instantiates_with_hip_signature);
 	suite_add_tcase(s, tc);
 	return s;

@@ -35,6 +35,8 @@
 #define cudaFree hipFree
 #define cudaHostAlloc hipHostMalloc
 #define cudaFreeHost hipHostFree
+#define cudaHostRegister hipHostRegister
+#define cudaHostUnregister hipHostUnregister
 #define cudaMemcpyAsync hipMemcpyAsync
 #define cudaStreamCreateWithFlags hipStreamCreateWithFlags
 #define cudaStreamDestroy hipStreamDestroy
@@ -72,7 +74,7 @@ enum {
 	F_Instantiate, F_GraphLaunch, F_GraphExecDestroy, F_GraphDestroy, F_MallocAsync,
 	F_FreeAsync, F_cuInit, F_cuDeviceGet, F_cuDeviceGetName, F_cuModuleLoadData,
 	F_cuModuleUnload, F_cuModuleGetFunction, F_cuLaunchKernel, F_EventElapsed,
-	F_EventCreateTiming, F_COUNT
+	F_EventCreateTiming, F_HostRegister, F_HostUnregister, F_COUNT
 };
 
 static const char *const names[F_COUNT] = {
@@ -87,6 +89,7 @@ static const char *const names[F_COUNT] = {
 	"cuDeviceGetName", "cuModuleLoadData", "cuModuleUnload", "cuModuleGetFunction",
 	"cuLaunchKernel", "cudaEventElapsedTime",
 	"cudaEventCreateWithFlags:timing", /* creations with timing on (flags 0) */
+	"cudaHostRegister", "cudaHostUnregister",
 };
 
 static int errs[F_COUNT];
@@ -276,6 +279,51 @@ EXPORT int cudaFreeHost(void *p)
 		live--;
 	}
 	return e;
+}
+
+/* Registered ranges, so an unregister of anything else fails as the real
+ * one does (cudaErrorHostMemoryNotRegistered, hipErrorHostMemoryNotRegistered). */
+#define MAX_REGISTERED 64
+static void *registered[MAX_REGISTERED];
+
+EXPORT int cudaHostRegister(void *p, size_t n, unsigned flags)
+{
+	int e = enter(F_HostRegister);
+	int i = -1;
+
+	if (e)
+		return e;
+	if (flags != 2 || !p || n == 0) /* cudaHostRegisterMapped, and only it */
+		return 1;
+	for (int k = 0; k < MAX_REGISTERED; k++) {
+		if (registered[k] == p)
+			return 712;
+		if (!registered[k] && i < 0)
+			i = k;
+	}
+	if (i < 0)
+		return 2;
+	/* what the runtime pins must be there, writable, from end to end */
+	((volatile char *)p)[0] = ((volatile char *)p)[0];
+	((volatile char *)p)[n - 1] = ((volatile char *)p)[n - 1];
+	registered[i] = p;
+	live++;
+	return 0;
+}
+
+EXPORT int cudaHostUnregister(void *p)
+{
+	int e = enter(F_HostUnregister);
+
+	if (e)
+		return e;
+	for (int i = 0; i < MAX_REGISTERED; i++)
+		if (registered[i] == p) {
+			registered[i] = NULL;
+			live--;
+			return 0;
+		}
+	return 713;
 }
 
 EXPORT int cudaMemcpyAsync(void *d, const void *s, size_t n, int kind, void *stream)

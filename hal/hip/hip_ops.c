@@ -21,6 +21,8 @@
  */
 #include <hip/hip_runtime_api.h>
 #include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,9 +84,22 @@ struct hip_alloc {
 	LIST_ENTRY(hip_alloc) link;
 	void *ptr;
 	uint64_t size;
+	size_t map_len; /* pinned: mapped by hip_pin_map and registered; 0: HostMalloc */
 };
 
 LIST_HEAD(hip_alloc_list, hip_alloc);
+
+/* Returns a pinned block the way it was obtained; for teardown, where a
+ * failure has no one left to report to. */
+static void host_give_back(const struct hip_alloc *a)
+{
+	if (a->map_len) {
+		if (HIP_CALL(HostUnregister)(a->ptr) == 0)
+			hip_pin_unmap(a->ptr, a->map_len);
+	} else {
+		HIP_CALL(HostFree)(a->ptr);
+	}
+}
 
 struct hc_hal_dev {
 	const struct hip_runtime *rt;
@@ -103,6 +118,7 @@ struct hc_hal_dev {
 	struct hip_alloc_list dallocs;
 	struct hip_alloc_list hallocs;
 	bool time_kernels;          /* bracket launches with timing events */
+	atomic_bool pin_register;   /* large pinned blocks: hip_pin_map + HostRegister */
 	uint64_t nstreams, nfunctions, nlaunch; /* serials and the launch ordinal */
 	struct hip_ktimes kt;       /* launches timed, not yet read back */
 };
@@ -202,6 +218,13 @@ static hc_status hip_device_open(const struct hc_hal_open_args *args, hc_hal_dev
 		const char *env = secure_getenv("HIPCORE_TIME_KERNELS");
 		dev->time_kernels = (args->time_kernels || (env && strcmp(env, "1") == 0)) &&
 				    HIP_HAVE(EventElapsedTime);
+	}
+	{
+		/* HIPCORE_PINNED_REGISTER=0 keeps every pinned block on the
+		 * runtime's HostMalloc, to compare or where registering misbehaves. */
+		const char *env = secure_getenv("HIPCORE_PINNED_REGISTER");
+		dev->pin_register = !(env && strcmp(env, "0") == 0) && HIP_HAVE(HostRegister) &&
+				    HIP_HAVE(HostUnregister);
 	}
 	pthread_mutex_init(&dev->lock, NULL);
 	LIST_INIT(&dev->streams);
@@ -306,7 +329,7 @@ static void hip_device_close(hc_hal_dev *dev)
 	}
 	while ((a = LIST_FIRST(&dev->hallocs))) {
 		LIST_REMOVE(a, link);
-		HIP_CALL(HostFree)(a->ptr);
+		host_give_back(a);
 		free(a);
 	}
 	if (tls_dev == dev)
@@ -372,7 +395,7 @@ static hc_status hip_device_props(hc_hal_dev *dev, struct hc_hal_props *out)
 
 /* ----------------------------------------------------------------- memory */
 
-static hc_status track(hc_hal_dev *dev, int host, void *ptr, uint64_t size)
+static hc_status track(hc_hal_dev *dev, int host, void *ptr, uint64_t size, size_t map_len)
 {
 	struct hip_alloc *a = malloc(sizeof(*a));
 
@@ -380,10 +403,12 @@ static hc_status track(hc_hal_dev *dev, int host, void *ptr, uint64_t size)
 		return hc_hal_error(HC_ERR_OOM, 0, NULL, "hip: no host memory to track an allocation");
 	a->ptr = ptr;
 	a->size = size;
+	a->map_len = map_len;
 	pthread_mutex_lock(&dev->lock);
 	if (host) {
 		LIST_INSERT_HEAD(&dev->hallocs, a, link);
 		dev->stats.host_allocs++;
+		dev->stats.host_allocs_registered += map_len != 0;
 	} else {
 		LIST_INSERT_HEAD(&dev->dallocs, a, link);
 		dev->stats.device_allocs++;
@@ -433,7 +458,7 @@ static hc_status hip_mem_alloc(hc_hal_dev *dev, uint64_t size, hc_hal_dptr *out)
 	err = HIP_CALL(Malloc)(&p, (size_t)size);
 	if (err)
 		return rt_fail(dev, HS_Malloc, err);
-	st = track(dev, 0, p, size);
+	st = track(dev, 0, p, size, 0);
 	if (st != HC_OK) {
 		HIP_CALL(Free)(p);
 		return st;
@@ -479,6 +504,7 @@ err_relink:
 static hc_status hip_host_alloc(hc_hal_dev *dev, uint64_t size, void **out)
 {
 	void *p = NULL;
+	size_t map_len = 0;
 	hc_status st;
 	int err;
 
@@ -489,12 +515,28 @@ static hc_status hip_host_alloc(hc_hal_dev *dev, uint64_t size, void **out)
 		return refuse_capturing("host_alloc");
 	if ((st = bind_thread(dev)) != HC_OK)
 		return st;
-	err = HIP_CALL(HostMalloc)(&p, (size_t)size, hipHostMallocMapped);
-	if (err)
-		return rt_fail(dev, HS_HostMalloc, err);
-	st = track(dev, 1, p, size);
+	if (size >= HIP_PIN_MAP_MIN && size <= SIZE_MAX / 2 && atomic_load(&dev->pin_register)) {
+		/* A host out of memory here falls through to HostMalloc, which
+		 * says so in the runtime's words. */
+		p = hip_pin_map((size_t)size, &map_len);
+		if (p && HIP_CALL(HostRegister)(p, map_len, hipHostRegisterMapped) != 0) {
+			/* A platform that cannot register host memory can still
+			 * allocate it pinned: every later block goes there too,
+			 * rather than mapping and faulting in memory for nothing. */
+			hip_pin_unmap(p, map_len);
+			p = NULL;
+			map_len = 0;
+			atomic_store(&dev->pin_register, false);
+		}
+	}
+	if (!p) {
+		err = HIP_CALL(HostMalloc)(&p, (size_t)size, hipHostMallocMapped);
+		if (err)
+			return rt_fail(dev, HS_HostMalloc, err);
+	}
+	st = track(dev, 1, p, size, map_len);
 	if (st != HC_OK) {
-		HIP_CALL(HostFree)(p);
+		host_give_back(&(struct hip_alloc){ .ptr = p, .map_len = map_len });
 		return st;
 	}
 	*out = p;
@@ -515,11 +557,13 @@ static hc_status hip_host_free(hc_hal_dev *dev, void *ptr)
 				    "hip: host_free of %p, which host_alloc did not return", ptr);
 	if ((st = bind_thread(dev)) != HC_OK)
 		goto err_relink;
-	err = HIP_CALL(HostFree)(ptr);
+	err = a->map_len ? HIP_CALL(HostUnregister)(ptr) : HIP_CALL(HostFree)(ptr);
 	if (err) {
-		st = rt_fail(dev, HS_HostFree, err);
+		st = rt_fail(dev, a->map_len ? HS_HostUnregister : HS_HostFree, err);
 		goto err_relink;
 	}
+	if (a->map_len)
+		hip_pin_unmap(ptr, a->map_len);
 	pthread_mutex_lock(&dev->lock);
 	dev->stats.host_frees++;
 	pthread_mutex_unlock(&dev->lock);

@@ -75,6 +75,10 @@ enum hip_space {
 	X(HostMalloc, "hipHostMalloc", "cudaHostAlloc", HIP_LIB_RT, HIP_REQ, int,           \
 	  (void **ptr, size_t size, unsigned flags))                                        \
 	X(HostFree, "hipHostFree", "cudaFreeHost", HIP_LIB_RT, HIP_REQ, int, (void *ptr))   \
+	X(HostRegister, "hipHostRegister", "cudaHostRegister", HIP_LIB_RT, HIP_OPT, int,    \
+	  (void *ptr, size_t size, unsigned flags))                                         \
+	X(HostUnregister, "hipHostUnregister", "cudaHostUnregister", HIP_LIB_RT, HIP_OPT,   \
+	  int, (void *ptr))                                                                 \
 	X(MemcpyAsync, "hipMemcpyAsync", "cudaMemcpyAsync", HIP_LIB_RT, HIP_REQ, int,       \
 	  (void *dst, const void *src, size_t size, int kind, void *stream))                \
 	X(EventCreateWithFlags, "hipEventCreateWithFlags", "cudaEventCreateWithFlags",      \
@@ -182,6 +186,21 @@ void hip_runtime_release(void);
  * entry has that name.
  */
 int hc_hip_sym_override(const char *name, void *fn);
+
+/* hip_pinned.c */
+
+/* Pinned blocks from this size up are mapped here and registered with the
+ * runtime; smaller ones come from its HostMalloc. */
+#define HIP_PIN_MAP_MIN (2u << 20)
+/*
+ * hip_pin_map - anonymous memory for at least @size bytes, 2 MiB aligned,
+ * not inherited by fork, every page already faulted in (from several
+ * threads for large blocks), ready for HostRegister.
+ * Return: the block and its length in *@map_len, or NULL when the host has
+ * no memory (errno from mmap).
+ */
+void *hip_pin_map(size_t size, size_t *map_len);
+void hip_pin_unmap(void *p, size_t map_len);
 
 /* hip_ops.c */
 

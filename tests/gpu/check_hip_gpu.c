@@ -384,6 +384,18 @@ int main(void)
 		round_trip(s, sizes[i], 0);
 	}
 	CHECK(H->stream_destroy(D, s) == HC_OK, "destroy");
+	{
+		struct hc_hal_stats hs;
+
+		/* the pinned blocks of 16 MiB and 256 MiB were mapped and
+		 * registered (hip_pinned.c), not allocated by the runtime */
+		CHECK(H->ctl(D, HC_HAL_CTL_STATS, &hs) == HC_OK, "stats");
+		CHECK(getenv("HIPCORE_PINNED_REGISTER") || hs.host_allocs_registered >= 4,
+		      "pinned blocks registered: %llu of %llu", (unsigned long long)hs.host_allocs_registered,
+		      (unsigned long long)hs.host_allocs);
+		printf("# pinned blocks: %llu, registered: %llu\n", (unsigned long long)hs.host_allocs,
+		       (unsigned long long)hs.host_allocs_registered);
+	}
 	printf("# round trips done\n");
 	cross_stream();
 	printf("# cross-stream done\n");
