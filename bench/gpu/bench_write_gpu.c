@@ -212,9 +212,10 @@ static int sweep(const struct hc_hal_ops *H, hc_hal_dev *hd, hc_hal_stream *hs,
 	double pinned[sizeof(sizes) / sizeof(sizes[0])];
 	const struct hc_pipe_tuning saved = hc_pipe_tuning;
 
-	for (uint64_t z = 0; z < nsz; z++)
-		pinned[z] = raw_gbps(H, hd, hs, raw_dst, pin, sizes[z], true);
-	for (int round = 0; round < 3; round++)
+	for (int round = 0; round < 3; round++) {
+		/* per round: a host that warms up or slows down moves both sides */
+		for (uint64_t z = 0; z < nsz; z++)
+			pinned[z] = raw_gbps(H, hd, hs, raw_dst, pin, sizes[z], true);
 		for (unsigned k = 0; k < NSET; k++) {
 			const struct hc_pipe_tuning *t = &sweep_settings[k];
 			hc_device dev;
@@ -247,6 +248,7 @@ static int sweep(const struct hc_hal_ops *H, hc_hal_dev *hd, hc_hal_stream *hs,
 			hc_stream_close(s);
 			hc_device_close(dev);
 		}
+	}
 	hc_pipe_tuning = saved;
 	return 0;
 }
