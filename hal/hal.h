@@ -122,16 +122,21 @@ struct hc_hal_failed_arg {
 };
 
 /*
- * HC_HAL_CTL_HOST_COPY: the library copied @bytes on the host (staging a
+ * HC_HAL_CTL_HOST_COPY: the library copies @bytes on the host (staging a
  * write into pinned memory, or a read out of it), split over its copy
- * workers when @parallel.  A real device lets the time pass by itself and
- * ignores it; the simulator charges it to the host clock, since that
- * memcpy is host time its ops never see (profile keys host_copy_bw and
- * host_copy_max_bw).
+ * workers when @parallel.  The backend runs the copy itself, @copy(@ctx),
+ * when @copy is set (else the copy already happened): so the timing shim,
+ * which times this ctl as the op "host_copy", sees the real memcpy on a
+ * GPU.  A real device lets the copy take its time; the simulator runs it
+ * (data mode needs the bytes) and charges its model to the host clock,
+ * since that memcpy is host time its other ops never see (profile keys
+ * host_copy_bw and host_copy_max_bw).
  */
 struct hc_hal_host_copy {
 	uint64_t bytes;
 	bool parallel;
+	void (*copy)(void *ctx);
+	void *ctx;
 };
 
 struct hc_hal_fault_arg {
@@ -268,13 +273,14 @@ hc_status hc_hal_error(hc_status status, int backend_code, const char *backend_n
  * work, such as staging memcpy) is the total less their sum.
  */
 
-/* The ops timed, in table order; ctl is not timed. */
+/* The ops timed, in table order; ctl is not timed, except HOST_COPY, as
+ * the op host_copy. */
 #define HC_OPTIME_OPS(X)                                                                          \
 	X(device_props) X(mem_alloc) X(mem_free) X(host_alloc) X(host_free) X(stream_create)       \
 	X(stream_destroy) X(stream_sync) X(copy_h2d) X(copy_d2h) X(copy_d2d) X(event_record)       \
 	X(event_wait) X(event_sync) X(event_query) X(event_destroy) X(capture_begin)               \
 	X(capture_end) X(graph_launch) X(graph_destroy) X(module_load) X(module_unload)            \
-	X(function_get) X(launch)
+	X(function_get) X(launch) X(host_copy)
 
 enum hc_optime_op {
 #define HC_OPTIME_ENUM(name) HC_OPTIME_##name,

@@ -8,7 +8,8 @@
  * call; on the simulator that is the virtual host clock, so a predicted
  * and a measured run give tables in the same units.  ctl is forwarded
  * untimed (it is the clock itself), except HC_HAL_CTL_OP_TIMES, answered
- * here.
+ * here, and HC_HAL_CTL_HOST_COPY, timed as the op host_copy (the backend
+ * runs the library's memcpy inside it).
  */
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -211,6 +212,13 @@ static hc_status t_ctl(hc_hal_dev *dev, int op, void *arg)
 			t->host_ns[i] = atomic_load_explicit(&o->host_ns[i], memory_order_relaxed);
 		}
 		return HC_OK;
+	}
+	if (op == HC_HAL_CTL_HOST_COPY) { /* the backend runs the library's memcpy */
+		uint64_t t0 = now(o);
+		hc_status st = o->real_ops->ctl(o->real, op, arg);
+
+		count(o, HC_OPTIME_host_copy, t0);
+		return st;
 	}
 	return o->real_ops->ctl(o->real, op, arg);
 }

@@ -162,6 +162,9 @@ static hc_status sim_ctl_locked(hc_hal_dev *dev, int op, void *arg)
 		const struct hc_hal_host_copy *h = arg;
 		uint64_t bw = h->parallel ? dev->prof.host_copy_max_bw : dev->prof.host_copy_bw;
 
+		if (h->copy)
+			h->copy(h->ctx); /* the bytes move; the time is the model's */
+
 		if (bw) {
 			unsigned __int128 t = ((unsigned __int128)h->bytes * 1000000000u + bw - 1) / bw;
 

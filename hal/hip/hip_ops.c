@@ -1171,8 +1171,13 @@ static hc_status hip_ctl(hc_hal_dev *dev, int op, void *arg)
 		memcpy(arg, &dev->stats, sizeof(dev->stats));
 		pthread_mutex_unlock(&dev->lock);
 		return HC_OK;
-	case HC_HAL_CTL_HOST_COPY:
-		return HC_OK; /* the memcpy took its real time already */
+	case HC_HAL_CTL_HOST_COPY: {
+		const struct hc_hal_host_copy *h = arg;
+
+		if (h && h->copy)
+			h->copy(h->ctx); /* its real time is the cost */
+		return HC_OK;
+	}
 	case HC_HAL_CTL_LAST_OP:
 	case HC_HAL_CTL_TAKE_FAILED:
 		/* HIP errors are sticky and name no operation: core falls back to

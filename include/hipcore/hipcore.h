@@ -201,7 +201,9 @@ HC_API hc_status hc_device_stats_get(hc_device dev, hc_device_stats *out);
 
 /* One kind of backend call: how often the library made it and the host
  * time spent inside it, on the device's clock (hc_device_now).  On the
- * simulator that is its model of the call; on a GPU, the call's real cost. */
+ * simulator that is its model of the call; on a GPU, the call's real cost.
+ * "host_copy" is the library's own memcpy into or out of pinned staging
+ * memory, which it runs through the backend so that it is counted too. */
 typedef struct hc_op_time {
 	const char *op; /* the HAL op's name: "mem_alloc", "copy_h2d", ... */
 	uint64_t calls;

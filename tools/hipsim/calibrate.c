@@ -515,7 +515,7 @@ static unsigned pool_start(unsigned threads)
 static hc_status one_host_copy(struct cal *c, uint64_t len)
 {
 	unsigned threads = pool.nworkers + 1;
-	struct hc_hal_host_copy h = { len, threads > 1 };
+	struct hc_hal_host_copy h = { .bytes = len, .parallel = threads > 1 }; /* already copied */
 
 	pool.dst = c->pinned;
 	pool.src = c->pageable;
