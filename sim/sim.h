@@ -31,13 +31,16 @@ struct hc_sim_profile {
 	uint64_t d2h_pinned_lat_ns, d2h_pageable_lat_ns;
 	uint64_t d2d_lat_ns;
 	uint64_t copy_call_ns; /* host cost of queuing a copy */
-	/* the library's own host memcpy (staging): one thread, and split over
-	 * its copy workers (ctl HC_HAL_CTL_HOST_COPY) */
-	uint64_t host_copy_bw, host_copy_max_bw;
+	/* the library's own host memcpy (staging): call + size / bandwidth,
+	 * on one thread, and split over its copy workers (ctl
+	 * HC_HAL_CTL_HOST_COPY) */
+	uint64_t host_copy_call_ns, host_copy_bw;
+	uint64_t host_copy_split_call_ns, host_copy_max_bw;
 
 	/* kernels: device time = launch_overhead_ns + (hint or kernel_default_ns) */
 	uint64_t launch_call_ns;
-	uint64_t launch_overhead_ns;
+	uint64_t launch_overhead_ns; /* device occupancy per kernel */
+	uint64_t launch_latency_ns;  /* from the call to the soonest start */
 	uint64_t kernel_default_ns;
 
 	/* allocation: base + per_mib for each MiB beyond the first */

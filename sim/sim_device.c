@@ -164,6 +164,8 @@ static hc_status sim_ctl_locked(hc_hal_dev *dev, int op, void *arg)
 
 		if (h->copy)
 			h->copy(h->ctx); /* the bytes move; the time is the model's */
+		sim_host_cost(dev, h->parallel ? dev->prof.host_copy_split_call_ns
+					       : dev->prof.host_copy_call_ns);
 
 		if (bw) {
 			unsigned __int128 t = ((unsigned __int128)h->bytes * 1000000000u + bw - 1) / bw;

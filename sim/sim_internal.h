@@ -182,6 +182,11 @@ hc_status sim_check_stream(hc_hal_dev *dev, hc_hal_stream *s, const char *fn);
 /* Schedules one device op of @dur ns on @s (and @engine, if non-NULL);
  * returns its end time.  Marks a late failure @fail (0 none). */
 uint64_t sim_schedule(hc_hal_dev *dev, hc_hal_stream *s, uint64_t *engine, uint64_t dur);
+/* The same for work that cannot start sooner than @lat after the host
+ * queued it (a kernel's launch latency): queued behind busy work, the
+ * latency is hidden; on an idle stream it is paid. */
+uint64_t sim_schedule_after(hc_hal_dev *dev, hc_hal_stream *s, uint64_t *engine, uint64_t lat,
+			    uint64_t dur);
 /* Enters a late failure of work queued on @s: the next fence covering it
  * reports it. */
 void sim_stream_fail(hc_hal_dev *dev, hc_hal_stream *s, const char *fmt, ...)

@@ -2,9 +2,12 @@
  * sim_kernels.c - modules, functions and the built-in kernels.
  *
  * The simulator loads no code: module_load(image NULL) gives the built-in
- * kernel set, a non-NULL image is HC_ERR_UNSUPPORTED.  A kernel lasts
- * launch_overhead_ns + (duration_hint_ns, or kernel_default_ns when the hint
- * is 0) on its stream; the call costs the host launch_call_ns.
+ * kernel set, a non-NULL image is HC_ERR_UNSUPPORTED.  A kernel occupies its
+ * stream for launch_overhead_ns + (duration_hint_ns, or kernel_default_ns
+ * when the hint is 0), starting no sooner than launch_latency_ns after the
+ * call (a GPU pipelines launches: back to back, kernels follow each other
+ * at the occupancy; alone, one also waits the latency); the call costs the
+ * host launch_call_ns.
  *
  * Built-in kernels, their parameters in hal_launch.arg_dptr[] / arg_bytes[]
  * (device addresses and the size of each bound range):
@@ -204,7 +207,7 @@ void sim_run_kernel(hc_hal_dev *dev, hc_hal_stream *s, const struct sim_op *op)
 	dur = op->duration_hint_ns ? op->duration_hint_ns : dev->prof.kernel_default_ns;
 	dur = dur > UINT64_MAX - dev->prof.launch_overhead_ns ? UINT64_MAX
 							       : dur + dev->prof.launch_overhead_ns;
-	sim_schedule(dev, s, NULL, dur);
+	sim_schedule_after(dev, s, NULL, dev->prof.launch_latency_ns, dur);
 	if (sim_fault_step(dev, HC_FAULT_LAUNCH, ordinal))
 		why = "failed (injected)";
 	else if (dev->data_mode && op->arg_dptr)

@@ -30,7 +30,9 @@
  *   d2h_pinned_latency*    [8 us]      d2h_pageable_latency*  [10 us]
  *   d2d_latency*           [1 us]
  *   copy_call              host cost of queuing a copy [1090 ns]
+ *   host_copy_call         fixed cost of one library memcpy, one thread [0]
  *   host_copy_bw           the library's memcpy, one thread [9 GB/s]
+ *   host_copy_split_call   fixed cost of one split over the workers [0]
  *   host_copy_max_bw       the same split over its copy workers [20 GB/s]
  *   launch_call            host cost of a launch [1090 ns]
  *   launch_overhead        device time added to each kernel [500 ns]
@@ -99,10 +101,13 @@ static const struct prof_key prof_keys[] = {
 	PK("d2h_pageable_latency", d2h_pageable_lat_ns, U_TIME, true),
 	PK("d2d_latency", d2d_lat_ns, U_TIME, true),
 	PK("copy_call", copy_call_ns, U_TIME, false),
+	PK("host_copy_call", host_copy_call_ns, U_TIME, false),
 	PK("host_copy_bw", host_copy_bw, U_BW, false),
+	PK("host_copy_split_call", host_copy_split_call_ns, U_TIME, false),
 	PK("host_copy_max_bw", host_copy_max_bw, U_BW, false),
 	PK("launch_call", launch_call_ns, U_TIME, false),
 	PK("launch_overhead", launch_overhead_ns, U_TIME, false),
+	PK("launch_latency", launch_latency_ns, U_TIME, false),
 	PK("kernel_default", kernel_default_ns, U_TIME, false),
 	PK("dev_alloc", dev_alloc_ns, U_TIME, false),
 	PK("dev_alloc_per_mib", dev_alloc_ns_per_mib, U_TIME, false),

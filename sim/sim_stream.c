@@ -56,10 +56,17 @@ static hc_status sim_check_event(hc_hal_dev *dev, hc_hal_event *e, const char *f
 
 uint64_t sim_schedule(hc_hal_dev *dev, hc_hal_stream *s, uint64_t *engine, uint64_t dur)
 {
-	uint64_t start = s->ready_ns, end;
+	return sim_schedule_after(dev, s, engine, 0, dur);
+}
 
-	if (dev->host_ns > start)
-		start = dev->host_ns;
+uint64_t sim_schedule_after(hc_hal_dev *dev, hc_hal_stream *s, uint64_t *engine, uint64_t lat,
+			    uint64_t dur)
+{
+	uint64_t start = s->ready_ns, end;
+	uint64_t soonest = dev->host_ns > UINT64_MAX - lat ? UINT64_MAX : dev->host_ns + lat;
+
+	if (soonest > start)
+		start = soonest;
 	if (engine && *engine > start)
 		start = *engine;
 	dur = sim_jitter(dev, dur);
