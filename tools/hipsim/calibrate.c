@@ -381,9 +381,14 @@ static void fit_alloc(struct cal *c, bool host, uint64_t max, uint64_t *alloc_ba
 	 * through both would misfit.  ALLOC_ROUNDS passes over the sizes, each
 	 * size's figure the mean of the passes' medians: the H200 host's
 	 * cudaHostAlloc switches between two speeds (64 MiB: ~22.5 and ~30.5
-	 * ms, for a second or more at a time), and one pass lands in one. */
+	 * ms, for a second or more at a time), and one pass lands in one.
+	 * Pinned memory from 2 MiB: the HIP backend maps and registers blocks
+	 * from there (hal/hip/hip_pinned.c), several times cheaper than the
+	 * runtime's own pinned allocation below it, and the library's pinned
+	 * pool pages are of that kind. */
 	for (unsigned round = 0; round < ALLOC_ROUNDS; round++)
-	for (uint64_t size = MIB, i = 0; size <= max && i < MAX_SIZES; size *= 4, i++) {
+	for (uint64_t size = host ? 2 * MIB : MIB, i = 0; size <= max && i < MAX_SIZES;
+	     size *= 4, i++) {
 		unsigned live = 0;
 
 		for (unsigned r = 0; r < c->reps; r++, live++) {
@@ -439,12 +444,18 @@ out:
  * missed the hand-offs: on the H200 machine, the inference workload's
  * copies (16 KiB - 2 MiB) took 84.5 ms where 31.0 ms were predicted.
  *
- * Two sizes per path give a fixed cost per copy and a bandwidth: one
- * thread below 512 KiB (64 and 256 KiB), split over the copy workers from
- * 512 KiB (1 and 4 MiB): keys host_copy_call and host_copy_bw,
- * host_copy_split_call and host_copy_max_bw.
+ * Four sizes per path, fitted as call + size / bw by least squares: one
+ * thread below 512 KiB (64 - 448 KiB), split over the copy workers from
+ * 512 KiB (1 - 4 MiB; larger writes go through the pipeline in chunks of
+ * that order): keys host_copy_call and host_copy_bw, host_copy_split_call
+ * and host_copy_max_bw.  Two sizes per path, as first written, moved
+ * host_copy_max_bw by 40 % between two calibrations on the H200 machine.
  */
-static const uint64_t host_copy_len[4] = { 64 * 1024, 256 * 1024, 1 * MIB, 4 * MIB };
+#define HOST_COPY_SIZES 4
+static const uint64_t host_copy_len[2][HOST_COPY_SIZES] = {
+	{ 64 * 1024, 192 * 1024, 320 * 1024, 448 * 1024 },
+	{ 1 * MIB, 2 * MIB, 3 * MIB, 4 * MIB },
+};
 
 /* The op host_copy's totals so far. */
 static hc_status lib_copy_totals(hc_device d, uint64_t *calls, uint64_t *ns)
@@ -491,15 +502,22 @@ static double lib_copy_ns(struct cal *c, hc_device d, hc_stream s, hc_buffer b,
 	return median(c->samples, c->reps);
 }
 
-/* call + len / bw through two points; a flat or inverted pair (noise)
- * gives no fixed cost and the larger copy's rate. */
-static void two_point(uint64_t l0, double t0, uint64_t l1, double t1, uint64_t *call, uint64_t *bw)
+/* call + len / bw over one path's sizes; a flat or falling fit (noise)
+ * gives no fixed cost and the largest copy's rate. */
+static void fit_copy_path(const uint64_t *len, const double *t, uint64_t *call, uint64_t *bw)
 {
-	double per_byte = t1 > t0 ? (t1 - t0) / (double)(l1 - l0) : t1 / (double)l1;
-	double fixed = t0 - per_byte * (double)l0;
+	double x[HOST_COPY_SIZES], w[HOST_COPY_SIZES], a, b;
 
-	*bw = per_byte > 0 ? (uint64_t)llround(1e9 / per_byte) : 0;
-	*call = fixed > 0 ? ns_round(fixed) : 0;
+	for (int i = 0; i < HOST_COPY_SIZES; i++) {
+		x[i] = (double)len[i];
+		w[i] = 1.0;
+	}
+	if (fit_line(x, t, w, HOST_COPY_SIZES, &a, &b) != 0 || b <= 0) {
+		a = 0;
+		b = t[HOST_COPY_SIZES - 1] / (double)len[HOST_COPY_SIZES - 1];
+	}
+	*bw = b > 0 ? (uint64_t)llround(1e9 / b) : 0;
+	*call = a > 0 ? ns_round(a) : 0;
 }
 
 static void fit_host_copy(struct cal *c, const struct hs_calibrate_args *args,
@@ -510,7 +528,7 @@ static void fit_host_copy(struct cal *c, const struct hs_calibrate_args *args,
 	hc_stream s;
 	hc_buffer b;
 	unsigned char *src = malloc(4 * MIB), *dst = malloc(4 * MIB);
-	double t[4];
+	double t[2][HOST_COPY_SIZES];
 	hc_status st;
 
 	if (!src || !dst) {
@@ -532,13 +550,12 @@ static void fit_host_copy(struct cal *c, const struct hs_calibrate_args *args,
 		hc_stream_close(s);
 	if (cal_fail(c, st, "host copy: stream and buffer"))
 		goto out_dev;
-	for (int i = 0; i < 4 && c->err == HC_OK; i++)
-		t[i] = lib_copy_ns(c, d, s, b, src, dst, host_copy_len[i]);
+	for (int k = 0; k < 2; k++)
+		for (int i = 0; i < HOST_COPY_SIZES && c->err == HC_OK; i++)
+			t[k][i] = lib_copy_ns(c, d, s, b, src, dst, host_copy_len[k][i]);
 	if (c->err == HC_OK) {
-		two_point(host_copy_len[0], t[0], host_copy_len[1], t[1], &p->host_copy_call_ns,
-			  &p->host_copy_bw);
-		two_point(host_copy_len[2], t[2], host_copy_len[3], t[3], &p->host_copy_split_call_ns,
-			  &p->host_copy_max_bw);
+		fit_copy_path(host_copy_len[0], t[0], &p->host_copy_call_ns, &p->host_copy_bw);
+		fit_copy_path(host_copy_len[1], t[1], &p->host_copy_split_call_ns, &p->host_copy_max_bw);
 	}
 	hc_free(b);
 	hc_stream_close(s);
