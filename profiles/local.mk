@@ -1,2 +1,2 @@
 # profiles/: see Makefile.am
-EXTRA_DIST += profiles/h200.profile
+EXTRA_DIST += profiles/h200.profile profiles/h200-calibrated.profile

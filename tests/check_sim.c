@@ -128,6 +128,21 @@ static void assert_profiles_equal(const struct hc_sim_profile *a, const struct h
 	"d2h_pinned_latency = 1 s\n"                                                         \
 	"d2h_pageable_latency = 7\n"
 
+/* The calibrated profile shipped for the H200 loads, with every key a
+ * calibration writes, the new ones included. */
+START_TEST(calibrated_profile_loads)
+{
+	struct hc_sim_profile p;
+
+	ck_assert_int_eq(hc_sim_profile_load(HC_TOP_SRCDIR "/profiles/h200-calibrated.profile", &p),
+			 HC_OK);
+	ck_assert_str_eq(p.name, "NVIDIA H200");
+	ck_assert_uint_gt(p.host_copy_split_call_ns, 0);
+	ck_assert_uint_gt(p.launch_latency_ns, 0);
+	ck_assert_uint_gt(p.h2d_pinned_bw, p.h2d_pageable_bw);
+}
+END_TEST
+
 START_TEST(profile_file_equals_builtin)
 {
 	struct hc_sim_profile built, loaded;
@@ -1507,6 +1522,7 @@ static Suite *make_sim_suite(void)
 	tc = tcase_create("profile");
 	tcase_add_checked_fixture(tc, setup, NULL);
 	tcase_add_test(tc, profile_file_equals_builtin);
+	tcase_add_test(tc, calibrated_profile_loads);
 	tcase_add_test(tc, profile_parse_units_and_defaults);
 	tcase_add_test(tc, profile_missing_file);
 	tcase_add_test(tc, profile_malformed_line);
