@@ -254,6 +254,9 @@ hc_status hc_launch(hc_stream s, const hc_launch_desc *l)
 	hl.duration_hint_ns = l->duration_hint_ns;
 	rc = dev->ops->launch(dev->hal, st->hal, fn, &hl);
 	if (rc == HC_OK) {
+		enum hc_lib_work w = HC_LIB_WORK_LAUNCH;
+
+		(void)dev->ops->ctl(dev->hal, HC_HAL_CTL_LIB_WORK, &w);
 		for (i = 0; i < nb; i++)
 			if ((l->bindings[i].access & HC_ACCESS_WRITE) && ls.use[i].origin == st)
 				ls.use[i].buf->stamp = hc_cursor_advance(&st->cursor);

@@ -85,6 +85,7 @@ enum hc_hal_ctl_op {
 	HC_HAL_CTL_TAKE_FAILED = 6, /* arg: struct hc_hal_failed_arg * */
 	HC_HAL_CTL_OP_TIMES = 7,    /* arg: struct hc_hal_op_times * (below) */
 	HC_HAL_CTL_HOST_COPY = 8,   /* arg: struct hc_hal_host_copy * */
+	HC_HAL_CTL_LIB_WORK = 9,    /* arg: enum hc_lib_work * (below) */
 };
 
 /*
@@ -137,6 +138,18 @@ struct hc_hal_host_copy {
 	bool parallel;
 	void (*copy)(void *ctx);
 	void *ctx;
+};
+
+/*
+ * HC_HAL_CTL_LIB_WORK: the library did its own host work for one public
+ * call of this kind, beyond the backend calls it made (resolving handles,
+ * bindings, cursors, the error graph, the metadata cache).  A real device
+ * ignores it (the time passed by itself); the simulator charges the
+ * profile's figure for it to the host clock, outside any op, as it is on a
+ * GPU (profile key launch_lib).
+ */
+enum hc_lib_work {
+	HC_LIB_WORK_LAUNCH = 0, /* one hc_launch */
 };
 
 struct hc_hal_fault_arg {

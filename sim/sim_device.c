@@ -158,6 +158,10 @@ static hc_status sim_ctl_locked(hc_hal_dev *dev, int op, void *arg)
 		return sim_last_op(dev, arg);
 	case HC_HAL_CTL_TAKE_FAILED:
 		return sim_take_failed(dev, arg);
+	case HC_HAL_CTL_LIB_WORK:
+		if (arg && *(const enum hc_lib_work *)arg == HC_LIB_WORK_LAUNCH)
+			sim_host_cost(dev, dev->prof.launch_lib_ns);
+		return HC_OK;
 	case HC_HAL_CTL_HOST_COPY: {
 		const struct hc_hal_host_copy *h = arg;
 		uint64_t bw = h->parallel ? dev->prof.host_copy_max_bw : dev->prof.host_copy_bw;

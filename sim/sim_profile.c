@@ -108,6 +108,7 @@ static const struct prof_key prof_keys[] = {
 	PK("launch_call", launch_call_ns, U_TIME, false),
 	PK("launch_overhead", launch_overhead_ns, U_TIME, false),
 	PK("launch_latency", launch_latency_ns, U_TIME, false),
+	PK("launch_lib", launch_lib_ns, U_TIME, false),
 	PK("kernel_default", kernel_default_ns, U_TIME, false),
 	PK("dev_alloc", dev_alloc_ns, U_TIME, false),
 	PK("dev_alloc_per_mib", dev_alloc_ns_per_mib, U_TIME, false),
