@@ -36,6 +36,9 @@ struct hc_sim_profile {
 	 * HC_HAL_CTL_HOST_COPY) */
 	uint64_t host_copy_call_ns, host_copy_bw;
 	uint64_t host_copy_split_call_ns, host_copy_max_bw;
+	/* a split copy that finds the workers asleep (no split copy for
+	 * longer than their spin window, host_copy_spin) pays the wake-up */
+	uint64_t host_copy_split_wake_ns, host_copy_spin_ns;
 
 	/* kernels: device time = launch_overhead_ns + (hint or kernel_default_ns) */
 	uint64_t launch_call_ns;

@@ -168,13 +168,27 @@ static hc_status sim_ctl_locked(hc_hal_dev *dev, int op, void *arg)
 
 		if (h->copy)
 			h->copy(h->ctx); /* the bytes move; the time is the model's */
-		sim_host_cost(dev, h->parallel ? dev->prof.host_copy_split_call_ns
-					       : dev->prof.host_copy_call_ns);
+		if (h->parallel) {
+			/* The library's copy workers spin for a while after a
+			 * copy, then sleep; waking them costs the split. */
+			bool asleep = !dev->split_seen || (dev->host_ns > dev->split_end_ns &&
+							   dev->host_ns - dev->split_end_ns >
+								   dev->prof.host_copy_spin_ns);
+
+			sim_host_cost(dev, dev->prof.host_copy_split_call_ns +
+						   (asleep ? dev->prof.host_copy_split_wake_ns : 0));
+		} else {
+			sim_host_cost(dev, dev->prof.host_copy_call_ns);
+		}
 
 		if (bw) {
 			unsigned __int128 t = ((unsigned __int128)h->bytes * 1000000000u + bw - 1) / bw;
 
 			sim_host_cost(dev, t > UINT64_MAX ? UINT64_MAX : (uint64_t)t);
+		}
+		if (h->parallel) {
+			dev->split_end_ns = dev->host_ns;
+			dev->split_seen = true;
 		}
 		return HC_OK;
 	}

@@ -132,6 +132,8 @@ struct hc_hal_dev {
 	uint64_t rng; /* splitmix64 state */
 
 	uint64_t host_ns;               /* the host thread's virtual clock */
+	uint64_t split_end_ns;          /* host clock after the last split host copy */
+	bool split_seen;                /* there was one */
 	uint64_t h2d_free_ns, d2h_free_ns; /* copy engines */
 
 	/* memory */

@@ -34,6 +34,8 @@
  *   host_copy_bw           the library's memcpy, one thread [9 GB/s]
  *   host_copy_split_call   fixed cost of one split over the workers [0]
  *   host_copy_max_bw       the same split over its copy workers [20 GB/s]
+ *   host_copy_split_wake   extra for a split copy after the workers slept [0]
+ *   host_copy_spin         how long the workers spin before they sleep [50 us]
  *   launch_call            host cost of a launch [1090 ns]
  *   launch_overhead        device time added to each kernel [500 ns]
  *   kernel_default         a kernel's device time without a hint [500 ns]
@@ -105,6 +107,8 @@ static const struct prof_key prof_keys[] = {
 	PK("host_copy_bw", host_copy_bw, U_BW, false),
 	PK("host_copy_split_call", host_copy_split_call_ns, U_TIME, false),
 	PK("host_copy_max_bw", host_copy_max_bw, U_BW, false),
+	PK("host_copy_split_wake", host_copy_split_wake_ns, U_TIME, false),
+	PK("host_copy_spin", host_copy_spin_ns, U_TIME, false),
 	PK("launch_call", launch_call_ns, U_TIME, false),
 	PK("launch_overhead", launch_overhead_ns, U_TIME, false),
 	PK("launch_latency", launch_latency_ns, U_TIME, false),
@@ -179,6 +183,7 @@ void hc_sim_profile_builtin(struct hc_sim_profile *p)
 	p->copy_call_ns = 1090;
 	p->host_copy_bw = 9 * GBPS;
 	p->host_copy_max_bw = 20 * GBPS;
+	p->host_copy_spin_ns = 50000; /* core/pipeline.c's HC_PIPE_SPIN_NS */
 	p->launch_call_ns = 1090;
 	p->launch_overhead_ns = 500;
 	p->kernel_default_ns = 500;

@@ -473,23 +473,68 @@ static hc_status lib_copy_totals(hc_device d, uint64_t *calls, uint64_t *ns)
 	return st == HC_OK ? HC_ERR_UNSUPPORTED : st;
 }
 
-/* Median host time of one library host copy of @len bytes (ns), or < 0
- * with the error in @c. */
-static double lib_copy_ns(struct cal *c, hc_device d, hc_stream s, hc_buffer b,
-			  const unsigned char *src, unsigned char *dst, uint64_t len)
+/* How copies follow each other while one is measured. */
+enum copy_mode {
+	COPY_ONE,  /* write + sync + read: one thread, no workers involved */
+	COPY_WARM, /* writes back to back: the copy workers are still spinning */
+	COPY_COLD, /* a write after an idle gap: the workers have gone to sleep */
+};
+
+/* What fit_host_copy measures with: a device of the backend opened through
+ * the library, a buffer to copy into, and for the idle gaps a kernel. */
+struct lib_rig {
+	hc_device d;
+	hc_stream s;
+	hc_buffer b, kb[3];
+	hc_kernel k;
+	const unsigned char *src;
+	unsigned char *dst;
+};
+
+/* An idle gap well past the workers' spin window (HC_PIPE_SPIN_NS, 50 us)
+ * on either clock: a kernel the simulator runs for 300 us, its sync, then
+ * 300 us of real sleep for a GPU, where the no-op kernel is short. */
+static hc_status idle_gap(struct lib_rig *g)
 {
+	hc_binding bind[3];
+	hc_launch_desc l = { .kernel = g->k, .grid = { 1, 1, 1 }, .block = { 1, 1, 1 },
+			     .bindings = bind, .n_bindings = 3, .duration_hint_ns = 300000 };
+	struct timespec ts = { 0, 300000 };
+	hc_status st;
+
+	for (int i = 0; i < 3; i++)
+		bind[i] = (hc_binding){ g->kb[i], 0, 4096, i < 2 ? HC_ACCESS_READ : HC_ACCESS_WRITE };
+	st = hc_launch(g->s, &l);
+	if (st == HC_OK)
+		st = hc_sync(g->s);
+	nanosleep(&ts, NULL);
+	return st;
+}
+
+/* Median host time of one library host copy of @len bytes (ns) in @mode,
+ * or < 0 with the error in @c. */
+static double lib_copy_ns(struct cal *c, struct lib_rig *g, uint64_t len, enum copy_mode mode)
+{
+	enum { WARM_RUN = 4 };
+
 	for (unsigned r = 0; r < c->reps + 2; r++) { /* two warm-ups */
 		uint64_t c0 = 0, n0 = 0, c1 = 0, n1 = 0;
-		hc_status st = lib_copy_totals(d, &c0, &n0);
+		hc_status st = HC_OK;
 
+		if (mode == COPY_WARM) /* the first of a run finds the workers asleep */
+			st = hc_write(g->s, g->b, 0, g->src, len, HC_ALLOC_NATIVE, NULL, NULL);
+		else if (mode == COPY_COLD)
+			st = idle_gap(g);
 		if (st == HC_OK)
-			st = hc_write(s, b, 0, src, len, HC_ALLOC_NATIVE, NULL, NULL);
+			st = lib_copy_totals(g->d, &c0, &n0);
+		for (int i = 0; st == HC_OK && i < (mode == COPY_WARM ? WARM_RUN : 1); i++)
+			st = hc_write(g->s, g->b, 0, g->src, len, HC_ALLOC_NATIVE, NULL, NULL);
+		if (st == HC_OK && mode == COPY_ONE && (st = hc_sync(g->s)) == HC_OK)
+			st = hc_read(g->s, g->b, 0, g->dst, len, NULL);
 		if (st == HC_OK)
-			st = hc_sync(s);
+			st = lib_copy_totals(g->d, &c1, &n1);
 		if (st == HC_OK)
-			st = hc_read(s, b, 0, dst, len, NULL);
-		if (st == HC_OK)
-			st = lib_copy_totals(d, &c1, &n1);
+			st = hc_sync(g->s);
 		if (cal_fail(c, st, "host copy through the library"))
 			return -1;
 		if (c1 <= c0) {
@@ -497,7 +542,7 @@ static double lib_copy_ns(struct cal *c, hc_device d, hc_stream s, hc_buffer b,
 			return -1;
 		}
 		if (r >= 2)
-			c->samples[r - 2] = (double)(n1 - n0) / (double)(c1 - c0);
+			c->samples[r - 2] = (n1 - n0) / (c1 - c0);
 	}
 	return median(c->samples, c->reps);
 }
@@ -520,15 +565,13 @@ static void fit_copy_path(const uint64_t *len, const double *t, uint64_t *call, 
 	*call = a > 0 ? ns_round(a) : 0;
 }
 
-static void fit_host_copy(struct cal *c, const struct hs_calibrate_args *args,
+static void fit_host_copy(struct cal *c, const struct hs_calibrate_args *args, bool sim,
 			  struct hc_sim_profile *p)
 {
 	hc_device_options o;
-	hc_device d;
-	hc_stream s;
-	hc_buffer b;
+	struct lib_rig g = { 0 };
 	unsigned char *src = malloc(4 * MIB), *dst = malloc(4 * MIB);
-	double t[2][HOST_COPY_SIZES];
+	double one[HOST_COPY_SIZES], warm[HOST_COPY_SIZES], cold[HOST_COPY_SIZES], wake = 0;
 	hc_status st;
 
 	if (!src || !dst) {
@@ -537,30 +580,45 @@ static void fit_host_copy(struct cal *c, const struct hs_calibrate_args *args,
 	}
 	memset(src, 0x5a, 4 * MIB);
 	memset(dst, 0, 4 * MIB);
+	g.src = src;
+	g.dst = dst;
 	hc_device_options_init(&o);
 	o.ordinal = args->ordinal;
 	o.profile = args->sim_profile;
 	o.seed = 1;
 	o.op_times = true;
-	st = hc_device_open(args->backend, &o, &d);
+	st = hc_device_open(args->backend, &o, &g.d);
 	if (cal_fail(c, st, "host copy: device_open through the library"))
 		goto out_mem;
-	st = hc_stream_open(d, &s);
-	if (st == HC_OK && (st = hc_alloc(s, 4 * MIB, &b)) != HC_OK)
-		hc_stream_close(s);
-	if (cal_fail(c, st, "host copy: stream and buffer"))
+	st = hc_stream_open(g.d, &g.s);
+	if (st == HC_OK)
+		st = hc_alloc(g.s, 4 * MIB, &g.b);
+	for (int i = 0; i < 3 && st == HC_OK; i++)
+		st = hc_alloc(g.s, 4096, &g.kb[i]);
+	if (st == HC_OK)
+		st = hc_kernel_load(g.d, sim ? NULL : hs_noop_ptx, sim ? 0 : hs_noop_ptx_size, "add", &g.k);
+	if (cal_fail(c, st, "host copy: stream, buffers and kernel"))
 		goto out_dev;
-	for (int k = 0; k < 2; k++)
-		for (int i = 0; i < HOST_COPY_SIZES && c->err == HC_OK; i++)
-			t[k][i] = lib_copy_ns(c, d, s, b, src, dst, host_copy_len[k][i]);
-	if (c->err == HC_OK) {
-		fit_copy_path(host_copy_len[0], t[0], &p->host_copy_call_ns, &p->host_copy_bw);
-		fit_copy_path(host_copy_len[1], t[1], &p->host_copy_split_call_ns, &p->host_copy_max_bw);
+	for (int i = 0; i < HOST_COPY_SIZES && c->err == HC_OK; i++) {
+		one[i] = lib_copy_ns(c, &g, host_copy_len[0][i], COPY_ONE);
+		warm[i] = lib_copy_ns(c, &g, host_copy_len[1][i], COPY_WARM);
+		cold[i] = lib_copy_ns(c, &g, host_copy_len[1][i], COPY_COLD);
+		wake += (cold[i] > warm[i] ? cold[i] - warm[i] : 0) / HOST_COPY_SIZES;
 	}
-	hc_free(b);
-	hc_stream_close(s);
+	if (c->err == HC_OK) {
+		fit_copy_path(host_copy_len[0], one, &p->host_copy_call_ns, &p->host_copy_bw);
+		fit_copy_path(host_copy_len[1], warm, &p->host_copy_split_call_ns, &p->host_copy_max_bw);
+		p->host_copy_split_wake_ns = ns_round(wake);
+	}
 out_dev:
-	hc_device_close(d);
+	for (int i = 0; i < 3; i++)
+		if (g.kb[i].id)
+			hc_free(g.kb[i]);
+	if (g.b.id)
+		hc_free(g.b);
+	if (g.s.id)
+		hc_stream_close(g.s);
+	hc_device_close(g.d);
 out_mem:
 	free(src);
 	free(dst);
@@ -873,7 +931,7 @@ hc_status hs_calibrate(const struct hs_calibrate_args *args, struct hc_sim_profi
 	p.d2h_pageable_lat_ns = ns_round(icpt[D2H_PAGEABLE] - copy_call - stream_sync);
 
 	PHASE("host memcpy (staging)");
-	fit_host_copy(&c, args, &p);
+	fit_host_copy(&c, args, strcmp(c.ops->name, "sim") == 0, &p);
 
 	PHASE("device and pinned allocation");
 	fit_alloc(&c, false, args->quick ? 16 * MIB : 256 * MIB, &p.dev_alloc_ns,
@@ -955,6 +1013,8 @@ int hs_profile_write(FILE *f, const struct hc_sim_profile *p, const char *header
 	NS("host_copy_call", p->host_copy_call_ns);
 	BW("host_copy_bw", p->host_copy_bw);
 	NS("host_copy_split_call", p->host_copy_split_call_ns);
+	NS("host_copy_split_wake", p->host_copy_split_wake_ns);
+	NS("host_copy_spin", p->host_copy_spin_ns);
 	BW("host_copy_max_bw", p->host_copy_max_bw);
 	fprintf(f, "\n# Kernels (kernel_default is not measured: from the base profile).\n");
 	NS("launch_call", p->launch_call_ns);
