@@ -33,9 +33,6 @@
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
-#include <pthread.h>
-#include <sched.h>
-#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -445,11 +442,14 @@ out:
  * copies (16 KiB - 2 MiB) took 84.5 ms where 31.0 ms were predicted.
  *
  * Four sizes per path, fitted as call + size / bw by least squares: one
- * thread below 512 KiB (64 - 448 KiB), split over the copy workers from
- * 512 KiB (1 - 4 MiB; larger writes go through the pipeline in chunks of
- * that order): keys host_copy_call and host_copy_bw, host_copy_split_call
- * and host_copy_max_bw.  Two sizes per path, as first written, moved
- * host_copy_max_bw by 40 % between two calibrations on the H200 machine.
+ * thread below 512 KiB (64 - 448 KiB: host_copy_call, host_copy_bw), split
+ * over the copy workers from 512 KiB (1 - 4 MiB; larger writes go through
+ * the pipeline in chunks of that order: host_copy_split_call,
+ * host_copy_max_bw).  Split copies are timed warm, back to back while the
+ * workers spin, and cold, after an idle gap that put them to sleep; the
+ * mean difference is host_copy_split_wake.  Timed as one mix, the split
+ * path's fixed cost moved from 17 to 29 us between two calibrations on
+ * the H200 machine, as the workers happened to be awake or not.
  */
 #define HOST_COPY_SIZES 4
 static const uint64_t host_copy_len[2][HOST_COPY_SIZES] = {
@@ -629,8 +629,9 @@ out_mem:
  * launches of "add" with three bindings and two info words (the built-in
  * workloads' shape) on a device opened with op_times, through the library;
  * (device clock - host time inside every backend call) per launch.  On the
- * H200 machine that time is 1-2 us per launch, 9-17 ms of the training
- * workload's 7200 launches, which the simulator did not charge before.
+ * H200 machine the training workload's 7200 launches leave 9-17 ms outside
+ * backend calls (1.2-2.4 us each, the workload's own code included); this
+ * measures 0.6-0.8 us of it as the library's.
  */
 static uint64_t ops_total(hc_device d)
 {
