@@ -3,15 +3,15 @@
  *
  * Built for speed, since replay's target is millions of events a second:
  * one 1 MiB read buffer refilled 64 KiB at a time with read(2) (so the bytes
- * parsed are still in cache); lines found with memchr and
- * split in place by a hand-written loop that stops at the last column the
- * header needs (eight bytes at a time: the buffer has zeroed padding, so a
+ * parsed are still in cache), with a newline kept after its data; a line's
+ * end and its commas found in one pass, sixteen bytes at a time (SSE2),
+ * up to the last column the header needs (the buffer has padding, so a
  * word may run past a field's end); numbers parsed by hand, the forms
- * traces write first and eight digits at a time (0x pointers, HH:MM:SS.f
- * fractions); fields trimmed only when they do not parse as they stand; no
- * allocation per line.  The map of
- * live pointers is an open-addressing hash (idmap.c); streams are few and
- * are looked up through a one-entry cache, then (up to RMM_SCAN_STREAMS of
+ * traces write first many digits at a time (0x pointers sixteen, sizes,
+ * HH:MM:SS and fractions eight); fields trimmed only when they do not
+ * parse as they stand; no allocation per line.  The map of live pointers
+ * is an open-addressing hash (idmap.c); streams are few and are looked up
+ * through a one-entry cache, then (up to RMM_SCAN_STREAMS of
  * them) by comparing each (names of up to 8 bytes as one word), before
  * their hash.  Times in the plain forms are parsed in one pass.
  *
