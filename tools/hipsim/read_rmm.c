@@ -4,7 +4,7 @@
  * Built for speed, since replay's target is millions of events a second:
  * one 1 MiB read buffer refilled 64 KiB at a time with read(2) (so the bytes
  * parsed are still in cache), with a newline kept after its data; a line's
- * end and its commas found in one pass, sixteen bytes at a time (SSE2),
+ * end and its commas found in one pass, 32 bytes at a time (SSE2),
  * up to the last column the header needs (the buffer has padding, so a
  * word may run past a field's end); numbers parsed by hand, the forms
  * traces write first many digits at a time (0x pointers sixteen, sizes,
@@ -37,10 +37,10 @@
 #endif
 
 #define RMM_BUF_SIZE (1u << 20) /* the longest line */
-/* Bytes after the buffer, so that a line can be read sixteen bytes (a
- * field eight) at a time up to its end without a byte-by-byte tail; the
- * first may hold the sentinel newline (scan_line). */
-#define RMM_BUF_PAD 16
+/* Bytes after the buffer, so that a line can be read 32 bytes (a field
+ * sixteen or eight) at a time up to its end without a byte-by-byte tail;
+ * the first may hold the sentinel newline (scan_line). */
+#define RMM_BUF_PAD 32
 /* Bytes read at a time: the unread tail moves to the front before each
  * read, so parsing stays within the first RMM_READ_CHUNK bytes of the
  * buffer (cache-warm) unless a line is longer. */
@@ -689,13 +689,13 @@ static int get_line_refill(struct rmm_reader *r, const char **line, size_t *len)
 /*
  * The line at @p: its length (the offset of its first '\n') and the offsets
  * of its first commas (at least @ncols of them when it has that many; up to
- * 15 more may be written) in @cut, *@ncut of them, in one pass: sixteen
- * bytes at a time, the commas and the newline each as a bit mask (SSE2,
- * part of every x86-64), the commas walked lowest first.  A line costs one
- * pass instead of memchr's for the newline and then another for the
- * commas.  A '\n' must follow: the buffer keeps one after its data (the
- * sentinel, get_line_refill), so the loop needs no bound; bytes up to 15
- * past that newline are read (RMM_BUF_PAD) and ignored.
+ * 31 more may be written) in @cut, *@ncut of them, in one pass: 32 bytes at
+ * a time, the commas and the newline each as a bit mask (SSE2, part of
+ * every x86-64), the commas walked lowest first.  A line costs one pass
+ * instead of memchr's for the newline and then another for the commas.  A
+ * '\n' must follow: the buffer keeps one after its data (the sentinel,
+ * get_line_refill), so the loop needs no bound; bytes up to 31 past that
+ * newline are read (RMM_BUF_PAD) and ignored.
  */
 static inline size_t scan_line(const char *p, unsigned ncols, uint32_t *cut, unsigned *ncut)
 {
@@ -704,10 +704,13 @@ static inline size_t scan_line(const char *p, unsigned ncols, uint32_t *cut, uns
 #ifdef __SSE2__
 	const __m128i comma = _mm_set1_epi8(','), newline = _mm_set1_epi8('\n');
 
-	for (size_t base = 0;; base += 16) {
-		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)(p + base));
-		uint32_t c = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v, comma));
-		uint32_t e = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v, newline));
+	for (size_t base = 0;; base += 32) {
+		__m128i lo = _mm_loadu_si128((const __m128i *)(const void *)(p + base));
+		__m128i hi = _mm_loadu_si128((const __m128i *)(const void *)(p + base + 16));
+		uint32_t c = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(lo, comma)) |
+			     (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(hi, comma)) << 16;
+		uint32_t e = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(lo, newline)) |
+			     (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(hi, newline)) << 16;
 
 		if (e)
 			c &= (e & -e) - 1; /* the commas before the newline */
@@ -783,7 +786,7 @@ static int get_line(struct rmm_reader *r, const char **line, size_t *len)
 
 /*
  * get_line(), and the offsets of the line's commas (scan_line) in @cut
- * (RMM_MAX_COLS + 16 of them).  Inline: the common case is one scan_line
+ * (RMM_MAX_COLS + 32 of them).  Inline: the common case is one scan_line
  * over the buffer, whose newline is not the sentinel; a line the buffer
  * does not hold whole goes through get_line_refill() and is then scanned.
  */
@@ -932,7 +935,7 @@ static int rmm_next(struct hs_trace *t, struct hs_rev *ev)
 	}
 again:
 	for (;;) {
-		uint32_t cut[RMM_MAX_COLS + 16];
+		uint32_t cut[RMM_MAX_COLS + 32];
 		unsigned col, ncut;
 
 		rc = next_line(r, &line, &len, cut, &ncut);
