@@ -243,9 +243,12 @@ static inline hc_status hc_strm_slot_lock(unsigned dev, unsigned stream, struct 
 /*
  * hc_strm_lock - resolve @s and return its stream locked.
  * Return: HC_OK; HC_ERR_STALE when @s is not an open stream (with the
- * message hc_strm_lock_slow gives).
+ * message hc_strm_lock_slow gives).  Always inline: GCC would otherwise
+ * keep one out-of-line copy per file with several callers (memory.c), a
+ * call more on paths such as hc_memory_usage_get, which hipsim takes after
+ * every replayed event.
  */
-static inline hc_status hc_strm_lock(hc_stream s, struct hc_strm **out)
+static inline __attribute__((always_inline)) hc_status hc_strm_lock(hc_stream s, struct hc_strm **out)
 {
 	struct hc_handle_parts p = hc_handle_unpack(s.id);
 	struct hc_dev *dev;

@@ -750,13 +750,16 @@ static inline __attribute__((always_inline)) unsigned cut_fields(const struct rm
 	size_t start = 0;
 
 	if (plain && ncut >= ncols - 1) {
-		/* The usual line: every column there, the loop below unrolled
-		 * (column c has role c + 1). */
-		f[1] = (struct field){ line, cut[0] };
-		for (unsigned c = 1; c < ncols - 1; c++)
-			f[c + 1] = (struct field){ line + cut[c - 1] + 1, cut[c] - cut[c - 1] - 1 };
-		start = cut[ncols - 2] + 1;
-		f[ncols] = (struct field){ line + start, (ncut >= ncols ? cut[ncols - 1] : len) - start };
+		/* The usual line, every column there: the loop below written
+		 * out (column c has role c + 1), less the thread's column,
+		 * which is not used. */
+		size_t c0 = cut[0], c1 = cut[1], c2 = cut[2], c3 = cut[3], c4 = cut[4];
+
+		f[COL_TIME] = (struct field){ line + c0 + 1, c1 - c0 - 1 };
+		f[COL_ACTION] = (struct field){ line + c1 + 1, c2 - c1 - 1 };
+		f[COL_POINTER] = (struct field){ line + c2 + 1, c3 - c2 - 1 };
+		f[COL_SIZE] = (struct field){ line + c3 + 1, c4 - c3 - 1 };
+		f[COL_STREAM] = (struct field){ line + c4 + 1, (ncut > 5 ? cut[5] : len) - c4 - 1 };
 		return ncols;
 	}
 	for (unsigned c = 0; c < n; c++) {
