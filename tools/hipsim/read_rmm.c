@@ -64,6 +64,13 @@ struct rmm_stream {
 	uint64_t word; /* len <= 8: the text as a zero-padded word (same_field) */
 };
 
+/* The last "HH:MM:SS" parse_time() took apart: a trace logs many events a
+ * second, so most lines repeat the clock of the line before. */
+struct clock_cache {
+	uint64_t word; /* the eight bytes as read; 0: none (a clock has colons) */
+	uint64_t ns;   /* their time of day */
+};
+
 struct rmm_reader {
 	struct hs_trace base; /* first: the generic reader */
 	char *path;
@@ -90,6 +97,7 @@ struct rmm_reader {
 	uint32_t last_stream; /* cache: index of the last stream seen */
 
 	uint64_t day_offset, last_time;
+	struct clock_cache clock;
 
 	int have_pending;
 	struct hs_rev pending;
@@ -487,9 +495,11 @@ general:
  * parse_time_plain(), with the forms traces write first, inline:
  * nanoseconds (what the loop gives for up to 18 digits) and HH:MM:SS.f
  * with 1 to 8 digits of fraction and the clock fields in range (the same
- * sum as the loop's).
+ * sum as the loop's); the clock's value comes from @cache when its bytes
+ * are those of the last one.
  */
-static inline __attribute__((always_inline)) int parse_time(const char *s, size_t n, uint64_t *out, int *tod)
+static inline __attribute__((always_inline)) int parse_time(const char *s, size_t n, uint64_t *out, int *tod,
+							     struct clock_cache *cache)
 {
 	uint64_t v = 0;
 	size_t i = 0;
@@ -502,10 +512,17 @@ static inline __attribute__((always_inline)) int parse_time(const char *s, size_
 
 		memcpy(&w, s, 8);
 		if ((w & 0x0000ff0000ff0000ull) == 0x00003a00003a0000ull && s[8] == '.' &&
-		    clock8(w, &h, &m, &sec) && digits8(fraction_word(s + 9, n - 9), &frac)) {
-			if (m <= 59 && sec <= 60) {
+		    digits8(fraction_word(s + 9, n - 9), &frac)) {
+			if (w == cache->word) {
 				*tod = 1;
-				*out = ((h * 60 + m) * 60 + sec) * NS_PER_S + frac * 10;
+				*out = cache->ns + frac * 10;
+				return NUM_OK;
+			}
+			if (clock8(w, &h, &m, &sec) && m <= 59 && sec <= 60) {
+				cache->word = w;
+				cache->ns = ((h * 60 + m) * 60 + sec) * NS_PER_S;
+				*tod = 1;
+				*out = cache->ns + frac * 10;
 				return NUM_OK;
 			}
 		}
@@ -971,8 +988,9 @@ again:
 	     ((f[COL_SIZE].n || kind != HS_REV_FREE) &&
 	      (rc = parse_dec(f[COL_SIZE].p, f[COL_SIZE].n, &size)) != NUM_OK)))
 		return num_error(r, rc, "size", f[COL_SIZE]);
-	if ((rc = parse_time(f[COL_TIME].p, f[COL_TIME].n, &tm, &tod)) != NUM_OK &&
-	    (!retrim(&f[COL_TIME]) || (rc = parse_time(f[COL_TIME].p, f[COL_TIME].n, &tm, &tod)) != NUM_OK))
+	if ((rc = parse_time(f[COL_TIME].p, f[COL_TIME].n, &tm, &tod, &r->clock)) != NUM_OK &&
+	    (!retrim(&f[COL_TIME]) ||
+	     (rc = parse_time(f[COL_TIME].p, f[COL_TIME].n, &tm, &tod, &r->clock)) != NUM_OK))
 		return num_error(r, rc, "time", f[COL_TIME]);
 	if (tod) { /* time of day: carry over midnight */
 		tm += r->day_offset;
