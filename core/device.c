@@ -29,7 +29,7 @@ hc_status hc_device_options_init(hc_device_options *opts)
 	return HC_OK;
 }
 
-hc_status hc_dev_get(hc_device d, struct hc_dev **out)
+hc_status hc_dev_get_slow(hc_device d, struct hc_dev **out)
 {
 	struct hc_handle_parts p = hc_handle_unpack(d.id);
 	struct hc_dev *dev;

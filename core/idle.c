@@ -362,8 +362,3 @@ free_now:
 	HC_TRACE(device_free, who, addr, size);
 	return h->ops->mem_free(h->dev, addr);
 }
-
-uint64_t hc_idle_bytes(struct hc_idle *c)
-{
-	return atomic_load_explicit(&c->bytes, memory_order_relaxed);
-}

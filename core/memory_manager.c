@@ -890,16 +890,21 @@ void hc_mm_last_decision(const struct hc_mm *mm, struct hc_mm_decision *out)
  */
 void hc_mm_usage(const struct hc_mm *mm, hc_memory_usage *out)
 {
-	size_t i;
+	hc_memory_usage u;
 
 	if (!out)
 		return;
-	memset(out, 0, sizeof(*out));
-	if (!mm)
+	if (!mm) {
+		memset(out, 0, sizeof(*out));
 		return;
-	for (i = 0; i < mm->npools; i++)
-		usage_add(out, &mm->pools[i].use);
-	usage_add(out, &mm->persistent.use);
+	}
+	/* Summed in a local, stored once: @out could alias a pool's use as
+	 * far as the compiler knows, which would make every add a load and a
+	 * store (hipsim samples usage after every replayed event). */
+	u = mm->persistent.use;
+	for (size_t i = 0; i < mm->npools; i++)
+		usage_add(&u, &mm->pools[i].use);
+	*out = u;
 }
 
 static void report_one(const struct hc_pool *p, uint32_t index, hc_pool_report_fn fn, void *arg)

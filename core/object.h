@@ -169,7 +169,31 @@ struct hc_dev_slot {
 };
 extern struct hc_dev_slot hc_dev_table[HC_MAX_DEVICES];
 
-hc_status hc_dev_get(hc_device d, struct hc_dev **out);
+/* The whole of hc_dev_get, with the message of each failure; the inline
+ * version below falls back to it whenever its fast path does not succeed. */
+hc_status hc_dev_get_slow(hc_device d, struct hc_dev **out);
+
+/*
+ * hc_dev_get - resolve device handle @d.
+ * Return: HC_OK with *@out; HC_ERR_STALE (message set) when @d is not an
+ * open device.  Inline: every hc_device_* call passes here (hipsim asks
+ * for the idle bytes after every replayed event).
+ */
+static inline hc_status hc_dev_get(hc_device d, struct hc_dev **out)
+{
+	struct hc_handle_parts p = hc_handle_unpack(d.id);
+	struct hc_dev *dev;
+
+	if (__builtin_expect(d.id != 0 && p.kind == HC_KIND_DEVICE && p.dev < HC_MAX_DEVICES, 1)) {
+		dev = atomic_load_explicit(&hc_dev_table[p.dev].dev, memory_order_acquire);
+		if (__builtin_expect(dev != NULL, 1) &&
+		    atomic_load_explicit(&hc_dev_table[p.dev].gen, memory_order_acquire) == p.gen) {
+			*out = dev;
+			return HC_OK;
+		}
+	}
+	return hc_dev_get_slow(d, out);
+}
 /* The open device in slot @dev, or NULL (no generation check). */
 struct hc_dev *hc_dev_by_slot(unsigned dev);
 /* The whole resolution of hc_strm_slot_lock and hc_strm_lock, with the
@@ -219,9 +243,12 @@ static inline hc_status hc_strm_slot_lock(unsigned dev, unsigned stream, struct 
 /*
  * hc_strm_lock - resolve @s and return its stream locked.
  * Return: HC_OK; HC_ERR_STALE when @s is not an open stream (with the
- * message hc_strm_lock_slow gives).
+ * message hc_strm_lock_slow gives).  Always inline: GCC would otherwise
+ * keep one out-of-line copy per file with several callers (memory.c), a
+ * call more on paths such as hc_memory_usage_get, which hipsim takes after
+ * every replayed event.
  */
-static inline hc_status hc_strm_lock(hc_stream s, struct hc_strm **out)
+static inline __attribute__((always_inline)) hc_status hc_strm_lock(hc_stream s, struct hc_strm **out)
 {
 	struct hc_handle_parts p = hc_handle_unpack(s.id);
 	struct hc_dev *dev;

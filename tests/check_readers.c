@@ -264,6 +264,37 @@ START_TEST(rmm_time_formats)
 }
 END_TEST
 
+/* Lines that repeat the clock of the line before (the reader keeps its
+ * value) give the same times as lines that do not, whatever the fraction;
+ * a clock out of range after a valid one is still an error. */
+START_TEST(rmm_repeated_clock)
+{
+	const char *path = write_file("clock.csv",
+		"Thread,Time,Action,Pointer,Size,Stream\n"
+		"1,10:00:00.5,allocate,0x10,16,s\n"
+		"1,10:00:00.000001,allocate,0x20,16,s\n"
+		"1,10:00:00.12345678,allocate,0x30,16,s\n"
+		"1,10:00:01.25,allocate,0x40,16,s\n"
+		"1,10:00:01.25,allocate,0x50,16,s\n"
+		"1,10:00:00.75,allocate,0x60,16,s\n" /* back to an earlier clock */
+		"1,10:00:61.5,allocate,0x70,16,s\n");
+	struct hs_trace *t = open_rmm(path);
+	const uint64_t t0 = 36000ull * 1000000000ull;
+	const uint64_t want[] = { t0 + 500000000ull, t0 + 1000ull, t0 + 123456780ull, t0 + 1250000000ull,
+				  t0 + 1250000000ull, t0 + 750000000ull };
+	struct hs_rev ev;
+
+	ck_assert_int_eq(hs_trace_next(t, &ev), 1); /* stream */
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		ck_assert_int_eq(hs_trace_next(t, &ev), 1);
+		ck_assert_uint_eq(ev.time_ns, want[i]);
+	}
+	ck_assert_int_eq(hs_trace_next(t, &ev), -1);
+	ck_assert_ptr_nonnull(strstr(hs_trace_error(t), ":8: time '10:00:61.5'"));
+	hs_trace_close(t);
+}
+END_TEST
+
 START_TEST(rmm_null_pointers_skipped)
 {
 	const char *path = write_file("null.csv",
@@ -1209,6 +1240,7 @@ static Suite *readers_suite(void)
 	tcase_add_test(tc, rmm_good_file);
 	tcase_add_test(tc, rmm_stream_ids);
 	tcase_add_test(tc, rmm_time_formats);
+	tcase_add_test(tc, rmm_repeated_clock);
 	tcase_add_test(tc, rmm_null_pointers_skipped);
 	tcase_add_loop_test(tc, rmm_malformed, 0, (int)(sizeof(bad_cases) / sizeof(bad_cases[0])));
 	tcase_add_test(tc, rmm_missing_file);

@@ -125,32 +125,10 @@ uint32_t hs_stream_index(const struct hs_driver *d, hc_stream s)
 	return HS_MAX_STREAMS;
 }
 
-void hs_sample(struct hs_driver *d, uint32_t stream)
+void hs_sample_record(struct hs_driver *d, uint32_t stream, const hc_memory_usage *u)
 {
-	struct hs_stream_use *su;
-	hc_memory_usage u;
-	uint64_t now = 0, idle = 0;
+	uint64_t now = 0;
 
-	if (stream >= d->nstreams ||
-	    hc_memory_usage_get(d->streams[stream], HC_MEMORY_DEVICE, &u) != HC_OK)
-		return;
-	su = &d->use[stream];
-	d->in_use += u.bytes_in_use - su->in_use;
-	d->reserved += u.bytes_reserved - su->reserved;
-	d->padding += u.bytes_padding - su->padding;
-	su->in_use = u.bytes_in_use;
-	su->reserved = u.bytes_reserved;
-	su->padding = u.bytes_padding;
-	if (d->in_use > d->peak_in_use)
-		d->peak_in_use = d->in_use;
-	/* memory the device keeps idle between streams is reserved too */
-	(void)hc_device_idle_bytes(d->dev, &idle);
-	if (d->reserved + idle > d->peak_reserved)
-		d->peak_reserved = d->reserved + idle;
-	if (d->padding > d->padding_peak)
-		d->padding_peak = d->padding;
-	if (!d->opt.svg)
-		return;
 	if (d->nsamples == d->capsamples) {
 		size_t cap = d->capsamples ? d->capsamples * 2 : 1024;
 		struct hs_sample *s = realloc(d->samples, cap * sizeof(*s));
@@ -160,7 +138,7 @@ void hs_sample(struct hs_driver *d, uint32_t stream)
 		d->capsamples = cap;
 	}
 	hc_device_now(d->dev, &now);
-	d->samples[d->nsamples++] = (struct hs_sample){ now, stream, u.bytes_in_use, u.bytes_reserved,
+	d->samples[d->nsamples++] = (struct hs_sample){ now, stream, u->bytes_in_use, u->bytes_reserved,
 							d->in_use, d->reserved };
 }
 

@@ -102,15 +102,44 @@ static inline hc_status hs_event(struct hs_driver *d, hc_status rc, const char *
 	d->events++;
 	return rc;
 }
+/* hs_sample's --svg half: appends the sample (out of line). */
+void hs_sample_record(struct hs_driver *d, uint32_t stream, const hc_memory_usage *u);
 /*
  * Samples memory after an event on stream @stream (dense index) that may
  * change it: reads that stream's usage (hc_memory_usage_get, one stream
  * lock), updates the device totals by the difference and the peaks.  An
  * event changes only the memory of the stream it ran on (a free: the
  * buffer's origin stream), so the totals equal hc_device_memory_usage()
- * without locking every stream each time.
+ * without locking every stream each time.  Inline: replay samples after
+ * nearly every event.
  */
-void hs_sample(struct hs_driver *d, uint32_t stream);
+static inline void hs_sample(struct hs_driver *d, uint32_t stream)
+{
+	struct hs_stream_use *su;
+	hc_memory_usage u;
+	uint64_t idle = 0;
+
+	if (stream >= d->nstreams ||
+	    hc_memory_usage_get(d->streams[stream], HC_MEMORY_DEVICE, &u) != HC_OK)
+		return;
+	su = &d->use[stream];
+	d->in_use += u.bytes_in_use - su->in_use;
+	d->reserved += u.bytes_reserved - su->reserved;
+	d->padding += u.bytes_padding - su->padding;
+	su->in_use = u.bytes_in_use;
+	su->reserved = u.bytes_reserved;
+	su->padding = u.bytes_padding;
+	if (d->in_use > d->peak_in_use)
+		d->peak_in_use = d->in_use;
+	/* memory the device keeps idle between streams is reserved too */
+	(void)hc_device_idle_bytes(d->dev, &idle);
+	if (d->reserved + idle > d->peak_reserved)
+		d->peak_reserved = d->reserved + idle;
+	if (d->padding > d->padding_peak)
+		d->padding_peak = d->padding;
+	if (d->opt.svg)
+		hs_sample_record(d, stream, &u);
+}
 /* The dense index of stream handle @s, or HS_MAX_STREAMS when not ours. */
 uint32_t hs_stream_index(const struct hs_driver *d, hc_stream s);
 void hs_driver_report(struct hs_driver *d, const char *workload, struct hs_report *r);

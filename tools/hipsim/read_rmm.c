@@ -3,15 +3,15 @@
  *
  * Built for speed, since replay's target is millions of events a second:
  * one 1 MiB read buffer refilled 64 KiB at a time with read(2) (so the bytes
- * parsed are still in cache); lines found with memchr and
- * split in place by a hand-written loop that stops at the last column the
- * header needs (eight bytes at a time: the buffer has zeroed padding, so a
+ * parsed are still in cache), with a newline kept after its data; a line's
+ * end and its commas found in one pass, 32 bytes at a time (SSE2),
+ * up to the last column the header needs (the buffer has padding, so a
  * word may run past a field's end); numbers parsed by hand, the forms
- * traces write first and eight digits at a time (0x pointers, HH:MM:SS.f
- * fractions); fields trimmed only when they do not parse as they stand; no
- * allocation per line.  The map of
- * live pointers is an open-addressing hash (idmap.c); streams are few and
- * are looked up through a one-entry cache, then (up to RMM_SCAN_STREAMS of
+ * traces write first many digits at a time (0x pointers sixteen, sizes,
+ * HH:MM:SS and fractions eight); fields trimmed only when they do not
+ * parse as they stand; no allocation per line.  The map of live pointers
+ * is an open-addressing hash (idmap.c); streams are few and are looked up
+ * through a one-entry cache, then (up to RMM_SCAN_STREAMS of
  * them) by comparing each (names of up to 8 bytes as one word), before
  * their hash.  Times in the plain forms are parsed in one pass.
  *
@@ -37,9 +37,10 @@
 #endif
 
 #define RMM_BUF_SIZE (1u << 20) /* the longest line */
-/* Zeroed bytes after the buffer, so that a line can be read sixteen bytes
- * (a field eight) at a time up to its end without a byte-by-byte tail. */
-#define RMM_BUF_PAD 16
+/* Bytes after the buffer, so that a line can be read 32 bytes (a field
+ * sixteen or eight) at a time up to its end without a byte-by-byte tail;
+ * the first may hold the sentinel newline (scan_line). */
+#define RMM_BUF_PAD 32
 /* Bytes read at a time: the unread tail moves to the front before each
  * read, so parsing stays within the first RMM_READ_CHUNK bytes of the
  * buffer (cache-warm) unless a line is longer. */
@@ -61,6 +62,13 @@ struct rmm_stream {
 	size_t len;
 	uint64_t id;
 	uint64_t word; /* len <= 8: the text as a zero-padded word (same_field) */
+};
+
+/* The last "HH:MM:SS" parse_time() took apart: a trace logs many events a
+ * second, so most lines repeat the clock of the line before. */
+struct clock_cache {
+	uint64_t word; /* the eight bytes as read; 0: none (a clock has colons) */
+	uint64_t ns;   /* their time of day */
 };
 
 struct rmm_reader {
@@ -89,6 +97,7 @@ struct rmm_reader {
 	uint32_t last_stream; /* cache: index of the last stream seen */
 
 	uint64_t day_offset, last_time;
+	struct clock_cache clock;
 
 	int have_pending;
 	struct hs_rev pending;
@@ -163,6 +172,7 @@ static const uint8_t hex_digit[256] = {
 
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 #define ONES 0x0101010101010101ull
+#if !(defined(__SSE2__) && defined(__x86_64__)) /* else hex16() */
 /*
  * Eight hex digits at once, first character in the low byte (little
  * endian): *@out their value.  Per byte, for ASCII b (bit 7 clear, so no
@@ -186,6 +196,7 @@ static inline bool hex8(uint64_t w, uint64_t *out)
 	*out = (x | (x >> 16)) & 0xffffffffull;
 	return true;
 }
+#endif
 
 /* @n (1..8) characters at @p as eight digits with '0's before them (the
  * same value, hex or decimal); bytes past them may be read (RMM_BUF_PAD). */
@@ -214,6 +225,27 @@ static inline bool digits8(uint64_t w, uint64_t *out)
 	w = ((w & 0x000000ff000000ffull) * (100 + (1000000ull << 32)) +
 	     ((w >> 16) & 0x000000ff000000ffull) * (1 + (10000ull << 32))) >> 32;
 	*out = w;
+	return true;
+}
+
+/*
+ * "HH:MM:SS" (colons already checked) as its three numbers: with the
+ * colons made '0' every byte must be a digit (digits8's test); then, with
+ * each byte's digit value d[i] (at most 9, so nothing carries), w * 10 +
+ * (w >> 8) holds 10 * d[i] + d[i + 1] in byte i: the hours in byte 0, the
+ * minutes in byte 3, the seconds in byte 6.  Return: false when a byte is
+ * not a digit.
+ */
+static inline bool clock8(uint64_t w, uint64_t *h, uint64_t *m, uint64_t *sec)
+{
+	w ^= 0x00000a00000a0000ull; /* ':' (0x3a) -> '0' */
+	if (((w & 0xf0 * ONES) | (((w + 0x06 * ONES) & 0xf0 * ONES) >> 4)) != 0x33 * ONES)
+		return false;
+	w -= 0x30 * ONES;
+	w = w * 10 + (w >> 8);
+	*h = w & 0xff;
+	*m = (w >> 24) & 0xff;
+	*sec = (w >> 48) & 0xff;
 	return true;
 }
 
@@ -286,11 +318,45 @@ static int parse_ptr_general(const char *s, size_t n, uint64_t *out)
 	return parse_dec(s, n, out);
 }
 
+#if defined(__SSE2__) && defined(__x86_64__)
+/*
+ * The @k (1..16) hex digits at @d, all sixteen bytes at once (SSE2): a
+ * byte's value is its low nibble, plus 9 for a letter ('a'-'f' and 'A'-'F'
+ * end in 1..6); each 16-bit lane's two values join into one byte, the
+ * eight bytes pack into a word whose byte swap puts the first digit
+ * highest, and the 16 - @k digits read past the field (RMM_BUF_PAD) are
+ * shifted out at the bottom.  Return: false when one of the @k bytes is
+ * not a hex digit.
+ */
+static inline bool hex16(const char *d, size_t k, uint64_t *out)
+{
+	__m128i b = _mm_loadu_si128((const __m128i *)(const void *)d);
+	__m128i c = _mm_or_si128(b, _mm_set1_epi8(0x20)); /* 'A'-'F' as 'a'-'f' */
+	__m128i digit = _mm_and_si128(_mm_cmpgt_epi8(b, _mm_set1_epi8('0' - 1)),
+				      _mm_cmplt_epi8(b, _mm_set1_epi8('9' + 1)));
+	__m128i letter = _mm_and_si128(_mm_cmpgt_epi8(c, _mm_set1_epi8('a' - 1)),
+				       _mm_cmplt_epi8(c, _mm_set1_epi8('f' + 1)));
+	uint32_t want = (1u << k) - 1;
+	__m128i v, pair;
+
+	if (((uint32_t)_mm_movemask_epi8(_mm_or_si128(digit, letter)) & want) != want)
+		return false;
+	v = _mm_add_epi8(_mm_and_si128(b, _mm_set1_epi8(0x0f)), _mm_and_si128(letter, _mm_set1_epi8(9)));
+	/* Lane: first | second << 8 -> first << 4 | second (every value < 16). */
+	pair = _mm_and_si128(_mm_or_si128(_mm_slli_epi16(v, 4), _mm_srli_epi16(v, 8)), _mm_set1_epi16(0xff));
+	*out = __builtin_bswap64((uint64_t)_mm_cvtsi128_si64(_mm_packus_epi16(pair, pair))) >> (4 * (16 - k));
+	return true;
+}
+#endif
+
 /* parse_ptr_general(), with the form traces write first, inline: 0x and 1
- * to 16 hex digits, the first not 0, eight at a time. */
+ * to 16 hex digits, the first not 0, sixteen (or eight) at a time. */
 static inline __attribute__((always_inline)) int parse_ptr(const char *s, size_t n, uint64_t *out)
 {
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#if defined(__SSE2__) && defined(__x86_64__)
+	if (n - 3 < 16 && s[0] == '0' && (s[1] | 0x20) == 'x' && s[2] != '0' && hex16(s + 2, n - 2, out))
+		return NUM_OK;
+#elif defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 	if (n - 3 < 16 && s[0] == '0' && (s[1] | 0x20) == 'x' && s[2] != '0') {
 		const char *d = s + 2;
 		size_t k = n - 2;
@@ -429,9 +495,11 @@ general:
  * parse_time_plain(), with the forms traces write first, inline:
  * nanoseconds (what the loop gives for up to 18 digits) and HH:MM:SS.f
  * with 1 to 8 digits of fraction and the clock fields in range (the same
- * sum as the loop's).
+ * sum as the loop's); the clock's value comes from @cache when its bytes
+ * are those of the last one.
  */
-static inline __attribute__((always_inline)) int parse_time(const char *s, size_t n, uint64_t *out, int *tod)
+static inline __attribute__((always_inline)) int parse_time(const char *s, size_t n, uint64_t *out, int *tod,
+							     struct clock_cache *cache)
 {
 	uint64_t v = 0;
 	size_t i = 0;
@@ -440,17 +508,21 @@ static inline __attribute__((always_inline)) int parse_time(const char *s, size_
 		return parse_time_plain(s, n, out, tod);
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 	if (n >= 10 && n <= 17) {
-		uint64_t w, hms, frac;
+		uint64_t w, h, m, sec, frac;
 
-		/* "HH:MM:SS" with its colons made '0' is the number HH0MM0SS. */
 		memcpy(&w, s, 8);
 		if ((w & 0x0000ff0000ff0000ull) == 0x00003a00003a0000ull && s[8] == '.' &&
-		    digits8(w ^ 0x00000a00000a0000ull, &hms) && digits8(fraction_word(s + 9, n - 9), &frac)) {
-			uint64_t h = hms / 1000000, m = hms / 1000 % 1000, sec = hms % 1000;
-
-			if (m <= 59 && sec <= 60) {
+		    digits8(fraction_word(s + 9, n - 9), &frac)) {
+			if (w == cache->word) {
 				*tod = 1;
-				*out = ((h * 60 + m) * 60 + sec) * NS_PER_S + frac * 10;
+				*out = cache->ns + frac * 10;
+				return NUM_OK;
+			}
+			if (clock8(w, &h, &m, &sec) && m <= 59 && sec <= 60) {
+				cache->word = w;
+				cache->ns = ((h * 60 + m) * 60 + sec) * NS_PER_S;
+				*tod = 1;
+				*out = cache->ns + frac * 10;
 				return NUM_OK;
 			}
 		}
@@ -469,36 +541,6 @@ static inline __attribute__((always_inline)) int parse_time(const char *s, size_
 		return NUM_OK;
 	}
 	return parse_time_plain(s, n, out, tod);
-}
-
-/*
- * The first ',' at or after @i, or @n: eight bytes at a time.  In the word
- * x = w ^ ",,,,,,,,", the lowest byte flagged by (x - 0x01..) & ~x & 0x80..
- * is exactly the first zero byte (borrows only flag bytes above a zero).
- * The word may run past @n (into the next line or the buffer's zeroed
- * padding, RMM_BUF_PAD): a comma found there counts as @n.
- */
-static inline size_t find_comma(const char *s, size_t i, size_t n)
-{
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-	while (i < n) {
-		uint64_t w, x, t;
-
-		memcpy(&w, s + i, 8);
-		x = w ^ 0x2c2c2c2c2c2c2c2cull;
-		t = (x - 0x0101010101010101ull) & ~x & 0x8080808080808080ull;
-		if (t) {
-			i += (size_t)__builtin_ctzll(t) >> 3;
-			return i < n ? i : n;
-		}
-		i += 8;
-	}
-	return n;
-#else
-	while (i < n && s[i] != ',')
-		i++;
-	return i;
-#endif
 }
 
 static uint64_t fnv1a(const char *s, size_t n)
@@ -539,14 +581,15 @@ static inline uint64_t low_bytes(const char *p, size_t n)
 	return n >= 8 ? w : w & ((1ull << (n * 8)) - 1);
 }
 
-/* Field @f names stream @s: one word compare for names of up to 8 bytes. */
-static inline bool same_field(const struct rmm_stream *s, struct field f)
+/* Field @f names stream @s: one word compare for names of up to 8 bytes
+ * (@w: the field's low_bytes() then). */
+static inline bool same_field(const struct rmm_stream *s, struct field f, uint64_t w)
 {
 	if (s->len != f.n)
 		return false;
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 	if (f.n <= 8)
-		return f.n == 0 || low_bytes(f.p, f.n) == s->word;
+		return w == s->word;
 #endif
 	return same_text(s->text, f.p, f.n);
 }
@@ -656,57 +699,99 @@ static int get_line_refill(struct rmm_reader *r, const char **line, size_t *len)
 		if (got == 0)
 			r->eof = 1;
 		r->end += (size_t)got;
+		r->buf[r->end] = '\n'; /* the sentinel: scan_line stops here */
 	}
 }
+
+/*
+ * The line at @p: its length (the offset of its first '\n') and the offsets
+ * of its first commas (at least @ncols of them when it has that many; up to
+ * 31 more may be written) in @cut, *@ncut of them, in one pass: 32 bytes at
+ * a time, the commas and the newline each as a bit mask (SSE2, part of
+ * every x86-64), the commas walked lowest first.  A line costs one pass
+ * instead of memchr's for the newline and then another for the commas.  A
+ * '\n' must follow: the buffer keeps one after its data (the sentinel,
+ * get_line_refill), so the loop needs no bound; bytes up to 31 past that
+ * newline are read (RMM_BUF_PAD) and ignored.
+ */
+static inline size_t scan_line(const char *p, unsigned ncols, uint32_t *cut, unsigned *ncut)
+{
+	unsigned k = 0;
 
 #ifdef __SSE2__
-/*
- * Splits @line (@len > 0) into the fields of the columns up to r->ncols,
- * as the loops of find_comma() in rmm_next() would: the commas of sixteen
- * bytes at a time as a bit mask (SSE2, part of every x86-64), walked lowest
- * first.  Bytes past @len are read (the next line, or the zeroed padding,
- * RMM_BUF_PAD) and masked off.  Return: the columns split (fewer than
- * r->ncols when the line is short).
- */
-static inline __attribute__((always_inline)) unsigned split_cols(const struct rmm_reader *r, const char *line,
-								 size_t len, struct field *f, bool plain)
-{
-	const __m128i comma = _mm_set1_epi8(',');
-	unsigned col = 0, ncols = r->ncols;
-	size_t start = 0;
+	const __m128i comma = _mm_set1_epi8(','), newline = _mm_set1_epi8('\n');
 
-	for (size_t base = 0; base < len; base += 16) {
-		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)(line + base));
-		uint32_t m = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v, comma));
+	for (size_t base = 0;; base += 32) {
+		__m128i lo = _mm_loadu_si128((const __m128i *)(const void *)(p + base));
+		__m128i hi = _mm_loadu_si128((const __m128i *)(const void *)(p + base + 16));
+		uint32_t c = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(lo, comma)) |
+			     (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(hi, comma)) << 16;
+		uint32_t e = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(lo, newline)) |
+			     (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(hi, newline)) << 16;
 
-		if (len - base < 16)
-			m &= (1u << (len - base)) - 1;
-		for (; m; m &= m - 1) {
-			size_t j = base + (size_t)__builtin_ctz(m);
-			/* Column c has role c + 1 under the usual header. */
-			unsigned role = plain ? col + 1 : r->role[col];
-
-			f[role].p = line + start; /* f[0]: columns not needed */
-			f[role].n = j - start;
-			if (++col == ncols)
-				return col;
-			start = j + 1;
+		if (e)
+			c &= (e & -e) - 1; /* the commas before the newline */
+		if (k < ncols)
+			for (; c; c &= c - 1)
+				cut[k++] = (uint32_t)(base + (size_t)__builtin_ctz(c));
+		if (e) {
+			*ncut = k;
+			return base + (size_t)__builtin_ctz(e);
 		}
 	}
-	f[plain ? col + 1 : r->role[col]] = (struct field){ line + start, len - start };
-	return col + 1;
-}
-
-/* split_cols(), compiled apart for the usual header (role = column + 1). */
-static inline unsigned split_line(const struct rmm_reader *r, const char *line, size_t len, struct field *f)
-{
-	return r->plain_header ? split_cols(r, line, len, f, true) : split_cols(r, line, len, f, false);
-}
+#else
+	for (size_t i = 0;; i++) {
+		if (p[i] == '\n') {
+			*ncut = k;
+			return i;
+		}
+		if (p[i] == ',' && k < ncols)
+			cut[k++] = (uint32_t)i;
+	}
 #endif
+}
 
-/* Return: 1 a line, 0 end of file, -1 error.  Inline: the common case is
- * one memchr. */
-static inline int get_line(struct rmm_reader *r, const char **line, size_t *len)
+/*
+ * The fields of the columns up to r->ncols, from the line's @ncut comma
+ * offsets @cut: column c runs from after comma c - 1 (or the line's start)
+ * to comma c (or the line's end, @len).  Columns past r->ncols are not
+ * split off (a last needed column runs to the next comma).
+ * Return: the columns split (fewer than r->ncols when the line is short).
+ */
+static inline __attribute__((always_inline)) unsigned cut_fields(const struct rmm_reader *r, const char *line,
+								  size_t len, const uint32_t *cut, unsigned ncut,
+								  struct field *f, bool plain)
+{
+	unsigned ncols = plain ? COL_COUNT - 1 : r->ncols;
+	unsigned n = ncut < ncols ? ncut + 1 : ncols;
+	size_t start = 0;
+
+	if (plain && ncut >= ncols - 1) {
+		/* The usual line, every column there: the loop below written
+		 * out (column c has role c + 1), less the thread's column,
+		 * which is not used. */
+		size_t c0 = cut[0], c1 = cut[1], c2 = cut[2], c3 = cut[3], c4 = cut[4];
+
+		f[COL_TIME] = (struct field){ line + c0 + 1, c1 - c0 - 1 };
+		f[COL_ACTION] = (struct field){ line + c1 + 1, c2 - c1 - 1 };
+		f[COL_POINTER] = (struct field){ line + c2 + 1, c3 - c2 - 1 };
+		f[COL_SIZE] = (struct field){ line + c3 + 1, c4 - c3 - 1 };
+		f[COL_STREAM] = (struct field){ line + c4 + 1, (ncut > 5 ? cut[5] : len) - c4 - 1 };
+		return ncols;
+	}
+	for (unsigned c = 0; c < n; c++) {
+		size_t end = c < ncut ? cut[c] : len;
+
+		/* Column c has role c + 1 under the usual header; f[0] takes
+		 * the columns not needed. */
+		f[plain ? c + 1 : r->role[c]] = (struct field){ line + start, end - start };
+		start = end + 1;
+	}
+	return n;
+}
+
+/* Return: 1 a line, 0 end of file, -1 error. */
+static int get_line(struct rmm_reader *r, const char **line, size_t *len)
 {
 	char *p = memchr(r->buf + r->start, '\n', r->end - r->start);
 
@@ -717,6 +802,30 @@ static inline int get_line(struct rmm_reader *r, const char **line, size_t *len)
 	r->start = (size_t)(p - r->buf) + 1;
 	r->lineno++;
 	return 1;
+}
+
+/*
+ * get_line(), and the offsets of the line's commas (scan_line) in @cut
+ * (RMM_MAX_COLS + 32 of them).  Inline: the common case is one scan_line
+ * over the buffer, whose newline is not the sentinel; a line the buffer
+ * does not hold whole goes through get_line_refill() and is then scanned.
+ */
+static inline int next_line(struct rmm_reader *r, const char **line, size_t *len, uint32_t *cut, unsigned *ncut)
+{
+	const char *p = r->buf + r->start;
+	int rc;
+
+	*len = scan_line(p, r->ncols, cut, ncut);
+	if (r->start + *len < r->end) {
+		*line = p;
+		r->start += *len + 1;
+		r->lineno++;
+		return 1;
+	}
+	rc = get_line_refill(r, line, len);
+	if (rc > 0)
+		(void)scan_line(*line, r->ncols, cut, ncut); /* ends at *len: a newline or the sentinel */
+	return rc;
 }
 
 /* Trims @f as the format says: when it ends with CR or a space or begins
@@ -754,12 +863,16 @@ static inline bool action_kind(struct field f, enum hs_rev_kind *kind)
 static int lookup_stream(struct rmm_reader *r, struct field f, uint32_t *index, int *created)
 {
 	struct rmm_stream *s;
-	uint64_t h, v;
+	uint64_t h, v, w = 0;
 
 	*created = 0;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	if (f.n <= 8)
+		w = low_bytes(f.p, f.n); /* once, not once per stream compared */
+#endif
 	if (r->nstreams) {
 		s = &r->streams[r->last_stream];
-		if (same_field(s, f)) {
+		if (same_field(s, f, w)) {
 			*index = r->last_stream;
 			return 0;
 		}
@@ -769,7 +882,7 @@ static int lookup_stream(struct rmm_reader *r, struct field f, uint32_t *index, 
 	if (r->nstreams <= RMM_SCAN_STREAMS)
 		for (uint32_t i = 0; i < r->nstreams; i++) {
 			s = &r->streams[i];
-			if (same_field(s, f)) {
+			if (same_field(s, f, w)) {
 				*index = r->last_stream = i;
 				return 0;
 			}
@@ -842,47 +955,17 @@ static int rmm_next(struct hs_trace *t, struct hs_rev *ev)
 	}
 again:
 	for (;;) {
-		unsigned col = 0;
-		size_t i = 0;
+		uint32_t cut[RMM_MAX_COLS + 32];
+		unsigned col, ncut;
 
-		rc = get_line(r, &line, &len);
+		rc = next_line(r, &line, &len, cut, &ncut);
 		if (rc <= 0)
 			return rc;
 		if (len == 0 || (len == 1 && line[0] == '\r'))
 			continue;
 		/* Split up to the last needed column. */
-#ifdef __SSE2__
-		col = split_line(r, line, len, f);
-		(void)i;
-#else
-		if (r->plain_header) {
-			/* Column c has role c + 1: the loop below without the
-			 * look-ups. */
-			for (;;) {
-				size_t j = find_comma(line, i, len);
-
-				col++;
-				f[col].p = line + i;
-				f[col].n = j - i;
-				if (j == len || col == COL_COUNT - 1)
-					break;
-				i = j + 1;
-			}
-		} else {
-			for (;;) {
-				size_t j = find_comma(line, i, len);
-
-				if (r->role[col]) {
-					f[r->role[col]].p = line + i;
-					f[r->role[col]].n = j - i;
-				}
-				col++;
-				if (j == len || col == r->ncols)
-					break;
-				i = j + 1;
-			}
-		}
-#endif
+		col = r->plain_header ? cut_fields(r, line, len, cut, ncut, f, true)
+				      : cut_fields(r, line, len, cut, ncut, f, false);
 		if (col < r->ncols)
 			return fail(r, "truncated line (%u of %u fields)", col, r->ncols);
 		/* Fields are trimmed lazily (retrim): a field that parses as it
@@ -905,8 +988,9 @@ again:
 	     ((f[COL_SIZE].n || kind != HS_REV_FREE) &&
 	      (rc = parse_dec(f[COL_SIZE].p, f[COL_SIZE].n, &size)) != NUM_OK)))
 		return num_error(r, rc, "size", f[COL_SIZE]);
-	if ((rc = parse_time(f[COL_TIME].p, f[COL_TIME].n, &tm, &tod)) != NUM_OK &&
-	    (!retrim(&f[COL_TIME]) || (rc = parse_time(f[COL_TIME].p, f[COL_TIME].n, &tm, &tod)) != NUM_OK))
+	if ((rc = parse_time(f[COL_TIME].p, f[COL_TIME].n, &tm, &tod, &r->clock)) != NUM_OK &&
+	    (!retrim(&f[COL_TIME]) ||
+	     (rc = parse_time(f[COL_TIME].p, f[COL_TIME].n, &tm, &tod, &r->clock)) != NUM_OK))
 		return num_error(r, rc, "time", f[COL_TIME]);
 	if (tod) { /* time of day: carry over midnight */
 		tm += r->day_offset;
