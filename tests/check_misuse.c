@@ -318,6 +318,9 @@ static hc_status install_in_use(void)
 	X("hc_device_info_get", "NULL out", R, hc_device_info_get(F.a, NULL))                    \
 	X("hc_device_info_get", "closed device", S,                                              \
 	  hc_device_info_get(F.dc, &(hc_device_info){ 0 }))                                      \
+	X("hc_device_idle_bytes", "NULL out", R, hc_device_idle_bytes(F.a, NULL))                \
+	X("hc_device_idle_bytes", "closed device", S,                                            \
+	  hc_device_idle_bytes(F.dc, &(uint64_t){ 0 }))                                          \
 	X("hc_device_now", "NULL out", R, hc_device_now(F.a, NULL))                              \
 	X("hc_device_now", "closed device", S, hc_device_now(F.dc, &(uint64_t){ 0 }))            \
 	X("hc_device_stats_get", "NULL out", R, hc_device_stats_get(F.a, NULL))                  \
