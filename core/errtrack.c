@@ -40,8 +40,24 @@ uint64_t hc_et_mark(struct hc_strm *st)
 	return a.op;
 }
 
-void hc_et_add(struct hc_strm *st, enum hc_eg_kind kind, uint64_t mark, const char *desc,
-	       const struct hc_et_range *r, size_t nr)
+void hc_et_desc_format(const struct hc_et_desc *d, char *buf, size_t len)
+{
+	switch (d->what) {
+	case HC_ET_LAUNCH:
+		snprintf(buf, len, "kernel %.40s (launch %llu)", d->name, (unsigned long long)d->a);
+		break;
+	case HC_ET_WRITE:
+		snprintf(buf, len, "write of %llu bytes at %llu", (unsigned long long)d->a,
+			 (unsigned long long)d->b);
+		break;
+	case HC_ET_REPLAY:
+		snprintf(buf, len, "replay of graph %#llx", (unsigned long long)d->a);
+		break;
+	}
+}
+
+void hc_et_add(struct hc_strm *st, enum hc_eg_kind kind, uint64_t mark,
+	       const struct hc_et_desc *desc, const struct hc_et_range *r, size_t nr)
 {
 	struct hc_errtrack *et = &st->et;
 	struct hc_et_item *it;
@@ -72,7 +88,7 @@ void hc_et_add(struct hc_strm *st, enum hc_eg_kind kind, uint64_t mark, const ch
 	it->nr = nr;
 	it->seq = ++et->seq;
 	it->kind = kind;
-	snprintf(it->desc, sizeof(it->desc), "%s", desc);
+	it->desc = *desc;
 	if (!atomic_load(&st->dev->eg_inexact)) {
 		it->op_lo = mark;
 		it->op_hi = hc_et_mark(st);
@@ -161,11 +177,12 @@ static void items_drop_writes(struct hc_strm *st, const struct hc_et_range *r, s
 		}
 }
 
-hc_status hc_et_check_reads(struct hc_strm *st, const char *fn, const char *desc,
+hc_status hc_et_check_reads(struct hc_strm *st, const char *fn, const struct hc_et_desc *d,
 			    const struct hc_et_range *r, size_t nr, hc_failure_id *out)
 {
 	struct hc_dev *dev = st->dev;
 	hc_failure_id causes[HC_ET_MAX_CAUSES], id;
+	char desc[HC_ET_DESC_MAX];
 	size_t n;
 
 	*out = 0;
@@ -175,6 +192,7 @@ hc_status hc_et_check_reads(struct hc_strm *st, const char *fn, const char *desc
 		pthread_mutex_unlock(&dev->eg_lock);
 		return HC_OK;
 	}
+	hc_et_desc_format(d, desc, sizeof(desc));
 	id = eg_fail(st, HC_EG_DERIVED, desc, causes, n);
 	eg_taint_writes(dev, id, r, nr);
 	pthread_mutex_unlock(&dev->eg_lock);
@@ -186,11 +204,13 @@ hc_status hc_et_check_reads(struct hc_strm *st, const char *fn, const char *desc
 		       (unsigned long long)id);
 }
 
-hc_failure_id hc_et_fail_now(struct hc_strm *st, enum hc_eg_kind kind, const char *desc,
-			     const struct hc_et_range *r, size_t nr)
+hc_failure_id hc_et_fail_now(struct hc_strm *st, enum hc_eg_kind kind,
+			     const struct hc_et_desc *d, const struct hc_et_range *r, size_t nr)
 {
 	hc_failure_id id;
+	char desc[HC_ET_DESC_MAX];
 
+	hc_et_desc_format(d, desc, sizeof(desc));
 	pthread_mutex_lock(&st->dev->eg_lock);
 	id = eg_fail(st, kind, desc, NULL, 0);
 	eg_taint_writes(st->dev, id, r, nr);
@@ -334,7 +354,7 @@ static void attribute_exact(struct hc_strm *st, const uint64_t *ops, size_t nops
 {
 	struct hc_dev *dev = st->dev;
 	struct hc_errtrack *et = &st->et;
-	char desc[HC_EG_DESC_MAX];
+	char desc[HC_EG_DESC_MAX], what[HC_ET_DESC_MAX];
 
 	pthread_mutex_lock(&dev->eg_lock);
 	for (size_t i = 0; i < et->n; i++) {
@@ -343,14 +363,16 @@ static void attribute_exact(struct hc_strm *st, const uint64_t *ops, size_t nops
 		size_t nc;
 
 		if (item_failed(it, ops, nops, used)) {
-			snprintf(desc, sizeof(desc), "%s failed on the device", it->desc);
+			hc_et_desc_format(&it->desc, what, sizeof(what));
+			snprintf(desc, sizeof(desc), "%s failed on the device", what);
 			id = eg_fail(st, it->kind, desc, NULL, 0);
 			eg_taint_writes(dev, id, it->r, it->nr);
 			continue;
 		}
 		nc = eg_read_causes(dev, it->r, it->nr, causes, HC_ET_MAX_CAUSES);
 		if (nc > 0) {
-			snprintf(desc, sizeof(desc), "%s ran on failed data", it->desc);
+			hc_et_desc_format(&it->desc, what, sizeof(what));
+			snprintf(desc, sizeof(desc), "%s ran on failed data", what);
 			id = eg_fail(st, HC_EG_DERIVED, desc, causes, nc);
 			eg_taint_writes(dev, id, it->r, it->nr);
 			continue;

@@ -52,11 +52,31 @@ struct hc_et_range {
 
 #define HC_ET_DESC_MAX 64
 
+/*
+ * What a work item is, for the messages of a failure: kept as plain data
+ * and formatted (hc_et_desc_format) only when something fails, since every
+ * launch and write records one and most never fail.
+ */
+enum hc_et_what {
+	HC_ET_LAUNCH, /* "kernel NAME (launch A)" */
+	HC_ET_WRITE,  /* "write of A bytes at B" */
+	HC_ET_REPLAY, /* "replay of graph A" (a graph handle) */
+};
+
+struct hc_et_desc {
+	enum hc_et_what what;
+	char name[41]; /* HC_ET_LAUNCH: the kernel's name, at most 40 bytes */
+	uint64_t a, b;
+};
+
+/* The text of @d into @buf (at most @len bytes, terminated). */
+void hc_et_desc_format(const struct hc_et_desc *d, char *buf, size_t len);
+
 struct hc_et_item {
 	uint64_t seq;          /* the stream's item number */
 	uint64_t op_lo, op_hi; /* backend op ids in (op_lo, op_hi]; 0, 0 unknown */
 	enum hc_eg_kind kind;  /* HC_EG_KERNEL or HC_EG_COPY */
-	char desc[HC_ET_DESC_MAX];
+	struct hc_et_desc desc;
 	struct hc_et_range *r;
 	size_t nr;
 };
@@ -91,13 +111,13 @@ uint64_t hc_et_mark(struct hc_strm *st);
  * @st: the stream it was queued on
  * @kind: HC_EG_KERNEL or HC_EG_COPY
  * @mark: hc_et_mark() from before queuing
- * @desc: e.g. "kernel add (launch 7)"
+ * @desc: what it is (copied), e.g. kernel add, launch 7
  * @r, @nr: ranges it reads and writes (copied)
  * Out of memory marks the stream lost (conservative at the next failure).
  * Does nothing while a capture records.  Context: @st locked.
  */
-void hc_et_add(struct hc_strm *st, enum hc_eg_kind kind, uint64_t mark, const char *desc,
-	       const struct hc_et_range *r, size_t nr);
+void hc_et_add(struct hc_strm *st, enum hc_eg_kind kind, uint64_t mark,
+	       const struct hc_et_desc *desc, const struct hc_et_range *r, size_t nr);
 
 /*
  * hc_et_check_reads - refuse work that reads failed data
@@ -106,13 +126,13 @@ void hc_et_add(struct hc_strm *st, enum hc_eg_kind kind, uint64_t mark, const ch
  * taints the write ranges, with its id in *@out and the message.
  * Context: stream lock(s) held; takes eg_lock.
  */
-hc_status hc_et_check_reads(struct hc_strm *st, const char *fn, const char *desc,
+hc_status hc_et_check_reads(struct hc_strm *st, const char *fn, const struct hc_et_desc *desc,
 			    const struct hc_et_range *r, size_t nr, hc_failure_id *out);
 
 /* hc_et_fail_now - work failed when queued (HC_ERR_DEVICE from the call):
  * record a @kind failure and taint the write ranges.  Context: as above. */
-hc_failure_id hc_et_fail_now(struct hc_strm *st, enum hc_eg_kind kind, const char *desc,
-			     const struct hc_et_range *r, size_t nr);
+hc_failure_id hc_et_fail_now(struct hc_strm *st, enum hc_eg_kind kind,
+			     const struct hc_et_desc *desc, const struct hc_et_range *r, size_t nr);
 
 /* hc_et_written - a successful host write covered the range.  Context: any. */
 void hc_et_written(struct hc_dev *dev, uint64_t buf, uint64_t off, uint64_t size);

@@ -328,13 +328,12 @@ hc_status hc_graph_replay(hc_stream s, hc_graph g)
 		rc = hc_fail(HC_ERR_STATE, "hc_graph_replay: the stream is recording a capture");
 	} else {
 		uint64_t mark = hc_et_mark(st);
-		char desc[HC_ET_DESC_MAX];
+		struct hc_et_desc desc = { .what = HC_ET_REPLAY, .a = g.id };
 
 		rc = dev->ops->graph_launch(dev->hal, st->hal, hg);
 		hc_cursor_advance(&st->cursor);
-		snprintf(desc, sizeof(desc), "replay of graph %#llx", (unsigned long long)g.id);
 		if (rc == HC_OK) /* a failure inside is attributed to the replay */
-			hc_et_add(st, HC_EG_KERNEL, mark, desc, NULL, 0);
+			hc_et_add(st, HC_EG_KERNEL, mark, &desc, NULL, 0);
 	}
 	HC_TRACE(graph_replay, s.id, g.id, (int32_t)rc, hc_trace_since_ns(t0));
 	hc_strm_unlock(st);

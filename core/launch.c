@@ -159,7 +159,7 @@ hc_status hc_launch(hc_stream s, const hc_launch_desc *l)
 	struct hc_strm *st;
 	size_t nb, na, i, used = 0;
 	struct hc_et_range rr[HC_LOCKSET_MAX_BUFS];
-	char desc[HC_ET_DESC_MAX];
+	struct hc_et_desc desc = { .what = HC_ET_LAUNCH };
 	hc_failure_id derived;
 	uint64_t mark = 0;
 	bool recording;
@@ -190,9 +190,10 @@ hc_status hc_launch(hc_stream s, const hc_launch_desc *l)
 	pthread_mutex_lock(&dev->lock);
 	rc = hc_kern_get(dev, l->kernel, &k);
 	fn = rc == HC_OK ? k->fn : NULL;
-	if (rc == HC_OK)
-		snprintf(desc, sizeof(desc), "kernel %.40s (launch %llu)", k->name,
-			 (unsigned long long)atomic_fetch_add(&dev->launch_seq, 1) + 1);
+	if (rc == HC_OK) { /* kept as data: formatted only if the launch fails */
+		memcpy(desc.name, k->name, sizeof(desc.name) - 1);
+		desc.a = atomic_fetch_add(&dev->launch_seq, 1) + 1;
+	}
 	pthread_mutex_unlock(&dev->lock);
 	if (rc != HC_OK)
 		return rc;
@@ -224,7 +225,7 @@ hc_status hc_launch(hc_stream s, const hc_launch_desc *l)
 	}
 	recording = hc_capture_is_recording(&st->capture);
 	if (!recording) {
-		rc = hc_et_check_reads(st, "hc_launch", desc, rr, nb, &derived);
+		rc = hc_et_check_reads(st, "hc_launch", &desc, rr, nb, &derived);
 		if (rc != HC_OK)
 			goto out_unlock;
 		mark = hc_et_mark(st);
@@ -260,9 +261,9 @@ hc_status hc_launch(hc_stream s, const hc_launch_desc *l)
 		for (i = 0; i < nb; i++)
 			if ((l->bindings[i].access & HC_ACCESS_WRITE) && ls.use[i].origin == st)
 				ls.use[i].buf->stamp = hc_cursor_advance(&st->cursor);
-		hc_et_add(st, HC_EG_KERNEL, mark, desc, rr, nb);
+		hc_et_add(st, HC_EG_KERNEL, mark, &desc, rr, nb);
 	} else if (rc == HC_ERR_DEVICE && !recording) {
-		hc_et_fail_now(st, HC_EG_KERNEL, desc, rr, nb);
+		hc_et_fail_now(st, HC_EG_KERNEL, &desc, rr, nb);
 	}
 out_unpin:
 	/* Pin each distinct remote buffer once per binding that waited. */

@@ -85,7 +85,7 @@ hc_status hc_write(hc_stream s, hc_buffer b, uint64_t off, const void *src, uint
 	struct hc_dev *dev;
 	hc_staging dec;
 	struct hc_et_range rr;
-	char desc[HC_ET_DESC_MAX];
+	struct hc_et_desc desc = { .what = HC_ET_WRITE };
 	uint64_t mark = 0;
 	bool pipelined = false, recording;
 	hc_status rc;
@@ -121,8 +121,8 @@ hc_status hc_write(hc_stream s, hc_buffer b, uint64_t off, const void *src, uint
 	bool pipe_direct = !dec.through_pinned && pageable && n >= HC_PIPE_MIN_BYTES && !recording;
 
 	rr = (struct hc_et_range){ b.id, off, n, true, false };
-	snprintf(desc, sizeof(desc), "write of %llu bytes at %llu", (unsigned long long)n,
-		 (unsigned long long)off);
+	desc.a = n;
+	desc.b = off;
 	if (!recording)
 		mark = hc_et_mark(st);
 	if (dec.through_pinned) {
@@ -137,12 +137,12 @@ hc_status hc_write(hc_stream s, hc_buffer b, uint64_t off, const void *src, uint
 	HC_TRACE(staging, st->handle.id, b.id, n, (uint8_t)prop, dec.through_pinned,
 		 dec.flush_after, pipelined);
 	if (rc == HC_ERR_DEVICE && !recording)
-		hc_et_fail_now(st, HC_EG_COPY, desc, &rr, 1);
+		hc_et_fail_now(st, HC_EG_COPY, &desc, &rr, 1);
 	if (rc != HC_OK)
 		goto out_unpin;
 	if (!recording) {
 		hc_et_written(dev, b.id, off, n);
-		hc_et_add(st, HC_EG_COPY, mark, desc, &rr, 1);
+		hc_et_add(st, HC_EG_COPY, mark, &desc, &rr, 1);
 	}
 	if (dec.through_pinned || pipe_direct) {
 		atomic_fetch_add(pipelined ? &dev->stats.writes_pipelined : &dev->stats.writes_staged, 1);
