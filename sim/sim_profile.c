@@ -38,6 +38,8 @@
  *   host_copy_spin         how long the workers spin before they sleep [50 us]
  *   launch_call            host cost of a launch [1090 ns]
  *   launch_overhead        device time added to each kernel [500 ns]
+ *   launch_latency         from a launch call to the kernel's soonest start [0]
+ *   launch_lib             the library's own host work per hc_launch [0]
  *   kernel_default         a kernel's device time without a hint [500 ns]
  *   dev_alloc, dev_alloc_per_mib     [40 us, 600 ns]
  *   dev_free, dev_free_per_mib       [37 us, 306 ns]

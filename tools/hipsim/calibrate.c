@@ -480,30 +480,87 @@ enum copy_mode {
 	COPY_COLD, /* a write after an idle gap: the workers have gone to sleep */
 };
 
-/* What fit_host_copy measures with: a device of the backend opened through
- * the library, a buffer to copy into, and for the idle gaps a kernel. */
+/*
+ * What the measurements through the library use: a device of the measured
+ * backend opened with op_times, a stream, "add" over three 4 KiB buffers
+ * (two read, one written: the built-in workloads' launch shape), and for
+ * fit_host_copy a buffer of 4 MiB to copy into and out of.
+ */
 struct lib_rig {
 	hc_device d;
 	hc_stream s;
 	hc_buffer b, kb[3];
+	hc_binding bind[3];
 	hc_kernel k;
 	const unsigned char *src;
 	unsigned char *dst;
 };
+
+/* Opens @g (@copy_bytes 0: no copy buffer); false with the error in @c,
+ * whatever was opened closed again. */
+static void rig_close(struct lib_rig *g);
+
+static bool rig_open(struct cal *c, const struct hs_calibrate_args *args, bool sim,
+		     uint64_t copy_bytes, struct lib_rig *g, const char *what)
+{
+	hc_device_options o;
+	hc_status st;
+
+	memset(g, 0, sizeof(*g));
+	hc_device_options_init(&o);
+	o.ordinal = args->ordinal;
+	o.profile = args->sim_profile;
+	o.seed = 1;
+	o.op_times = true;
+	st = hc_device_open(args->backend, &o, &g->d);
+	if (cal_fail(c, st, what))
+		return false;
+	st = hc_stream_open(g->d, &g->s);
+	if (st == HC_OK && copy_bytes)
+		st = hc_alloc(g->s, copy_bytes, &g->b);
+	for (int i = 0; i < 3 && st == HC_OK; i++) {
+		st = hc_alloc(g->s, 4096, &g->kb[i]);
+		g->bind[i] = (hc_binding){ g->kb[i], 0, 4096, i < 2 ? HC_ACCESS_READ : HC_ACCESS_WRITE };
+	}
+	if (st == HC_OK)
+		st = hc_kernel_load(g->d, sim ? NULL : hs_noop_ptx, sim ? 0 : hs_noop_ptx_size, "add", &g->k);
+	if (cal_fail(c, st, what)) {
+		rig_close(g);
+		return false;
+	}
+	return true;
+}
+
+static void rig_close(struct lib_rig *g)
+{
+	for (int i = 0; i < 3; i++)
+		if (g->kb[i].id)
+			hc_free(g->kb[i]);
+	if (g->b.id)
+		hc_free(g->b);
+	if (g->s.id)
+		hc_stream_close(g->s);
+	if (g->d.id)
+		hc_device_close(g->d);
+}
+
+/* One launch of "add" over the rig's three buffers. */
+static hc_launch_desc rig_launch(const struct lib_rig *g)
+{
+	return (hc_launch_desc){ .kernel = g->k, .grid = { 1, 1, 1 }, .block = { 1, 1, 1 },
+				 .bindings = g->bind, .n_bindings = 3 };
+}
 
 /* An idle gap well past the workers' spin window (HC_PIPE_SPIN_NS, 50 us)
  * on either clock: a kernel the simulator runs for 300 us, its sync, then
  * 300 us of real sleep for a GPU, where the no-op kernel is short. */
 static hc_status idle_gap(struct lib_rig *g)
 {
-	hc_binding bind[3];
-	hc_launch_desc l = { .kernel = g->k, .grid = { 1, 1, 1 }, .block = { 1, 1, 1 },
-			     .bindings = bind, .n_bindings = 3, .duration_hint_ns = 300000 };
+	hc_launch_desc l = rig_launch(g);
 	struct timespec ts = { 0, 300000 };
 	hc_status st;
 
-	for (int i = 0; i < 3; i++)
-		bind[i] = (hc_binding){ g->kb[i], 0, 4096, i < 2 ? HC_ACCESS_READ : HC_ACCESS_WRITE };
+	l.duration_hint_ns = 300000;
 	st = hc_launch(g->s, &l);
 	if (st == HC_OK)
 		st = hc_sync(g->s);
@@ -568,11 +625,9 @@ static void fit_copy_path(const uint64_t *len, const double *t, uint64_t *call, 
 static void fit_host_copy(struct cal *c, const struct hs_calibrate_args *args, bool sim,
 			  struct hc_sim_profile *p)
 {
-	hc_device_options o;
-	struct lib_rig g = { 0 };
+	struct lib_rig g;
 	unsigned char *src = malloc(4 * MIB), *dst = malloc(4 * MIB);
 	double one[HOST_COPY_SIZES], warm[HOST_COPY_SIZES], cold[HOST_COPY_SIZES], wake = 0;
-	hc_status st;
 
 	if (!src || !dst) {
 		cal_fail(c, HC_ERR_OOM, "host copy: no host memory");
@@ -580,25 +635,10 @@ static void fit_host_copy(struct cal *c, const struct hs_calibrate_args *args, b
 	}
 	memset(src, 0x5a, 4 * MIB);
 	memset(dst, 0, 4 * MIB);
+	if (!rig_open(c, args, sim, 4 * MIB, &g, "host copy: device, stream, buffers and kernel"))
+		goto out_mem;
 	g.src = src;
 	g.dst = dst;
-	hc_device_options_init(&o);
-	o.ordinal = args->ordinal;
-	o.profile = args->sim_profile;
-	o.seed = 1;
-	o.op_times = true;
-	st = hc_device_open(args->backend, &o, &g.d);
-	if (cal_fail(c, st, "host copy: device_open through the library"))
-		goto out_mem;
-	st = hc_stream_open(g.d, &g.s);
-	if (st == HC_OK)
-		st = hc_alloc(g.s, 4 * MIB, &g.b);
-	for (int i = 0; i < 3 && st == HC_OK; i++)
-		st = hc_alloc(g.s, 4096, &g.kb[i]);
-	if (st == HC_OK)
-		st = hc_kernel_load(g.d, sim ? NULL : hs_noop_ptx, sim ? 0 : hs_noop_ptx_size, "add", &g.k);
-	if (cal_fail(c, st, "host copy: stream, buffers and kernel"))
-		goto out_dev;
 	for (int i = 0; i < HOST_COPY_SIZES && c->err == HC_OK; i++) {
 		one[i] = lib_copy_ns(c, &g, host_copy_len[0][i], COPY_ONE);
 		warm[i] = lib_copy_ns(c, &g, host_copy_len[1][i], COPY_WARM);
@@ -610,15 +650,7 @@ static void fit_host_copy(struct cal *c, const struct hs_calibrate_args *args, b
 		fit_copy_path(host_copy_len[1], warm, &p->host_copy_split_call_ns, &p->host_copy_max_bw);
 		p->host_copy_split_wake_ns = ns_round(wake);
 	}
-out_dev:
-	for (int i = 0; i < 3; i++)
-		if (g.kb[i].id)
-			hc_free(g.kb[i]);
-	if (g.b.id)
-		hc_free(g.b);
-	if (g.s.id)
-		hc_stream_close(g.s);
-	hc_device_close(g.d);
+	rig_close(&g);
 out_mem:
 	free(src);
 	free(dst);
@@ -650,54 +682,33 @@ static void fit_launch_lib(struct cal *c, const struct hs_calibrate_args *args, 
 			   uint64_t *out)
 {
 	enum { LAUNCHES = 500 };
-	hc_device_options o;
-	hc_device d;
-	hc_stream s;
-	hc_kernel k;
-	hc_buffer b[3] = { { 0 } };
-	hc_binding bind[3];
 	uint64_t info[2] = { 4096, 0 };
-	hc_launch_desc l = { .grid = { 1, 1, 1 }, .block = { 1, 1, 1 }, .info = info,
-			     .info_words = 2, .bindings = bind, .n_bindings = 3 };
-	hc_status st;
+	struct lib_rig g;
+	hc_launch_desc l;
+	hc_status st = HC_OK;
 
-	hc_device_options_init(&o);
-	o.ordinal = args->ordinal;
-	o.profile = args->sim_profile;
-	o.seed = 1;
-	o.op_times = true;
-	st = hc_device_open(args->backend, &o, &d);
-	if (cal_fail(c, st, "launch through the library: device_open"))
+	if (!rig_open(c, args, sim, 0, &g, "launch through the library: device, stream, buffers and kernel"))
 		return;
-	st = hc_stream_open(d, &s);
-	if (st == HC_OK)
-		st = hc_kernel_load(d, sim ? NULL : hs_noop_ptx, sim ? 0 : hs_noop_ptx_size, "add", &k);
-	for (int i = 0; i < 3 && st == HC_OK; i++) {
-		st = hc_alloc(s, 4096, &b[i]);
-		bind[i] = (hc_binding){ b[i], 0, 4096, i < 2 ? HC_ACCESS_READ : HC_ACCESS_WRITE };
-	}
-	l.kernel = k;
+	l = rig_launch(&g);
+	l.info = info;
+	l.info_words = 2;
 	for (unsigned r = 0; r < c->reps + 1 && st == HC_OK; r++) { /* one warm-up */
-		uint64_t t0 = 0, t1 = 0, in0 = ops_total(d), in1;
+		uint64_t t0 = 0, t1 = 0, in0 = ops_total(g.d), in1;
 
-		hc_device_now(d, &t0);
+		hc_device_now(g.d, &t0);
 		for (int i = 0; i < LAUNCHES && st == HC_OK; i++)
-			st = hc_launch(s, &l);
+			st = hc_launch(g.s, &l);
 		if (st == HC_OK)
-			st = hc_sync(s);
-		hc_device_now(d, &t1);
-		in1 = ops_total(d);
+			st = hc_sync(g.s);
+		hc_device_now(g.d, &t1);
+		in1 = ops_total(g.d);
 		if (r > 0)
 			c->samples[r - 1] = t1 - t0 > in1 - in0 ? (double)(t1 - t0 - (in1 - in0)) / LAUNCHES
 								: 0;
 	}
 	if (!cal_fail(c, st, "launch through the library"))
 		*out = ns_round(median(c->samples, c->reps));
-	for (int i = 0; i < 3; i++)
-		if (b[i].id)
-			hc_free(b[i]);
-	hc_stream_close(s);
-	hc_device_close(d);
+	rig_close(&g);
 }
 
 /*
