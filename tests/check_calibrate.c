@@ -203,6 +203,79 @@ START_TEST(missing_key_named)
 }
 END_TEST
 
+/*
+ * Passes: every key of the combined profile is the median of the passes'
+ * (the middle of three, whichever pass holds it; the mean of the middle
+ * two of four).  Built as text so that each key is set by its name, and
+ * read back through the writer, so a key the median skips shows up.
+ */
+static void profile_scaled(unsigned mul, struct hc_sim_profile *out)
+{
+	struct hc_sim_profile b;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	hc_sim_profile_builtin(&b);
+	f = open_memstream(&text, &len);
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(hs_profile_write(f, &b, NULL), 0);
+	fclose(f);
+	/* every number after " = " times @mul, except the identity lines */
+	{
+		char *o = malloc(len * 2 + 64), *w = o;
+		const char *r = text;
+
+		ck_assert_ptr_nonnull(o);
+		while (*r) {
+			const char *eq = strstr(r, " = "), *nl = strchr(r, '\n');
+
+			if (!nl)
+				nl = r + strlen(r);
+			if (eq && eq < nl && *r != '#' && strncmp(r, "name", 4) && strncmp(r, "total_memory", 12) &&
+			    strncmp(r, "alignment", 9) && strncmp(r, "integrated", 10)) {
+				unsigned long long v = strtoull(eq + 3, NULL, 10);
+				const char *unit = eq + 3 + strspn(eq + 3, "0123456789");
+
+				w += sprintf(w, "%.*s = %llu%.*s\n", (int)(eq - r), r, (v + 1) * mul,
+					     (int)(nl - unit), unit);
+			} else {
+				w += sprintf(w, "%.*s\n", (int)(nl - r), r);
+			}
+			r = *nl ? nl + 1 : nl;
+		}
+		*w = '\0';
+		ck_assert_int_eq(hc_sim_profile_parse(o, "scaled", out), HC_OK);
+		free(o);
+	}
+	free(text);
+}
+
+START_TEST(median_of_passes)
+{
+	struct hc_sim_profile p[4], m, want2, want5;
+
+	/* out of order, so that neither the first nor the last pass is the middle */
+	profile_scaled(5, &p[0]);
+	profile_scaled(1, &p[1]);
+	profile_scaled(2, &p[2]);
+	profile_scaled(9, &p[3]);
+	profile_scaled(2, &want2);
+	ck_assert_int_eq(hs_profile_median(p, 3, &m), 0);
+	assert_close(&m, &want2);
+	ck_assert_uint_eq(m.host_copy_max_bw, want2.host_copy_max_bw);
+	/* four: between 2x and 5x, i.e. 3.5x, rounded half up */
+	profile_scaled(5, &want5);
+	ck_assert_int_eq(hs_profile_median(p, 4, &m), 0);
+	ck_assert_uint_eq(m.launch_lib_ns, (want2.launch_lib_ns + want5.launch_lib_ns + 1) / 2);
+	ck_assert_uint_eq(m.event_sync_ns, (want2.event_sync_ns + want5.event_sync_ns + 1) / 2);
+	/* one is itself */
+	ck_assert_int_eq(hs_profile_median(&p[3], 1, &m), 0);
+	ck_assert_uint_eq(m.graph_launch_ns, p[3].graph_launch_ns);
+	ck_assert_str_eq(m.name, p[3].name);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("calibrate");
@@ -216,6 +289,7 @@ int main(void)
 	tcase_add_test(tc, hip_without_device);
 	tcase_add_test(tc, unknown_backend);
 	tcase_add_test(tc, missing_key_named);
+	tcase_add_test(tc, median_of_passes);
 	suite_add_tcase(s, tc);
 	r = srunner_create(s);
 	srunner_run_all(r, CK_NORMAL);

@@ -34,6 +34,7 @@
 #include <getopt.h>
 #include <math.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -80,6 +81,7 @@ struct cal {
 	hc_status err;
 	char errmsg[1024];
 	char no_kernel[1024]; /* why launches were not measured, "" when they were */
+	unsigned pass, passes; /* which of how many passes (progress only) */
 };
 
 static uint64_t cal_now(struct cal *c)
@@ -121,11 +123,15 @@ static bool cal_fail(struct cal *c, hc_status st, const char *what)
 
 static void progress(struct cal *c, const char *what)
 {
+	char pass[32] = "";
+
 	c->phase++;
+	if (c->passes > 1)
+		snprintf(pass, sizeof(pass), "pass %u/%u ", c->pass + 1, c->passes);
 	if (c->tty)
-		fprintf(stderr, "\r\033[K[%u/%u] %s", c->phase, c->nphases, what);
+		fprintf(stderr, "\r\033[K%s[%u/%u] %s", pass, c->phase, c->nphases, what);
 	else
-		fprintf(stderr, "hipsim calibrate: [%u/%u] %s\n", c->phase, c->nphases, what);
+		fprintf(stderr, "hipsim calibrate: %s[%u/%u] %s\n", pass, c->phase, c->nphases, what);
 	fflush(stderr);
 }
 
@@ -870,11 +876,13 @@ static void cal_teardown(struct cal *c)
 	free(c->pageable);
 }
 
-hc_status hs_calibrate(const struct hs_calibrate_args *args, struct hc_sim_profile *out,
-		       char *msg, size_t msglen)
+/* One pass over every measurement: the profile in @out, as hs_calibrate. */
+static hc_status calibrate_pass(const struct hs_calibrate_args *args, unsigned pass, unsigned passes,
+				struct hc_sim_profile *out, char *msg, size_t msglen)
 {
 	struct cal c = { .reps = args->repeats ? args->repeats : (args->quick ? 5 : 11),
-			 .quick = args->quick, .tty = args->progress_tty, .nphases = 9 };
+			 .quick = args->quick, .tty = args->progress_tty, .nphases = 9,
+			 .pass = pass, .passes = passes };
 	struct hc_hal_open_args oa = { .ordinal = args->ordinal, .profile = args->sim_profile,
 				       .seed = 1 };
 	struct hc_sim_profile p;
@@ -990,10 +998,133 @@ out:
 	return HC_OK;
 }
 
+/* --- passes and the profile's keys --------------------------------------- */
+
+/*
+ * Every key a profile file holds after the device's identity, in file
+ * order: hs_profile_write prints them and hs_calibrate takes each one's
+ * median over its passes.  @section, when set, is printed before the key.
+ */
+enum field_unit { F_NS, F_BW, F_BYTES, F_COUNT };
+struct prof_field {
+	const char *section;
+	const char *key;
+	size_t off;
+	enum field_unit unit;
+};
+
+#define PF(sec, k, f, u) { sec, k, offsetof(struct hc_sim_profile, f), u }
+static const struct prof_field prof_fields[] = {
+	PF("\n# Copies: latency + size / bandwidth.\n", "h2d_pinned_bw", h2d_pinned_bw, F_BW),
+	PF(NULL, "h2d_pageable_bw", h2d_pageable_bw, F_BW),
+	PF(NULL, "d2h_pinned_bw", d2h_pinned_bw, F_BW),
+	PF(NULL, "d2h_pageable_bw", d2h_pageable_bw, F_BW),
+	PF(NULL, "d2d_bw", d2d_bw, F_BW),
+	PF(NULL, "h2d_pinned_latency", h2d_pinned_lat_ns, F_NS),
+	PF(NULL, "h2d_pageable_latency", h2d_pageable_lat_ns, F_NS),
+	PF(NULL, "d2h_pinned_latency", d2h_pinned_lat_ns, F_NS),
+	PF(NULL, "d2h_pageable_latency", d2h_pageable_lat_ns, F_NS),
+	PF(NULL, "d2d_latency", d2d_lat_ns, F_NS),
+	PF(NULL, "copy_call", copy_call_ns, F_NS),
+	PF(NULL, "host_copy_call", host_copy_call_ns, F_NS),
+	PF(NULL, "host_copy_bw", host_copy_bw, F_BW),
+	PF(NULL, "host_copy_split_call", host_copy_split_call_ns, F_NS),
+	PF(NULL, "host_copy_split_wake", host_copy_split_wake_ns, F_NS),
+	PF(NULL, "host_copy_spin", host_copy_spin_ns, F_NS),
+	PF(NULL, "host_copy_max_bw", host_copy_max_bw, F_BW),
+	PF("\n# Kernels (kernel_default is not measured: from the base profile).\n", "launch_call",
+	   launch_call_ns, F_NS),
+	PF(NULL, "launch_overhead", launch_overhead_ns, F_NS),
+	PF(NULL, "launch_latency", launch_latency_ns, F_NS),
+	PF(NULL, "launch_lib", launch_lib_ns, F_NS),
+	PF(NULL, "kernel_default", kernel_default_ns, F_NS),
+	PF("\n# Allocation: base + per MiB beyond the first.\n", "dev_alloc", dev_alloc_ns, F_NS),
+	PF(NULL, "dev_alloc_per_mib", dev_alloc_ns_per_mib, F_NS),
+	PF(NULL, "dev_free", dev_free_ns, F_NS),
+	PF(NULL, "dev_free_per_mib", dev_free_ns_per_mib, F_NS),
+	PF(NULL, "host_alloc", host_alloc_ns, F_NS),
+	PF(NULL, "host_alloc_per_mib", host_alloc_ns_per_mib, F_NS),
+	PF(NULL, "host_free", host_free_ns, F_NS),
+	PF(NULL, "host_free_per_mib", host_free_ns_per_mib, F_NS),
+	PF("\n# Streams and events (host costs).\n", "event_record", event_record_ns, F_NS),
+	PF(NULL, "event_query", event_query_ns, F_NS),
+	PF(NULL, "event_wait", event_wait_ns, F_NS),
+	PF(NULL, "event_sync", event_sync_ns, F_NS),
+	PF(NULL, "event_destroy", event_destroy_ns, F_NS),
+	PF(NULL, "stream_create", stream_create_ns, F_NS),
+	PF(NULL, "stream_destroy", stream_destroy_ns, F_NS),
+	PF(NULL, "stream_sync", stream_sync_ns, F_NS),
+	PF("\n# Graphs (host costs).\n", "capture_begin", capture_begin_ns, F_NS),
+	PF(NULL, "capture_node", capture_node_ns, F_NS),
+	PF(NULL, "graph_instantiate", graph_instantiate_ns, F_NS),
+	PF(NULL, "graph_instantiate_node", graph_instantiate_node_ns, F_NS),
+	PF(NULL, "graph_launch", graph_launch_ns, F_NS),
+	PF("\n", "jitter_ppm", jitter_ppm, F_COUNT),
+};
+#undef PF
+
+static uint64_t field_get(const struct hc_sim_profile *p, const struct prof_field *f)
+{
+	return *(const uint64_t *)((const char *)p + f->off);
+}
+
+static void field_set(struct hc_sim_profile *p, const struct prof_field *f, uint64_t v)
+{
+	*(uint64_t *)((char *)p + f->off) = v;
+}
+
+/*
+ * Passes.  The H200 machine's host runs slow and fast for seconds at a
+ * time, and every figure of one pass is taken within a few milliseconds:
+ * two calibrations ten seconds apart moved keys by 10-50 % (BENCHMARKS.md,
+ * "Simulator fidelity").  Each key of the result is therefore the median
+ * of its figures over several whole passes, which spreads every key's
+ * samples over the whole calibration instead of one moment of it.
+ */
+int hs_profile_median(const struct hc_sim_profile *p, unsigned n, struct hc_sim_profile *out)
+{
+	uint64_t *v = n ? calloc(n, sizeof(*v)) : NULL;
+	struct hc_sim_profile m;
+
+	if (!v)
+		return -1;
+	m = p[0];
+	for (size_t k = 0; k < sizeof(prof_fields) / sizeof(prof_fields[0]); k++) {
+		for (unsigned i = 0; i < n; i++)
+			v[i] = field_get(&p[i], &prof_fields[k]);
+		field_set(&m, &prof_fields[k], (uint64_t)llround(median(v, n)));
+	}
+	free(v);
+	*out = m;
+	return 0;
+}
+
+hc_status hs_calibrate(const struct hs_calibrate_args *args, struct hc_sim_profile *out,
+		       char *msg, size_t msglen)
+{
+	unsigned passes = args->passes ? args->passes : (args->quick ? 1 : HS_CALIBRATE_PASSES);
+	struct hc_sim_profile *p = calloc(passes, sizeof(*p));
+	hc_status st = HC_OK;
+
+	if (!p) {
+		snprintf(msg, msglen, "no host memory");
+		return HC_ERR_OOM;
+	}
+	for (unsigned i = 0; i < passes && st == HC_OK; i++)
+		st = calibrate_pass(args, i, passes, &p[i], msg, msglen);
+	if (st == HC_OK && hs_profile_median(p, passes, out) != 0) {
+		snprintf(msg, msglen, "no host memory");
+		st = HC_ERR_OOM;
+	}
+	free(p);
+	return st;
+}
+
 /* --- the profile file ---------------------------------------------------- */
 
 int hs_profile_write(FILE *f, const struct hc_sim_profile *p, const char *header)
 {
+	static const char *const unit[] = { [F_NS] = " ns", [F_BW] = " B/s", [F_BYTES] = " B", [F_COUNT] = "" };
 	const char *h = header ? header : "";
 
 	/* the header, each line a comment */
@@ -1008,59 +1139,12 @@ int hs_profile_write(FILE *f, const struct hc_sim_profile *p, const char *header
 	fprintf(f, "total_memory = %llu B\n", (unsigned long long)p->total_memory);
 	fprintf(f, "alignment = %llu B\n", (unsigned long long)p->alignment);
 	fprintf(f, "integrated = %d\n", p->integrated ? 1 : 0);
-	fprintf(f, "\n# Copies: latency + size / bandwidth.\n");
-#define BW(k, v) fprintf(f, "%s = %llu B/s\n", k, (unsigned long long)(v))
-#define NS(k, v) fprintf(f, "%s = %llu ns\n", k, (unsigned long long)(v))
-	BW("h2d_pinned_bw", p->h2d_pinned_bw);
-	BW("h2d_pageable_bw", p->h2d_pageable_bw);
-	BW("d2h_pinned_bw", p->d2h_pinned_bw);
-	BW("d2h_pageable_bw", p->d2h_pageable_bw);
-	BW("d2d_bw", p->d2d_bw);
-	NS("h2d_pinned_latency", p->h2d_pinned_lat_ns);
-	NS("h2d_pageable_latency", p->h2d_pageable_lat_ns);
-	NS("d2h_pinned_latency", p->d2h_pinned_lat_ns);
-	NS("d2h_pageable_latency", p->d2h_pageable_lat_ns);
-	NS("d2d_latency", p->d2d_lat_ns);
-	NS("copy_call", p->copy_call_ns);
-	NS("host_copy_call", p->host_copy_call_ns);
-	BW("host_copy_bw", p->host_copy_bw);
-	NS("host_copy_split_call", p->host_copy_split_call_ns);
-	NS("host_copy_split_wake", p->host_copy_split_wake_ns);
-	NS("host_copy_spin", p->host_copy_spin_ns);
-	BW("host_copy_max_bw", p->host_copy_max_bw);
-	fprintf(f, "\n# Kernels (kernel_default is not measured: from the base profile).\n");
-	NS("launch_call", p->launch_call_ns);
-	NS("launch_overhead", p->launch_overhead_ns);
-	NS("launch_latency", p->launch_latency_ns);
-	NS("launch_lib", p->launch_lib_ns);
-	NS("kernel_default", p->kernel_default_ns);
-	fprintf(f, "\n# Allocation: base + per MiB beyond the first.\n");
-	NS("dev_alloc", p->dev_alloc_ns);
-	NS("dev_alloc_per_mib", p->dev_alloc_ns_per_mib);
-	NS("dev_free", p->dev_free_ns);
-	NS("dev_free_per_mib", p->dev_free_ns_per_mib);
-	NS("host_alloc", p->host_alloc_ns);
-	NS("host_alloc_per_mib", p->host_alloc_ns_per_mib);
-	NS("host_free", p->host_free_ns);
-	NS("host_free_per_mib", p->host_free_ns_per_mib);
-	fprintf(f, "\n# Streams and events (host costs).\n");
-	NS("event_record", p->event_record_ns);
-	NS("event_query", p->event_query_ns);
-	NS("event_wait", p->event_wait_ns);
-	NS("event_sync", p->event_sync_ns);
-	NS("event_destroy", p->event_destroy_ns);
-	NS("stream_create", p->stream_create_ns);
-	NS("stream_destroy", p->stream_destroy_ns);
-	NS("stream_sync", p->stream_sync_ns);
-	fprintf(f, "\n# Graphs (host costs).\n");
-	NS("capture_begin", p->capture_begin_ns);
-	NS("capture_node", p->capture_node_ns);
-	NS("graph_instantiate", p->graph_instantiate_ns);
-	NS("graph_instantiate_node", p->graph_instantiate_node_ns);
-	NS("graph_launch", p->graph_launch_ns);
-	fprintf(f, "\njitter_ppm = %llu\n", (unsigned long long)p->jitter_ppm);
-#undef BW
-#undef NS
+	for (size_t k = 0; k < sizeof(prof_fields) / sizeof(prof_fields[0]); k++) {
+		const struct prof_field *pf = &prof_fields[k];
+
+		fprintf(f, "%s%s = %llu%s\n", pf->section ? pf->section : "", pf->key,
+			(unsigned long long)field_get(p, pf), unit[pf->unit]);
+	}
 	return ferror(f) ? -1 : 0;
 }
 
@@ -1075,6 +1159,8 @@ static void calibrate_usage(FILE *out)
 		"  -o, --output F   the profile to write ('-' for stdout)\n"
 		"  --quick          fewer sizes (copies up to 16 MiB) and 5 repeats\n"
 		"  --repeats N      samples per figure (median; default 11, --quick 5)\n"
+		"  --passes N       whole passes, each key the median over them (default 5,\n"
+		"                   --quick 1)\n"
 		"  --ordinal N      which GPU (default 0)\n"
 		"  --profile FILE   sim backend only: the profile the simulator runs with\n\n"
 		"Exit status: 0 written, 1 a measurement failed, 2 usage or no device/runtime.\n");
@@ -1085,8 +1171,9 @@ int hipsim_calibrate_main(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "backend", required_argument, 0, 'b' }, { "output", required_argument, 0, 'o' },
 		{ "quick", no_argument, 0, 'q' },         { "repeats", required_argument, 0, 'r' },
-		{ "ordinal", required_argument, 0, 'O' }, { "profile", required_argument, 0, 'p' },
-		{ "help", no_argument, 0, 'h' },          { 0, 0, 0, 0 },
+		{ "passes", required_argument, 0, 'P' },  { "ordinal", required_argument, 0, 'O' },
+		{ "profile", required_argument, 0, 'p' }, { "help", no_argument, 0, 'h' },
+		{ 0, 0, 0, 0 },
 	};
 	struct hs_calibrate_args a = { .backend = "hip", .progress = true };
 	const char *output = NULL;
@@ -1107,17 +1194,20 @@ int hipsim_calibrate_main(int argc, char **argv)
 		case 'q': a.quick = true; break;
 		case 'p': a.sim_profile = optarg; break;
 		case 'r':
+		case 'P':
 		case 'O': {
 			unsigned long v;
 			errno = 0;
 			v = strtoul(optarg, &end, 10);
 			if (errno || !*optarg || *end || *optarg == '-' || v > 100000 ||
-			    (c == 'r' && v < 1)) {
+			    (c != 'O' && v < 1) || (c == 'P' && v > 99)) {
 				fprintf(stderr, "hipsim calibrate: '%s' is not a valid number\n", optarg);
 				return HIPSIM_EXIT_USAGE;
 			}
 			if (c == 'r')
 				a.repeats = (unsigned)v;
+			else if (c == 'P')
+				a.passes = (unsigned)v;
 			else
 				a.ordinal = (int)v;
 			break;
@@ -1157,9 +1247,9 @@ int hipsim_calibrate_main(int argc, char **argv)
 	strftime(date, sizeof(date), "%Y-%m-%dT%H:%M:%SZ", &tm);
 	snprintf(header, sizeof(header),
 		 "Calibrated by hipsim (%s %s).\ndevice: %s\ndate: %s\nruntime: %s backend\n"
-		 "command: %s\nrepeats: %u per figure (median)%s%s",
+		 "command: %s\nrepeats: %u per figure (median); passes: %u (each key their median)%s%s",
 		 PACKAGE_NAME, PACKAGE_VERSION, p.name, date, a.backend, cmd,
-		 a.repeats ? a.repeats : (a.quick ? 5 : 11), msg[0] ? "\nwarning: " : "", msg);
+		 a.repeats ? a.repeats : (a.quick ? 5 : 11), a.passes ? a.passes : (a.quick ? 1 : HS_CALIBRATE_PASSES), msg[0] ? "\nwarning: " : "", msg);
 	if (msg[0])
 		fprintf(stderr, "hipsim calibrate: warning: %s\n", msg);
 	f = strcmp(output, "-") == 0 ? stdout : fopen(output, "w");
