@@ -155,7 +155,16 @@ struct ctf_class {
 	int devopen; /* hipcore:device_open */
 	enum hs_rev_kind kind;
 	int64_t idx[R_COUNT]; /* -1: absent */
+	/* What field_u64() would find at idx[role], known from the payload's
+	 * class (a member's fields all have the member's class), so that an
+	 * event's numbers are read without asking each field its type. */
+	unsigned char ftype[R_COUNT];
+	/* The same for the elements of the parallel binding arrays
+	 * (R_BIND_BUFFER + k): FT_OTHER when the member is not an array. */
+	unsigned char etype[4];
 };
+
+enum { FT_OTHER, FT_UNSIGNED, FT_SIGNED, FT_BOOL };
 
 struct ctf_reader {
 	struct hs_trace base;
@@ -285,11 +294,49 @@ static const bt_field *by_index(const bt_field *payload, int64_t idx)
 	return idx < 0 ? NULL : bt_field_structure_borrow_member_field_by_index_const(payload, (uint64_t)idx);
 }
 
+/* What field_u64() makes of a field of class @fc. */
+static unsigned char ftype_of(const bt_field_class *fc)
+{
+	bt_field_class_type t = bt_field_class_get_type(fc);
+
+	return bt_field_class_type_is(t, BT_FIELD_CLASS_TYPE_UNSIGNED_INTEGER) ? FT_UNSIGNED
+	       : bt_field_class_type_is(t, BT_FIELD_CLASS_TYPE_SIGNED_INTEGER) ? FT_SIGNED
+	       : t == BT_FIELD_CLASS_TYPE_BOOL				       ? FT_BOOL
+									       : FT_OTHER;
+}
+
+/* field_u64() of @f, whose class ftype_of() called @type. */
+static inline int typed_u64(const bt_field *f, unsigned char type, uint64_t *out)
+{
+	switch (type) {
+	case FT_UNSIGNED:
+		*out = bt_field_integer_unsigned_get_value(f);
+		return 1;
+	case FT_SIGNED:
+		*out = (uint64_t)bt_field_integer_signed_get_value(f);
+		return 1;
+	case FT_BOOL:
+		*out = bt_field_bool_get_value(f);
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/* field_u64() of the member in @role of @payload, through c->ftype. */
+static inline int role_u64(const bt_field *payload, const struct ctf_class *c, int role, uint64_t *out)
+{
+	if (c->ftype[role] == FT_OTHER)
+		return 0;
+	return typed_u64(bt_field_structure_borrow_member_field_by_index_const(payload, (uint64_t)c->idx[role]),
+			 c->ftype[role], out);
+}
+
 static int decode_bindings(struct ctf_reader *r, const struct ctf_class *c, const bt_field *payload,
 			   struct hs_rev *ev)
 {
 	const bt_field *arr = by_index(payload, c->idx[R_BINDINGS]), *par[4];
-	uint64_t n = 0;
+	uint64_t n = 0, len[4];
 
 	ev->n_bindings = 0;
 	if (is_array(arr)) {
@@ -319,6 +366,8 @@ static int decode_bindings(struct ctf_reader *r, const struct ctf_class *c, cons
 	}
 	if (!par[0])
 		return 0;
+	for (int k = 0; k < 4; k++)
+		len[k] = par[k] && c->etype[k] != FT_OTHER ? bt_field_array_get_length(par[k]) : 0;
 	n = bt_field_array_get_length(par[0]);
 	if (n > HS_REV_MAX_BINDINGS)
 		goto too_many;
@@ -326,8 +375,9 @@ static int decode_bindings(struct ctf_reader *r, const struct ctf_class *c, cons
 		uint64_t v[4] = { 0, 0, 0, 3 };
 
 		for (int k = 0; k < 4; k++)
-			if (par[k] && i < bt_field_array_get_length(par[k]))
-				field_u64(bt_field_array_borrow_element_field_by_index_const(par[k], i), &v[k]);
+			if (i < len[k])
+				typed_u64(bt_field_array_borrow_element_field_by_index_const(par[k], i), c->etype[k],
+					  &v[k]);
 		ev->bindings[i] = (struct hs_rev_binding){ v[0], v[1], v[2], (uint32_t)v[3] };
 	}
 	ev->n_bindings = (uint32_t)n;
@@ -408,10 +458,22 @@ static const struct ctf_class *class_of(struct ctf_reader *r, const bt_event_cla
 	if (name && strcmp(name, CTF_CACHE_EVENT) == 0)
 		c->cache = 1;
 	fc = bt_event_class_borrow_payload_field_class_const(ec);
-	for (int k = 0; k < R_COUNT; k++)
+	for (int k = 0; k < R_COUNT; k++) {
+		const bt_field_class *mfc;
+
 		c->idx[k] = fc && bt_field_class_get_type(fc) == BT_FIELD_CLASS_TYPE_STRUCTURE
 				    ? member_index(fc, role_names[k])
 				    : -1;
+		if (c->idx[k] < 0)
+			continue;
+		mfc = bt_field_class_structure_member_borrow_field_class_const(
+			bt_field_class_structure_borrow_member_by_index_const(fc, (uint64_t)c->idx[k]));
+		c->ftype[k] = ftype_of(mfc);
+		if (k >= R_BIND_BUFFER && k <= R_BIND_ACCESS &&
+		    bt_field_class_type_is(bt_field_class_get_type(mfc), BT_FIELD_CLASS_TYPE_ARRAY))
+			c->etype[k - R_BIND_BUFFER] =
+				ftype_of(bt_field_class_array_borrow_element_field_class_const(mfc));
+	}
 	if (hs_idmap_put(&r->classes, (uint64_t)(uintptr_t)ec, r->ncls) != 0)
 		return NULL;
 	r->last_ec = NULL; /* cls may have moved */
@@ -433,8 +495,8 @@ static int convert_event(struct ctf_reader *r, const bt_message *m)
 	if (c->ktime && r->prescan) {
 		uint64_t ord, dur;
 
-		if (field_u64(by_index(payload, c->idx[R_ORDINAL]), &ord) &&
-		    field_u64(by_index(payload, c->idx[R_DURATION]), &dur)) {
+		if (role_u64(payload, c, R_ORDINAL, &ord) &&
+		    role_u64(payload, c, R_DURATION, &dur)) {
 			if (hs_idmap_put(&r->ktimes, ord, dur) != 0)
 				goto oom;
 			r->nktimes++;
@@ -446,8 +508,8 @@ static int convert_event(struct ctf_reader *r, const bt_message *m)
 	if (r->ktime_watch && (c->devopen || c->ktime)) {
 		uint64_t dev = 0, backend = 0;
 
-		field_u64(by_index(payload, c->idx[R_DEVICE]), &dev);
-		if (c->ktime || !field_u64(by_index(payload, c->idx[R_BACKEND]), &backend) ||
+		role_u64(payload, c, R_DEVICE, &dev);
+		if (c->ktime || !role_u64(payload, c, R_BACKEND, &backend) ||
 		    backend != CTF_BACKEND_SIM)
 			r->prescan_wanted = 1;
 		else if (hs_idmap_put(&r->sim_devices, dev, 1) != 0)
@@ -456,14 +518,14 @@ static int convert_event(struct ctf_reader *r, const bt_message *m)
 	if (c->cache) {
 		uint64_t kind_v = 0;
 
-		field_u64(by_index(payload, c->idx[R_CACHE_KIND]), &kind_v);
+		role_u64(payload, c, R_CACHE_KIND, &kind_v);
 		if (kind_v != 2) { /* an eviction follows its miss: keep the miss */
 			r->cache_pending = 1;
 			r->cache_kind = kind_v;
 			r->cache_key = 0;
 			r->cache_stream = 0;
-			field_u64(by_index(payload, c->idx[R_CACHE_KEY]), &r->cache_key);
-			field_u64(by_index(payload, c->idx[R_STREAM]), &r->cache_stream);
+			role_u64(payload, c, R_CACHE_KEY, &r->cache_key);
+			role_u64(payload, c, R_STREAM, &r->cache_stream);
 		}
 		r->ignored++;
 		return 0;
@@ -483,17 +545,17 @@ static int convert_event(struct ctf_reader *r, const bt_message *m)
 		    ns > 0)
 			ev.time_ns = (uint64_t)ns;
 	}
-	has_stream = field_u64(by_index(payload, c->idx[R_STREAM]), &sid);
-	field_u64(by_index(payload, c->idx[R_BUFFER]), &ev.buffer);
-	field_u64(by_index(payload, c->idx[R_SIZE]), &ev.size);
-	field_u64(by_index(payload, c->idx[R_OFFSET]), &ev.offset);
-	if (field_u64(by_index(payload, c->idx[R_PROPERTY]), &v))
+	has_stream = role_u64(payload, c, R_STREAM, &sid);
+	role_u64(payload, c, R_BUFFER, &ev.buffer);
+	role_u64(payload, c, R_SIZE, &ev.size);
+	role_u64(payload, c, R_OFFSET, &ev.offset);
+	if (role_u64(payload, c, R_PROPERTY, &v))
 		ev.property = (uint32_t)v;
-	field_u64(by_index(payload, c->idx[R_DURATION]), &ev.duration_ns);
-	if (field_u64(by_index(payload, c->idx[R_INFO]), &v))
+	role_u64(payload, c, R_DURATION, &ev.duration_ns);
+	if (role_u64(payload, c, R_INFO, &v))
 		ev.info_words = (uint32_t)v;
-	field_u64(by_index(payload, c->idx[R_GRAPH]), &ev.graph);
-	if (kind == HS_REV_ALLOC && field_u64(by_index(payload, c->idx[R_STATUS]), &status) && status != 0)
+	role_u64(payload, c, R_GRAPH, &ev.graph);
+	if (kind == HS_REV_ALLOC && role_u64(payload, c, R_STATUS, &status) && status != 0)
 		ev.kind = HS_REV_ALLOC_FAILURE;
 	if (kind == HS_REV_LAUNCH && decode_bindings(r, c, payload, &ev) != 0)
 		return -1;
@@ -509,13 +571,13 @@ static int convert_event(struct ctf_reader *r, const bt_message *m)
 	/* A launch that ran gets its ordinal in .line (0 for CTF events) until
 	 * ctf_next hands it out and looks up its measured time. */
 	if (kind == HS_REV_LAUNCH &&
-	    (!field_u64(by_index(payload, c->idx[R_STATUS]), &status) || status == 0)) {
+	    (!role_u64(payload, c, R_STATUS, &status) || status == 0)) {
 		ev.line = ++r->launches_ok;
 		if (r->ktime_watch && !r->prescan_wanted && !hs_idmap_get(&r->sim_streams, sid, &v))
 			r->prescan_wanted = 1;
 	}
 	if (r->ktime_watch && kind == HS_REV_STREAM_CREATE && has_stream &&
-	    field_u64(by_index(payload, c->idx[R_DEVICE]), &v) && hs_idmap_get(&r->sim_devices, v, &v) &&
+	    role_u64(payload, c, R_DEVICE, &v) && hs_idmap_get(&r->sim_devices, v, &v) &&
 	    hs_idmap_put(&r->sim_streams, sid, 1) != 0)
 		goto oom;
 	ev.stream_id = sid;

@@ -116,16 +116,25 @@ static int wput_event(struct wbuf *w, const struct hs_trace *t, const struct hs_
 		ev->size,	  ev->property,	   ev->time_ns,	    ev->duration_ns, ev->graph,
 		ev->info_words,	  ev->info_cache,  ev->info_key,    ev->line,	   ev->index, nb,
 	};
+	size_t need = 1 + sizeof(v) + nb * BIND_WORDS * sizeof(uint64_t);
+	unsigned char *p;
 
-	if (wput(w, "E", 1) || wput(w, v, sizeof(v)))
+	/* The record goes straight into the buffer (it always fits in an
+	 * empty one), not through wput() field by field. */
+	if (w->n + need > sizeof(w->b) && wflush(w) != 0)
 		return -1;
+	p = w->b + w->n;
+	*p++ = 'E';
+	memcpy(p, v, sizeof(v));
+	p += sizeof(v);
 	for (i = 0; i < nb; i++) {
 		const struct hs_rev_binding *b = &ev->bindings[i];
 		uint64_t bv[BIND_WORDS] = { b->buffer, b->offset, b->size, b->access };
 
-		if (wput(w, bv, sizeof(bv)))
-			return -1;
+		memcpy(p, bv, sizeof(bv));
+		p += sizeof(bv);
 	}
+	w->n += need;
 	return 0;
 }
 
@@ -322,9 +331,12 @@ static int iso_next(struct hs_trace *t, struct hs_rev *ev)
 			ev->line = v[14];
 			ev->index = v[15];
 			ev->n_bindings = (uint32_t)v[16];
+			/* All the bindings at once (at most 2 KiB: the buffer holds them). */
+			if (fill(r, ev->n_bindings * sizeof(bv)) != 0)
+				goto dead;
 			for (i = 0; i < ev->n_bindings; i++) {
-				if (take(r, bv, sizeof(bv)) != 0)
-					goto dead;
+				memcpy(bv, r->buf + r->pos, sizeof(bv));
+				r->pos += sizeof(bv);
 				ev->bindings[i] = (struct hs_rev_binding){ bv[0], bv[1], bv[2], (uint32_t)bv[3] };
 			}
 			t->events++;
