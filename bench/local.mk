@@ -1,4 +1,4 @@
-EXTRA_DIST += bench/run-all bench/callgrind-pair bench/probes/hostreg.c bench/probes/atomics.c
+EXTRA_DIST += bench/run-all bench/callgrind-pair bench/probes/hostreg.c bench/probes/atomics.c bench/probes/streams.c
 include bench/trace.mk
 include bench/pools.mk
 include bench/cache.mk
