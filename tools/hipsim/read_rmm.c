@@ -544,6 +544,61 @@ static inline __attribute__((always_inline)) int parse_time(const char *s, size_
 	return parse_time_plain(s, n, out, tod);
 }
 
+#if defined(__SSE2__) && defined(__x86_64__)
+/*
+ * digits8() of @a and @b at once (SSE2, the two words in one register):
+ * every byte less '0' is at most 9 (unsigned); then byte pairs, 16-bit
+ * pairs and 32-bit pairs join as first * 10 + second, * 100 + and
+ * * 10000 + (pmullw, pmaddwd, pmuludq), the first digit being the low
+ * byte.  Return: false when a byte of either is not a digit.
+ */
+static inline bool digits8x2(uint64_t a, uint64_t b, uint64_t *va, uint64_t *vb)
+{
+	__m128i d = _mm_sub_epi8(_mm_set_epi64x((long long)b, (long long)a), _mm_set1_epi8('0'));
+	__m128i nine = _mm_set1_epi8(9), p, q, v;
+
+	if (_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_max_epu8(d, nine), nine)) != 0xffff)
+		return false;
+	p = _mm_add_epi16(_mm_mullo_epi16(_mm_and_si128(d, _mm_set1_epi16(0xff)), _mm_set1_epi16(10)),
+			  _mm_srli_epi16(d, 8));
+	q = _mm_madd_epi16(p, _mm_set1_epi32(100 | 1 << 16));
+	v = _mm_add_epi64(_mm_mul_epu32(q, _mm_set1_epi64x(10000)), _mm_srli_epi64(q, 32));
+	*va = (uint64_t)_mm_cvtsi128_si64(v);
+	*vb = (uint64_t)_mm_cvtsi128_si64(_mm_unpackhi_epi64(v, v));
+	return true;
+}
+
+/*
+ * The size and the time as traces write them, both in one digits8x2():
+ * 1 to 8 digits of size; HH:MM:SS. and 1 to 8 digits of fraction (a time
+ * of day).  The same values parse_size() and parse_time() give, the clock
+ * through the same @cache.  Return: false, @cache unchanged, when either
+ * is in another form: those two then parse them (and say what is wrong).
+ */
+static inline __attribute__((always_inline)) bool size_time_plain(struct field fs, struct field ft,
+								   struct clock_cache *cache, uint64_t *size,
+								   uint64_t *tm)
+{
+	uint64_t w, sz, frac, h, m, sec;
+
+	if (fs.n - 1 >= 8 || ft.n - 10 >= 8)
+		return false;
+	memcpy(&w, ft.p, 8);
+	if ((w & 0x0000ff0000ff0000ull) != 0x00003a00003a0000ull || ft.p[8] != '.' ||
+	    !digits8x2(hex_word(fs.p, fs.n), fraction_word(ft.p + 9, ft.n - 9), &sz, &frac))
+		return false;
+	if (w != cache->word) {
+		if (!clock8(w, &h, &m, &sec) || m > 59 || sec > 60)
+			return false;
+		cache->word = w;
+		cache->ns = ((h * 60 + m) * 60 + sec) * NS_PER_S;
+	}
+	*size = sz;
+	*tm = cache->ns + frac * 10;
+	return true;
+}
+#endif
+
 static uint64_t fnv1a(const char *s, size_t n)
 {
 	uint64_t h = 0xcbf29ce484222325ull;
@@ -1046,6 +1101,12 @@ again:
 	    (!retrim(&f[COL_POINTER]) || (rc = parse_ptr(f[COL_POINTER].p, f[COL_POINTER].n, &ptr)) != NUM_OK))
 		return num_error(r, rc, "pointer", f[COL_POINTER]);
 	size = 0;
+#if defined(__SSE2__) && defined(__x86_64__)
+	if (size_time_plain(f[COL_SIZE], f[COL_TIME], &r->clock, &size, &tm)) {
+		tod = 1;
+		goto parsed;
+	}
+#endif
 	if ((f[COL_SIZE].n || kind != HS_REV_FREE) &&
 	    (rc = parse_size(f[COL_SIZE].p, f[COL_SIZE].n, &size)) != NUM_OK &&
 	    (!retrim(&f[COL_SIZE]) ||
@@ -1056,6 +1117,9 @@ again:
 	    (!retrim(&f[COL_TIME]) ||
 	     (rc = parse_time(f[COL_TIME].p, f[COL_TIME].n, &tm, &tod, &r->clock)) != NUM_OK))
 		return num_error(r, rc, "time", f[COL_TIME]);
+#if defined(__SSE2__) && defined(__x86_64__)
+parsed:
+#endif
 	if (tod) { /* time of day: carry over midnight */
 		tm += r->day_offset;
 		if (tm + NS_PER_DAY / 2 < r->last_time) {
