@@ -48,6 +48,7 @@
 #define RMM_READ_CHUNK (64u << 10)
 #define RMM_MAX_COLS 64
 #define RMM_SCAN_STREAMS 8 /* streams compared one by one before hashing */
+#define RMM_WORD_SLOTS 16  /* rmm_reader.by_word */
 #define NS_PER_S 1000000000ull
 #define NS_PER_DAY (86400ull * NS_PER_S)
 
@@ -96,6 +97,11 @@ struct rmm_reader {
 	struct rmm_stream *streams;
 	uint32_t nstreams, capstreams;
 	uint32_t last_stream; /* cache: index of the last stream seen */
+	/* Cache of streams named in up to 8 bytes, by a hash of that word
+	 * (word_slot): index + 1, 0 when none.  A trace that cycles through a
+	 * few streams finds each with one probe, where the last-stream cache
+	 * misses at every change. */
+	uint32_t by_word[RMM_WORD_SLOTS];
 
 	uint64_t day_offset, last_time;
 	struct clock_cache clock;
@@ -972,6 +978,22 @@ static inline bool action_kind(struct field f, enum hs_rev_kind *kind)
 	}
 }
 
+/* rmm_reader.by_word's slot for a name's word: its top bits after a
+ * multiply that mixes every byte into them. */
+static inline unsigned word_slot(uint64_t w)
+{
+	return (unsigned)((w * 0x9e3779b97f4a7c15ull) >> 60);
+}
+
+/* Stream @i was named by @f (word @w): remembered in the caches. */
+static inline uint32_t stream_seen(struct rmm_reader *r, struct field f, uint64_t w, uint32_t i)
+{
+	r->last_stream = i;
+	if (f.n <= 8)
+		r->by_word[word_slot(w)] = i + 1;
+	return i;
+}
+
 /* The stream named by @f: its index, creating it (and reporting so) if new. */
 static int lookup_stream(struct rmm_reader *r, struct field f, uint32_t *index, int *created)
 {
@@ -980,13 +1002,21 @@ static int lookup_stream(struct rmm_reader *r, struct field f, uint32_t *index, 
 
 	*created = 0;
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-	if (f.n <= 8)
+	if (f.n <= 8) {
+		uint32_t i;
+
 		w = low_bytes(f.p, f.n); /* once, not once per stream compared */
+		i = r->by_word[word_slot(w)];
+		if (i && same_field(&r->streams[i - 1], f, w)) {
+			*index = i - 1;
+			return 0;
+		}
+	}
 #endif
 	if (r->nstreams) {
 		s = &r->streams[r->last_stream];
 		if (same_field(s, f, w)) {
-			*index = r->last_stream;
+			*index = stream_seen(r, f, w, r->last_stream);
 			return 0;
 		}
 	}
@@ -996,7 +1026,7 @@ static int lookup_stream(struct rmm_reader *r, struct field f, uint32_t *index, 
 		for (uint32_t i = 0; i < r->nstreams; i++) {
 			s = &r->streams[i];
 			if (same_field(s, f, w)) {
-				*index = r->last_stream = i;
+				*index = stream_seen(r, f, w, i);
 				return 0;
 			}
 		}
@@ -1005,7 +1035,7 @@ static int lookup_stream(struct rmm_reader *r, struct field f, uint32_t *index, 
 		s = &r->streams[v];
 		if (s->len != f.n || memcmp(s->text, f.p, f.n) != 0)
 			return fail(r, "two stream names with one hash: '%.*s'", (int)f.n, f.p);
-		*index = r->last_stream = (uint32_t)v;
+		*index = stream_seen(r, f, w, (uint32_t)v);
 		return 0;
 	}
 	if (r->nstreams == r->capstreams) {
@@ -1032,7 +1062,7 @@ static int lookup_stream(struct rmm_reader *r, struct field f, uint32_t *index, 
 		free(s->text);
 		return fail(r, "out of memory");
 	}
-	*index = r->last_stream = r->nstreams++;
+	*index = stream_seen(r, f, w, r->nstreams++);
 	*created = 1;
 	return 0;
 }
