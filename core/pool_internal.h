@@ -104,6 +104,10 @@ struct hc_pool {
 	uint64_t npages, pages_peak, largest_alloc, page_seq;
 	/* usage, kept incrementally so usage/report cost O(pools) */
 	hc_memory_usage use;
+	/* The manager's sum of every pool's @use (struct hc_mm.total), moved
+	 * with it, so that hc_mm_usage reads one figure instead of adding up
+	 * the pools (hipsim samples usage after every replayed event). */
+	hc_memory_usage *total;
 	/* sliced */
 	struct hc_tree free_runs;  /* free slices keyed by (page seq, offset), val = size */
 	uint64_t max_pages;        /* UINT64_MAX when uncapped */
@@ -152,6 +156,9 @@ static inline void hc_pool_mark_used(struct hc_pool *p, struct hc_slice *s, uint
 	p->use.number_allocs++;
 	p->use.bytes_in_use += s->size;
 	p->use.bytes_padding += s->padding;
+	p->total->number_allocs++;
+	p->total->bytes_in_use += s->size;
+	p->total->bytes_padding += s->padding;
 	if (s->page)
 		s->page->live++;
 	if (size > p->largest_alloc)
@@ -163,6 +170,9 @@ static inline void hc_pool_mark_unused(struct hc_pool *p, struct hc_slice *s)
 	p->use.number_allocs--;
 	p->use.bytes_in_use -= s->size;
 	p->use.bytes_padding -= s->padding;
+	p->total->number_allocs--;
+	p->total->bytes_in_use -= s->size;
+	p->total->bytes_padding -= s->padding;
 	if (s->page)
 		s->page->live--;
 }
@@ -220,6 +230,19 @@ static inline void hc_shared_used_add(struct hc_mm_shared *sh, uint64_t n)
 								 memory_order_relaxed,
 								 memory_order_relaxed))
 		;
+}
+
+/* Storage held by @p grows or shrinks by @n bytes. */
+static inline void hc_pool_reserved_add(struct hc_pool *p, uint64_t n)
+{
+	p->use.bytes_reserved += n;
+	p->total->bytes_reserved += n;
+}
+
+static inline void hc_pool_reserved_sub(struct hc_pool *p, uint64_t n)
+{
+	p->use.bytes_reserved -= n;
+	p->total->bytes_reserved -= n;
 }
 
 static inline void hc_shared_sub(_Atomic uint64_t *x, uint64_t n)
