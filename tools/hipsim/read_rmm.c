@@ -1079,35 +1079,22 @@ static int num_error(struct rmm_reader *r, int rc, const char *what, struct fiel
 	}
 }
 
-static int rmm_next(struct hs_trace *t, struct hs_rev *ev)
+/*
+ * The next line's fields up to the last needed column in @f (trimmed as
+ * rmm_next wants them), blank lines skipped: next_line() and cut_fields().
+ * Out of line: rmm_next takes plain_line() first, and this path's comma
+ * array and loop would otherwise sit in its frame and registers.
+ * Return: 1, 0 at the end of the file, -1 on error.
+ */
+static __attribute__((noinline)) int split_line(struct rmm_reader *r, struct field *f)
 {
-	struct rmm_reader *r = (struct rmm_reader *)t;
-	struct field f[COL_COUNT];
-	const char *line;
-	size_t len;
-	uint64_t ptr, size, tm, id;
-	enum hs_rev_kind kind;
-	uint32_t stream = 0;
-	int rc, tod, created;
-
-	if (r->have_pending) {
-		r->have_pending = 0;
-		*ev = r->pending;
-		ev->index = t->events++;
-		return 1;
-	}
-again:
 	for (;;) {
 		uint32_t cut[RMM_MAX_COLS + 32];
+		const char *line;
+		size_t len;
 		unsigned col, ncut;
+		int rc = next_line(r, &line, &len, cut, &ncut);
 
-#if defined(__SSE2__) && defined(__x86_64__)
-		if (r->plain_header && plain_line(r, f)) {
-			retrim(&f[COL_STREAM]);
-			break;
-		}
-#endif
-		rc = next_line(r, &line, &len, cut, &ncut);
 		if (rc <= 0)
 			return rc;
 		if (len == 0 || (len == 1 && line[0] == '\r'))
@@ -1122,8 +1109,33 @@ again:
 		 * The stream's text is not parsed: trimmed here.  The thread
 		 * column is not used. */
 		retrim(&f[COL_STREAM]);
-		break;
+		return 1;
 	}
+}
+
+static int rmm_next(struct hs_trace *t, struct hs_rev *ev)
+{
+	struct rmm_reader *r = (struct rmm_reader *)t;
+	struct field f[COL_COUNT];
+	uint64_t ptr, size, tm, id;
+	enum hs_rev_kind kind;
+	uint32_t stream = 0;
+	int rc, tod, created;
+
+	if (r->have_pending) {
+		r->have_pending = 0;
+		*ev = r->pending;
+		ev->index = t->events++;
+		return 1;
+	}
+again:
+#if defined(__SSE2__) && defined(__x86_64__)
+	if (r->plain_header && plain_line(r, f))
+		retrim(&f[COL_STREAM]);
+	else
+#endif
+	if ((rc = split_line(r, f)) <= 0)
+		return rc;
 
 	if (!action_kind(f[COL_ACTION], &kind) && (!retrim(&f[COL_ACTION]) || !action_kind(f[COL_ACTION], &kind)))
 		goto bad_action;
