@@ -40,8 +40,9 @@ struct hc_tree_path {
 void hc_tree_insert(struct hc_tree *t, struct hc_tnode *x);
 struct hc_tnode *hc_tree_first_fit_path(const struct hc_tree *t, uint64_t need,
 					struct hc_tree_path *path);
-void hc_tree_replace_path(struct hc_tree *t, struct hc_tree_path *path, struct hc_tnode *old,
-			  struct hc_tnode *nw);
+/* x->val = @v, no more than it was, after x's key moved without passing a
+ * neighbour's; @path: hc_tree_first_fit_path's descent to x. */
+void hc_tree_lower_path(struct hc_tree *t, struct hc_tree_path *path, struct hc_tnode *x, uint64_t v);
 void hc_tree_remove(struct hc_tree *t, struct hc_tnode *x);
 struct hc_tnode *hc_tree_first_fit(const struct hc_tree *t, uint64_t need);
 struct hc_tnode *hc_tree_lower_bound(const struct hc_tree *t, uint64_t k1, uint64_t k2);
@@ -50,7 +51,6 @@ void hc_tree_refresh(struct hc_tree *t, struct hc_tnode *x);
 /* x->val = @v and hc_tree_refresh; when @v is not below the old val, one
  * descent that reads no sibling. */
 void hc_tree_raise(struct hc_tree *t, struct hc_tnode *x, uint64_t v);
-void hc_tree_replace(struct hc_tree *t, struct hc_tnode *old, struct hc_tnode *nw);
 bool hc_tree_valid(const struct hc_tree *t);
 
 struct hc_pool;
