@@ -154,7 +154,7 @@ struct hc_tnode *hc_tree_first_fit(const struct hc_tree *t, uint64_t need)
 	}
 }
 
-/* hc_tree_first_fit, remembering the descent for hc_tree_replace_path:
+/* hc_tree_first_fit, remembering the descent for hc_tree_lower_path:
  * path->n is 0 when the path was deeper than HC_TREE_PATH_MAX. */
 struct hc_tnode *hc_tree_first_fit_path(const struct hc_tree *t, uint64_t need,
 					struct hc_tree_path *path)
@@ -298,80 +298,25 @@ void hc_tree_raise(struct hc_tree *t, struct hc_tnode *x, uint64_t v)
 		x->max = v;
 }
 
-static struct hc_tnode *replace_at(struct hc_tnode *n, struct hc_tnode *old, struct hc_tnode *nw)
+/*
+ * Lowers @x's val to @v after its key moved without passing a neighbour's
+ * (a sliced pool's run that gave up its front), with the descent that
+ * hc_tree_first_fit_path recorded to @x (no tree change since): @x and
+ * then its ancestors are re-pulled, bottom up, as far as their maxima
+ * change.  No node moves.  Without a usable path, hc_tree_refresh.
+ */
+void hc_tree_lower_path(struct hc_tree *t, struct hc_tree_path *path, struct hc_tnode *x, uint64_t v)
 {
-	if (n == old) {
-		nw->l = old->l;
-		nw->r = old->r;
-		nw->prio = old->prio;
-		old->l = old->r = NULL;
-		pull(nw);
-		return nw;
-	}
-	if (key_cmp(old->k1, old->k2, n) < 0)
-		n->l = replace_at(n->l, old, nw);
-	else
-		n->r = replace_at(n->r, old, nw);
-	pull(n);
-	return n;
-}
+	uint64_t old = x->max;
 
-/* Puts @nw where @old is: @nw's key must sort where @old's does (between
- * @old's neighbours).  One descent, no rotation; maxima above are fixed
- * only as far as they change. */
-static void replace_on_path(struct hc_tree *t, struct hc_tnode **path, unsigned d,
-			    struct hc_tnode *old, struct hc_tnode *nw);
-
-void hc_tree_replace(struct hc_tree *t, struct hc_tnode *old, struct hc_tnode *nw)
-{
-	struct hc_tnode *path[HC_TREE_PATH_MAX];
-	unsigned d;
-
-	if (!path_to(t->root, old, path, &d)) {
-		t->root = replace_at(t->root, old, nw);
+	x->val = v;
+	if (path->n == 0 || path->node[path->n - 1] != x) {
+		hc_tree_refresh(t, x);
 		return;
 	}
-	replace_on_path(t, path, d, old, nw);
-}
-
-/* hc_tree_replace with the descent to @old that hc_tree_first_fit_path
- * recorded (no tree change since). */
-void hc_tree_replace_path(struct hc_tree *t, struct hc_tree_path *path, struct hc_tnode *old,
-			  struct hc_tnode *nw)
-{
-	if (path->n == 0 || path->node[path->n - 1] != old) {
-		hc_tree_replace(t, old, nw);
-		return;
-	}
-	replace_on_path(t, path->node, path->n, old, nw);
-}
-
-/* @path: root .. @old, @d nodes. */
-static void replace_on_path(struct hc_tree *t, struct hc_tnode **path, unsigned d,
-			    struct hc_tnode *old, struct hc_tnode *nw)
-{
-	nw->l = old->l;
-	nw->r = old->r;
-	nw->prio = old->prio;
-	old->l = old->r = NULL;
-	pull(nw);
-	if (d == 1) {
-		t->root = nw;
-		return;
-	}
-	if (path[d - 2]->l == old)
-		path[d - 2]->l = nw;
-	else
-		path[d - 2]->r = nw;
-	path[d - 1] = nw;
-	/* nw's max was set afresh: the ancestors compare against old's. */
-	{
-		uint64_t oldmax = old->max;
-
-		if (nw->max == oldmax)
-			return;
-	}
-	pull_path(path, d - 1);
+	pull(x);
+	if (x->max != old)
+		pull_path(path->node, path->n - 1);
 }
 
 static bool valid_at(const struct hc_tnode *n, const struct hc_tnode *lo, const struct hc_tnode *hi,

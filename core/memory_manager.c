@@ -56,6 +56,7 @@ struct hc_mm {
 	size_t ntouched, cap_touched;
 	struct slab_chunk *chunks;
 	struct hc_slice *spare;       /* free slice records */
+	hc_memory_usage total;        /* the sum of every pool's use (hc_pool.total) */
 };
 
 /* ---- slab and helpers for the pools ---------------------------------- */
@@ -192,7 +193,7 @@ struct hc_page *hc_pool_page_new_fit(struct hc_pool *p, uint64_t size, uint64_t 
 	else
 		p->head = pg;
 	p->tail = pg;
-	p->use.bytes_reserved += size;
+	hc_pool_reserved_add(p, size);
 	if (++p->npages > p->pages_peak)
 		p->pages_peak = p->npages;
 	return pg;
@@ -209,7 +210,7 @@ void hc_pool_page_drop(struct hc_pool *p, struct hc_page *pg)
 	else
 		p->tail = pg->prev;
 	hc_mm_storage_free(p->mm, pg->addr, pg->size);
-	p->use.bytes_reserved -= pg->size;
+	hc_pool_reserved_sub(p, pg->size);
 	p->npages--;
 	free(pg);
 }
@@ -263,6 +264,7 @@ static hc_status pools_build(struct hc_mm *mm, const struct hc_layout *layout,
 		const hc_pool_spec *s = hc_layout_pool(layout, i);
 
 		pools[i].mm = mm;
+		pools[i].total = &mm->total;
 		pools[i].shared = mm->shared;
 		switch (s->kind) {
 		case HC_POOL_SLICED:
@@ -320,6 +322,7 @@ hc_status hc_mm_create(const struct hc_layout *layout, const struct hc_mm_props 
 		goto err_free_mm;
 	due_update(mm);
 	mm->persistent.mm = mm;
+	mm->persistent.total = &mm->total;
 	hc_persistent_init(&mm->persistent, p->max_page_size, mm->align);
 	*out = mm;
 	return HC_OK;
@@ -709,6 +712,18 @@ hc_status hc_mm_cleanup(struct hc_mm *mm, bool explicit_)
 	return HC_OK;
 }
 
+static void usage_add(hc_memory_usage *a, const hc_memory_usage *b);
+
+/* mm->total summed afresh from the pools. */
+static void total_recount(struct hc_mm *mm)
+{
+	hc_memory_usage u = mm->persistent.use;
+
+	for (size_t i = 0; i < mm->npools; i++)
+		usage_add(&u, &mm->pools[i].use);
+	mm->total = u;
+}
+
 /**
  * hc_mm_install - explicit cleanup, then rebuild the dynamic pools from
  * @layout if they hold nothing live.  The persistent pool is kept.
@@ -740,6 +755,7 @@ hc_status hc_mm_install(struct hc_mm *mm, const struct hc_layout *layout)
 	pools_destroy(mm->pools, mm->npools);
 	mm->pools = pools;
 	mm->npools = n;
+	total_recount(mm); /* whatever the old pools' teardown subtracted */
 	due_update(mm);
 	return HC_OK;
 }
@@ -886,25 +902,18 @@ void hc_mm_last_decision(const struct hc_mm *mm, struct hc_mm_decision *out)
 /**
  * hc_mm_usage - the sum over every pool, persistent included: number_allocs,
  * bytes_in_use and bytes_padding over non-free slices (pinned ones count),
- * bytes_reserved over what is held from storage.  O(pools).
+ * bytes_reserved over what is held from storage.  O(1): the pools keep the
+ * sum as they change (hc_pool.total; hc_mm_valid checks it).
  */
 void hc_mm_usage(const struct hc_mm *mm, hc_memory_usage *out)
 {
-	hc_memory_usage u;
-
 	if (!out)
 		return;
 	if (!mm) {
 		memset(out, 0, sizeof(*out));
 		return;
 	}
-	/* Summed in a local, stored once: @out could alias a pool's use as
-	 * far as the compiler knows, which would make every add a load and a
-	 * store (hipsim samples usage after every replayed event). */
-	u = mm->persistent.use;
-	for (size_t i = 0; i < mm->npools; i++)
-		usage_add(&u, &mm->pools[i].use);
-	*out = u;
+	*out = mm->total;
 }
 
 static void report_one(const struct hc_pool *p, uint32_t index, hc_pool_report_fn fn, void *arg)
@@ -1119,8 +1128,15 @@ bool hc_mm_valid(const struct hc_mm *mm)
 
 	if (!mm)
 		return false;
+	hc_memory_usage u;
+
 	for (i = 0; i < mm->npools; i++)
-		if (!pool_valid(&mm->pools[i]))
+		if (!pool_valid(&mm->pools[i]) || mm->pools[i].total != &mm->total)
 			return false;
-	return pool_valid(&mm->persistent);
+	if (!pool_valid(&mm->persistent) || mm->persistent.total != &mm->total)
+		return false;
+	u = mm->persistent.use;
+	for (i = 0; i < mm->npools; i++)
+		usage_add(&u, &mm->pools[i].use);
+	return !memcmp(&u, &mm->total, sizeof(u));
 }

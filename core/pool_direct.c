@@ -70,7 +70,7 @@ static void slot_release(struct hc_pool *p, uint64_t i)
 	if (s->in_tree)
 		hc_tree_remove(&p->by_size, &s->node);
 	hc_mm_storage_free(p->mm, s->addr, s->span);
-	p->use.bytes_reserved -= s->span;
+	hc_pool_reserved_sub(p, s->span);
 	if (at_peak_shared(p))
 		hc_shared_sub(&p->shared->reserved, s->span);
 	p->npages--;
@@ -154,7 +154,7 @@ hc_status hc_direct_alloc(struct hc_pool *p, uint64_t size, struct hc_slice **ou
 	s->addr = addr;
 	s->size = size;
 	s->padding = pad;
-	p->use.bytes_reserved += eff;
+	hc_pool_reserved_add(p, eff);
 	if (at_peak_shared(p))
 		atomic_fetch_add_explicit(&p->shared->reserved, eff, memory_order_relaxed);
 	if (++p->npages > p->pages_peak)

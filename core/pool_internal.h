@@ -40,8 +40,9 @@ struct hc_tree_path {
 void hc_tree_insert(struct hc_tree *t, struct hc_tnode *x);
 struct hc_tnode *hc_tree_first_fit_path(const struct hc_tree *t, uint64_t need,
 					struct hc_tree_path *path);
-void hc_tree_replace_path(struct hc_tree *t, struct hc_tree_path *path, struct hc_tnode *old,
-			  struct hc_tnode *nw);
+/* x->val = @v, no more than it was, after x's key moved without passing a
+ * neighbour's; @path: hc_tree_first_fit_path's descent to x. */
+void hc_tree_lower_path(struct hc_tree *t, struct hc_tree_path *path, struct hc_tnode *x, uint64_t v);
 void hc_tree_remove(struct hc_tree *t, struct hc_tnode *x);
 struct hc_tnode *hc_tree_first_fit(const struct hc_tree *t, uint64_t need);
 struct hc_tnode *hc_tree_lower_bound(const struct hc_tree *t, uint64_t k1, uint64_t k2);
@@ -50,7 +51,6 @@ void hc_tree_refresh(struct hc_tree *t, struct hc_tnode *x);
 /* x->val = @v and hc_tree_refresh; when @v is not below the old val, one
  * descent that reads no sibling. */
 void hc_tree_raise(struct hc_tree *t, struct hc_tnode *x, uint64_t v);
-void hc_tree_replace(struct hc_tree *t, struct hc_tnode *old, struct hc_tnode *nw);
 bool hc_tree_valid(const struct hc_tree *t);
 
 struct hc_pool;
@@ -104,6 +104,10 @@ struct hc_pool {
 	uint64_t npages, pages_peak, largest_alloc, page_seq;
 	/* usage, kept incrementally so usage/report cost O(pools) */
 	hc_memory_usage use;
+	/* The manager's sum of every pool's @use (struct hc_mm.total), moved
+	 * with it, so that hc_mm_usage reads one figure instead of adding up
+	 * the pools (hipsim samples usage after every replayed event). */
+	hc_memory_usage *total;
 	/* sliced */
 	struct hc_tree free_runs;  /* free slices keyed by (page seq, offset), val = size */
 	uint64_t max_pages;        /* UINT64_MAX when uncapped */
@@ -152,6 +156,9 @@ static inline void hc_pool_mark_used(struct hc_pool *p, struct hc_slice *s, uint
 	p->use.number_allocs++;
 	p->use.bytes_in_use += s->size;
 	p->use.bytes_padding += s->padding;
+	p->total->number_allocs++;
+	p->total->bytes_in_use += s->size;
+	p->total->bytes_padding += s->padding;
 	if (s->page)
 		s->page->live++;
 	if (size > p->largest_alloc)
@@ -163,6 +170,9 @@ static inline void hc_pool_mark_unused(struct hc_pool *p, struct hc_slice *s)
 	p->use.number_allocs--;
 	p->use.bytes_in_use -= s->size;
 	p->use.bytes_padding -= s->padding;
+	p->total->number_allocs--;
+	p->total->bytes_in_use -= s->size;
+	p->total->bytes_padding -= s->padding;
 	if (s->page)
 		s->page->live--;
 }
@@ -220,6 +230,19 @@ static inline void hc_shared_used_add(struct hc_mm_shared *sh, uint64_t n)
 								 memory_order_relaxed,
 								 memory_order_relaxed))
 		;
+}
+
+/* Storage held by @p grows or shrinks by @n bytes. */
+static inline void hc_pool_reserved_add(struct hc_pool *p, uint64_t n)
+{
+	p->use.bytes_reserved += n;
+	p->total->bytes_reserved += n;
+}
+
+static inline void hc_pool_reserved_sub(struct hc_pool *p, uint64_t n)
+{
+	p->use.bytes_reserved -= n;
+	p->total->bytes_reserved -= n;
 }
 
 static inline void hc_shared_sub(_Atomic uint64_t *x, uint64_t n)

@@ -60,7 +60,7 @@ hc_status hc_persistent_alloc(struct hc_pool *p, uint64_t size, struct hc_slice 
 	s->addr = addr;
 	s->size = size;
 	s->padding = pad;
-	p->use.bytes_reserved += eff;
+	hc_pool_reserved_add(p, eff);
 	if (++p->npages > p->pages_peak)
 		p->pages_peak = p->npages;
 	hc_pool_mark_used(p, s, size);
@@ -92,7 +92,7 @@ static void sweep(struct hc_pool *p, bool all)
 		if (s->in_tree)
 			hc_tree_remove(&p->by_size, &s->node);
 		hc_mm_storage_free(p->mm, s->addr, s->span);
-		p->use.bytes_reserved -= s->span;
+		hc_pool_reserved_sub(p, s->span);
 		p->npages--;
 		hc_mm_slice_put(p->mm, s);
 	}

@@ -134,33 +134,35 @@ struct hc_slice *hc_sliced_try_reserve(struct hc_pool *p, uint64_t size)
 		return NULL;
 	s = SLICE_OF(n);
 	if (s->size > eff) {
-		/* The remainder sorts exactly where @s did: take its tree slot. */
-		struct hc_slice *r = hc_mm_slice_new(p->mm);
+		/* A new record before @s takes the run's front; @s keeps the
+		 * rest (recorded size less @eff, padding 0, as carve() leaves a
+		 * remainder) and its place in the tree: its key moves up by @eff
+		 * past no other key, and only the maxima above it can fall. */
+		struct hc_slice *a = hc_mm_slice_new(p->mm);
 
-		if (!r)
+		if (!a)
 			return NULL;
-		r->pool = p;
-		r->page = s->page;
-		r->offset = s->offset + eff;
-		r->addr = s->page->addr + r->offset;
-		r->size = s->size - eff;
-		r->prev = s;
-		r->next = s->next;
-		if (s->next)
-			s->next->prev = r;
-		s->next = r;
-		r->node.k1 = r->page->seq;
-		r->node.k2 = r->offset;
-		r->node.val = r->size;
-		hc_tree_replace_path(&p->free_runs, &path, &s->node, &r->node);
-		r->in_tree = true;
-		r->sfree = true;
-		s->in_tree = false;
-		s->sfree = false;
-		s->size = size;
-		s->padding = eff - size;
-		hc_pool_mark_used(p, s, size);
-		return s;
+		a->pool = p;
+		a->page = s->page;
+		a->offset = s->offset;
+		a->addr = s->page->addr + a->offset;
+		a->prev = s->prev;
+		a->next = s;
+		if (s->prev)
+			s->prev->next = a;
+		else
+			s->page->first = a;
+		s->prev = a;
+		s->offset += eff;
+		s->addr = s->page->addr + s->offset;
+		s->padding = 0;
+		s->node.k2 = s->offset;
+		hc_tree_lower_path(&p->free_runs, &path, &s->node, s->size - eff);
+		s->size -= eff;
+		a->size = size;
+		a->padding = eff - size;
+		hc_pool_mark_used(p, a, size);
+		return a;
 	}
 	free_remove(p, s);
 	s->sfree = false;

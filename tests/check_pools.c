@@ -790,6 +790,73 @@ START_TEST(install_refuses_while_in_use)
 }
 END_TEST
 
+/* hc_mm_usage is a running total the pools keep (hc_pool.total): it equals
+ * the sum of the pools' own figures (hc_mm_report) through reservations and
+ * releases in every pool kind, persistent mode, cleanup and a rebuild. */
+static void expect_total(struct hc_mm *mm)
+{
+	struct reports rs = report(mm);
+	hc_memory_usage u = usage(mm), sum = { 0, 0, 0, 0 };
+
+	for (size_t i = 0; i < rs.n; i++) {
+		sum.number_allocs += rs.r[i].usage.number_allocs;
+		sum.bytes_in_use += rs.r[i].usage.bytes_in_use;
+		sum.bytes_padding += rs.r[i].usage.bytes_padding;
+		sum.bytes_reserved += rs.r[i].usage.bytes_reserved;
+	}
+	ck_assert(hc_mm_valid(mm));
+	ck_assert_uint_eq(u.number_allocs, sum.number_allocs);
+	ck_assert_uint_eq(u.bytes_in_use, sum.bytes_in_use);
+	ck_assert_uint_eq(u.bytes_padding, sum.bytes_padding);
+	ck_assert_uint_eq(u.bytes_reserved, sum.bytes_reserved);
+}
+
+START_TEST(usage_total_follows_pools)
+{
+	hc_pool_spec specs[3] = { sliced(64 * KIB, 16 * KIB, 0), exclusive(256 * KIB, 4), direct(0) };
+	hc_pool_spec t = sliced(128 * KIB, 0, 0);
+	static const uint64_t sizes[] = { 100, 5000, 20000, 70000, 300000, 3 * MIB };
+	struct hc_slice_ref r[48], p;
+	struct hc_layout *l;
+	struct hc_mm *mm;
+	size_t i;
+
+	fake_reset();
+	mm = mm_custom(specs, 3, 256);
+	expect_total(mm);
+	for (i = 0; i < 48; i++) {
+		r[i] = res(mm, sizes[i % 6] + i, NULL);
+		if (i % 7 == 3)
+			expect_total(mm);
+	}
+	hc_mm_mode_push_persistent(mm);
+	p = res(mm, 12345, NULL);
+	hc_mm_mode_pop(mm);
+	expect_total(mm);
+	for (i = 0; i < 48; i += 2)
+		ck_assert_int_eq(hc_mm_release(mm, r[i]), HC_OK);
+	expect_total(mm);
+	ck_assert_int_eq(hc_mm_cleanup(mm, true), HC_OK);
+	expect_total(mm);
+	for (i = 1; i < 48; i += 2)
+		ck_assert_int_eq(hc_mm_release(mm, r[i]), HC_OK);
+	expect_total(mm);
+	ck_assert_int_eq(hc_layout_custom(&t, 1, &l), HC_OK);
+	ck_assert_int_eq(hc_mm_install(mm, l), HC_OK); /* the persistent slice stays */
+	hc_layout_free(l);
+	expect_total(mm);
+	ck_assert_uint_eq(usage(mm).number_allocs, 1);
+	r[0] = res(mm, 1000, NULL);
+	expect_total(mm);
+	ck_assert_int_eq(hc_mm_release(mm, r[0]), HC_OK);
+	ck_assert_int_eq(hc_mm_release(mm, p), HC_OK);
+	ck_assert_int_eq(hc_mm_cleanup(mm, true), HC_OK);
+	expect_total(mm);
+	hc_mm_destroy(mm);
+	fake_done();
+}
+END_TEST
+
 /* Churn with random sizes: the reservation stays within 10% of the most
  * bytes ever live (rounded up to whole pages). */
 START_TEST(fragmentation_resistance)
@@ -1985,6 +2052,7 @@ static Suite *pools_suite(void)
 	tcase_add_test(tc, held_binding_survives_explicit_cleanup_renumber);
 	tcase_add_test(tc, measured_plan_cycle);
 	tcase_add_test(tc, install_refuses_while_in_use);
+	tcase_add_test(tc, usage_total_follows_pools);
 	tcase_add_test(tc, persistent_windows_nest);
 	tcase_add_test(tc, persistent_exact_size_reuse_and_no_limit);
 	tcase_add_test(tc, stale_lookups);

@@ -67,6 +67,9 @@ struct hs_driver {
 	struct hs_stream_use use[HS_MAX_STREAMS];
 	uint64_t in_use, reserved, padding;
 	uint64_t peak_in_use, peak_reserved, padding_peak;
+	/* hs_sample read the idle bytes and no library call came since (the
+	 * replay engine clears it before each event): hs_sample_free's test. */
+	bool idle_seen;
 	uint64_t wall_start_ns;
 
 	struct hs_sample *samples; /* for --svg */
@@ -113,15 +116,18 @@ void hs_sample_record(struct hs_driver *d, uint32_t stream, const hc_memory_usag
  * without locking every stream each time.  Inline: replay samples after
  * nearly every event.
  */
-static inline void hs_sample(struct hs_driver *d, uint32_t stream)
+static inline __attribute__((always_inline)) void hs_sample_at(struct hs_driver *d, uint32_t stream,
+								 bool read_idle)
 {
 	struct hs_stream_use *su;
 	hc_memory_usage u;
 	uint64_t idle = 0;
 
 	if (stream >= d->nstreams ||
-	    hc_memory_usage_get(d->streams[stream], HC_MEMORY_DEVICE, &u) != HC_OK)
+	    hc_memory_usage_get(d->streams[stream], HC_MEMORY_DEVICE, &u) != HC_OK) {
+		d->idle_seen = false;
 		return;
+	}
 	su = &d->use[stream];
 	d->in_use += u.bytes_in_use - su->in_use;
 	d->reserved += u.bytes_reserved - su->reserved;
@@ -132,13 +138,40 @@ static inline void hs_sample(struct hs_driver *d, uint32_t stream)
 	if (d->in_use > d->peak_in_use)
 		d->peak_in_use = d->in_use;
 	/* memory the device keeps idle between streams is reserved too */
-	(void)hc_device_idle_bytes(d->dev, &idle);
-	if (d->reserved + idle > d->peak_reserved)
-		d->peak_reserved = d->reserved + idle;
+	if (read_idle) {
+		(void)hc_device_idle_bytes(d->dev, &idle);
+		if (d->reserved + idle > d->peak_reserved)
+			d->peak_reserved = d->reserved + idle;
+	}
+	d->idle_seen = true;
 	if (d->padding > d->padding_peak)
 		d->padding_peak = d->padding;
 	if (d->opt.svg)
 		hs_sample_record(d, stream, &u);
+}
+
+static inline void hs_sample(struct hs_driver *d, uint32_t stream)
+{
+	hs_sample_at(d, stream, true);
+}
+
+/*
+ * hs_sample() after hc_free on @stream, where @seen is what idle_seen was
+ * before the free (the free the only library call since the last sample).
+ * Then the idle bytes need not be read: a free only gives memory back, so
+ * the stream's reserved bytes fall or stay, and the device's idle storage
+ * grows by at most what the stream released (hc_free allocates nothing,
+ * and only the freeing stream's storage moves); reserved + idle cannot
+ * pass the figure the last sample compared with the peak, and the peak
+ * stays what hs_sample() would leave.  By induction this holds over a run
+ * of frees.  One public call less per replayed free.
+ */
+static inline void hs_sample_free(struct hs_driver *d, uint32_t stream, bool seen)
+{
+	if (seen)
+		hs_sample_at(d, stream, false);
+	else
+		hs_sample_at(d, stream, true);
 }
 /* The dense index of stream handle @s, or HS_MAX_STREAMS when not ours. */
 uint32_t hs_stream_index(const struct hs_driver *d, hc_stream s);

@@ -97,7 +97,7 @@ int hs_idmap_put(struct hs_idmap *m, uint64_t key, uint64_t value)
 		s->value = value;
 		return 0;
 	}
-	if ((!m->slots || (m->count - m->has_max + 1) * 2 > m->mask + 1) && hs_idmap_grow(m) != 0)
+	if (hs_idmap_full(m) && hs_idmap_grow(m) != 0)
 		return -1;
 	place(m->slots, m->mask, key, value);
 	m->count++;

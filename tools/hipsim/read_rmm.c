@@ -38,15 +38,17 @@
 
 #define RMM_BUF_SIZE (1u << 20) /* the longest line */
 /* Bytes after the buffer, so that a line can be read 32 bytes (a field
- * sixteen or eight) at a time up to its end without a byte-by-byte tail;
- * the first may hold the sentinel newline (scan_line). */
-#define RMM_BUF_PAD 32
+ * sixteen or eight) at a time up to its end without a byte-by-byte tail,
+ * and its first 64 bytes at once (plain_line); the first may hold the
+ * sentinel newline (scan_line). */
+#define RMM_BUF_PAD 64
 /* Bytes read at a time: the unread tail moves to the front before each
  * read, so parsing stays within the first RMM_READ_CHUNK bytes of the
  * buffer (cache-warm) unless a line is longer. */
 #define RMM_READ_CHUNK (64u << 10)
 #define RMM_MAX_COLS 64
 #define RMM_SCAN_STREAMS 8 /* streams compared one by one before hashing */
+#define RMM_WORD_SLOTS 16  /* rmm_reader.by_word */
 #define NS_PER_S 1000000000ull
 #define NS_PER_DAY (86400ull * NS_PER_S)
 
@@ -95,6 +97,11 @@ struct rmm_reader {
 	struct rmm_stream *streams;
 	uint32_t nstreams, capstreams;
 	uint32_t last_stream; /* cache: index of the last stream seen */
+	/* Cache of streams named in up to 8 bytes, by a hash of that word
+	 * (word_slot): index + 1, 0 when none.  A trace that cycles through a
+	 * few streams finds each with one probe, where the last-stream cache
+	 * misses at every change. */
+	uint32_t by_word[RMM_WORD_SLOTS];
 
 	uint64_t day_offset, last_time;
 	struct clock_cache clock;
@@ -543,6 +550,61 @@ static inline __attribute__((always_inline)) int parse_time(const char *s, size_
 	return parse_time_plain(s, n, out, tod);
 }
 
+#if defined(__SSE2__) && defined(__x86_64__)
+/*
+ * digits8() of @a and @b at once (SSE2, the two words in one register):
+ * every byte less '0' is at most 9 (unsigned); then byte pairs, 16-bit
+ * pairs and 32-bit pairs join as first * 10 + second, * 100 + and
+ * * 10000 + (pmullw, pmaddwd, pmuludq), the first digit being the low
+ * byte.  Return: false when a byte of either is not a digit.
+ */
+static inline bool digits8x2(uint64_t a, uint64_t b, uint64_t *va, uint64_t *vb)
+{
+	__m128i d = _mm_sub_epi8(_mm_set_epi64x((long long)b, (long long)a), _mm_set1_epi8('0'));
+	__m128i nine = _mm_set1_epi8(9), p, q, v;
+
+	if (_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_max_epu8(d, nine), nine)) != 0xffff)
+		return false;
+	p = _mm_add_epi16(_mm_mullo_epi16(_mm_and_si128(d, _mm_set1_epi16(0xff)), _mm_set1_epi16(10)),
+			  _mm_srli_epi16(d, 8));
+	q = _mm_madd_epi16(p, _mm_set1_epi32(100 | 1 << 16));
+	v = _mm_add_epi64(_mm_mul_epu32(q, _mm_set1_epi64x(10000)), _mm_srli_epi64(q, 32));
+	*va = (uint64_t)_mm_cvtsi128_si64(v);
+	*vb = (uint64_t)_mm_cvtsi128_si64(_mm_unpackhi_epi64(v, v));
+	return true;
+}
+
+/*
+ * The size and the time as traces write them, both in one digits8x2():
+ * 1 to 8 digits of size; HH:MM:SS. and 1 to 8 digits of fraction (a time
+ * of day).  The same values parse_size() and parse_time() give, the clock
+ * through the same @cache.  Return: false, @cache unchanged, when either
+ * is in another form: those two then parse them (and say what is wrong).
+ */
+static inline __attribute__((always_inline)) bool size_time_plain(struct field fs, struct field ft,
+								   struct clock_cache *cache, uint64_t *size,
+								   uint64_t *tm)
+{
+	uint64_t w, sz, frac, h, m, sec;
+
+	if (fs.n - 1 >= 8 || ft.n - 10 >= 8)
+		return false;
+	memcpy(&w, ft.p, 8);
+	if ((w & 0x0000ff0000ff0000ull) != 0x00003a00003a0000ull || ft.p[8] != '.' ||
+	    !digits8x2(hex_word(fs.p, fs.n), fraction_word(ft.p + 9, ft.n - 9), &sz, &frac))
+		return false;
+	if (w != cache->word) {
+		if (!clock8(w, &h, &m, &sec) || m > 59 || sec > 60)
+			return false;
+		cache->word = w;
+		cache->ns = ((h * 60 + m) * 60 + sec) * NS_PER_S;
+	}
+	*size = sz;
+	*tm = cache->ns + frac * 10;
+	return true;
+}
+#endif
+
 static uint64_t fnv1a(const char *s, size_t n)
 {
 	uint64_t h = 0xcbf29ce484222325ull;
@@ -790,6 +852,63 @@ static inline __attribute__((always_inline)) unsigned cut_fields(const struct rm
 	return n;
 }
 
+#if defined(__SSE2__) && defined(__x86_64__)
+/* Bit i set when byte i of the 64 at @p is @c. */
+static inline uint64_t mask64(const char *p, __m128i c)
+{
+	uint64_t m0 = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(const void *)p), c));
+	uint64_t m1 = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(const void *)(p + 16)), c));
+	uint64_t m2 = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(const void *)(p + 32)), c));
+	uint64_t m3 = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(const void *)(p + 48)), c));
+
+	return m0 | m1 << 16 | m2 << 32 | m3 << 48;
+}
+
+/*
+ * The usual line under the usual header in one step, without next_line's
+ * loop and comma array: the 64 bytes at the read position hold the line's
+ * newline (not the sentinel) and at least five commas before it.  The
+ * commas are taken from the mask in straight-line code, and @f gets the
+ * fields cut_fields() gives the same line.  Return: false, with nothing
+ * consumed, when the line is not that (longer, fewer commas, not whole in
+ * the buffer): next_line() then reads it.  Bytes up to 64 past the read
+ * position are read (RMM_BUF_PAD).
+ */
+static inline __attribute__((always_inline)) bool plain_line(struct rmm_reader *r, struct field *f)
+{
+	const char *p = r->buf + r->start;
+	uint64_t e = mask64(p, _mm_set1_epi8('\n')), c, m1, m2, m3, m4, m5;
+	size_t len, c0, c1, c2, c3, c4;
+
+	if (!e)
+		return false;
+	len = (size_t)__builtin_ctzll(e);
+	if (r->start + len >= r->end)
+		return false; /* the sentinel: the line goes on past the data */
+	c = mask64(p, _mm_set1_epi8(',')) & ((e & -e) - 1);
+	m1 = c & (c - 1);
+	m2 = m1 & (m1 - 1);
+	m3 = m2 & (m2 - 1);
+	m4 = m3 & (m3 - 1);
+	if (!m4)
+		return false; /* fewer than five commas */
+	m5 = m4 & (m4 - 1);
+	c0 = (size_t)__builtin_ctzll(c);
+	c1 = (size_t)__builtin_ctzll(m1);
+	c2 = (size_t)__builtin_ctzll(m2);
+	c3 = (size_t)__builtin_ctzll(m3);
+	c4 = (size_t)__builtin_ctzll(m4);
+	f[COL_TIME] = (struct field){ p + c0 + 1, c1 - c0 - 1 };
+	f[COL_ACTION] = (struct field){ p + c1 + 1, c2 - c1 - 1 };
+	f[COL_POINTER] = (struct field){ p + c2 + 1, c3 - c2 - 1 };
+	f[COL_SIZE] = (struct field){ p + c3 + 1, c4 - c3 - 1 };
+	f[COL_STREAM] = (struct field){ p + c4 + 1, (m5 ? (size_t)__builtin_ctzll(m5) : len) - c4 - 1 };
+	r->start += len + 1;
+	r->lineno++;
+	return true;
+}
+#endif
+
 /* Return: 1 a line, 0 end of file, -1 error. */
 static int get_line(struct rmm_reader *r, const char **line, size_t *len)
 {
@@ -859,6 +978,22 @@ static inline bool action_kind(struct field f, enum hs_rev_kind *kind)
 	}
 }
 
+/* rmm_reader.by_word's slot for a name's word: its top bits after a
+ * multiply that mixes every byte into them. */
+static inline unsigned word_slot(uint64_t w)
+{
+	return (unsigned)((w * 0x9e3779b97f4a7c15ull) >> 60);
+}
+
+/* Stream @i was named by @f (word @w): remembered in the caches. */
+static inline uint32_t stream_seen(struct rmm_reader *r, struct field f, uint64_t w, uint32_t i)
+{
+	r->last_stream = i;
+	if (f.n <= 8)
+		r->by_word[word_slot(w)] = i + 1;
+	return i;
+}
+
 /* The stream named by @f: its index, creating it (and reporting so) if new. */
 static int lookup_stream(struct rmm_reader *r, struct field f, uint32_t *index, int *created)
 {
@@ -867,13 +1002,21 @@ static int lookup_stream(struct rmm_reader *r, struct field f, uint32_t *index, 
 
 	*created = 0;
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-	if (f.n <= 8)
+	if (f.n <= 8) {
+		uint32_t i;
+
 		w = low_bytes(f.p, f.n); /* once, not once per stream compared */
+		i = r->by_word[word_slot(w)];
+		if (i && same_field(&r->streams[i - 1], f, w)) {
+			*index = i - 1;
+			return 0;
+		}
+	}
 #endif
 	if (r->nstreams) {
 		s = &r->streams[r->last_stream];
 		if (same_field(s, f, w)) {
-			*index = r->last_stream;
+			*index = stream_seen(r, f, w, r->last_stream);
 			return 0;
 		}
 	}
@@ -883,7 +1026,7 @@ static int lookup_stream(struct rmm_reader *r, struct field f, uint32_t *index, 
 		for (uint32_t i = 0; i < r->nstreams; i++) {
 			s = &r->streams[i];
 			if (same_field(s, f, w)) {
-				*index = r->last_stream = i;
+				*index = stream_seen(r, f, w, i);
 				return 0;
 			}
 		}
@@ -892,7 +1035,7 @@ static int lookup_stream(struct rmm_reader *r, struct field f, uint32_t *index, 
 		s = &r->streams[v];
 		if (s->len != f.n || memcmp(s->text, f.p, f.n) != 0)
 			return fail(r, "two stream names with one hash: '%.*s'", (int)f.n, f.p);
-		*index = r->last_stream = (uint32_t)v;
+		*index = stream_seen(r, f, w, (uint32_t)v);
 		return 0;
 	}
 	if (r->nstreams == r->capstreams) {
@@ -919,7 +1062,7 @@ static int lookup_stream(struct rmm_reader *r, struct field f, uint32_t *index, 
 		free(s->text);
 		return fail(r, "out of memory");
 	}
-	*index = r->last_stream = r->nstreams++;
+	*index = stream_seen(r, f, w, r->nstreams++);
 	*created = 1;
 	return 0;
 }
@@ -936,29 +1079,22 @@ static int num_error(struct rmm_reader *r, int rc, const char *what, struct fiel
 	}
 }
 
-static int rmm_next(struct hs_trace *t, struct hs_rev *ev)
+/*
+ * The next line's fields up to the last needed column in @f (trimmed as
+ * rmm_next wants them), blank lines skipped: next_line() and cut_fields().
+ * Out of line: rmm_next takes plain_line() first, and this path's comma
+ * array and loop would otherwise sit in its frame and registers.
+ * Return: 1, 0 at the end of the file, -1 on error.
+ */
+static __attribute__((noinline)) int split_line(struct rmm_reader *r, struct field *f)
 {
-	struct rmm_reader *r = (struct rmm_reader *)t;
-	struct field f[COL_COUNT];
-	const char *line;
-	size_t len;
-	uint64_t ptr, size, tm, id;
-	enum hs_rev_kind kind;
-	uint32_t stream = 0;
-	int rc, tod, created;
-
-	if (r->have_pending) {
-		r->have_pending = 0;
-		*ev = r->pending;
-		ev->index = t->events++;
-		return 1;
-	}
-again:
 	for (;;) {
 		uint32_t cut[RMM_MAX_COLS + 32];
+		const char *line;
+		size_t len;
 		unsigned col, ncut;
+		int rc = next_line(r, &line, &len, cut, &ncut);
 
-		rc = next_line(r, &line, &len, cut, &ncut);
 		if (rc <= 0)
 			return rc;
 		if (len == 0 || (len == 1 && line[0] == '\r'))
@@ -973,8 +1109,33 @@ again:
 		 * The stream's text is not parsed: trimmed here.  The thread
 		 * column is not used. */
 		retrim(&f[COL_STREAM]);
-		break;
+		return 1;
 	}
+}
+
+static int rmm_next(struct hs_trace *t, struct hs_rev *ev)
+{
+	struct rmm_reader *r = (struct rmm_reader *)t;
+	struct field f[COL_COUNT];
+	uint64_t ptr, size, tm, id;
+	enum hs_rev_kind kind;
+	uint32_t stream = 0;
+	int rc, tod, created;
+
+	if (r->have_pending) {
+		r->have_pending = 0;
+		*ev = r->pending;
+		ev->index = t->events++;
+		return 1;
+	}
+again:
+#if defined(__SSE2__) && defined(__x86_64__)
+	if (r->plain_header && plain_line(r, f))
+		retrim(&f[COL_STREAM]);
+	else
+#endif
+	if ((rc = split_line(r, f)) <= 0)
+		return rc;
 
 	if (!action_kind(f[COL_ACTION], &kind) && (!retrim(&f[COL_ACTION]) || !action_kind(f[COL_ACTION], &kind)))
 		goto bad_action;
@@ -982,6 +1143,12 @@ again:
 	    (!retrim(&f[COL_POINTER]) || (rc = parse_ptr(f[COL_POINTER].p, f[COL_POINTER].n, &ptr)) != NUM_OK))
 		return num_error(r, rc, "pointer", f[COL_POINTER]);
 	size = 0;
+#if defined(__SSE2__) && defined(__x86_64__)
+	if (size_time_plain(f[COL_SIZE], f[COL_TIME], &r->clock, &size, &tm)) {
+		tod = 1;
+		goto parsed;
+	}
+#endif
 	if ((f[COL_SIZE].n || kind != HS_REV_FREE) &&
 	    (rc = parse_size(f[COL_SIZE].p, f[COL_SIZE].n, &size)) != NUM_OK &&
 	    (!retrim(&f[COL_SIZE]) ||
@@ -992,6 +1159,9 @@ again:
 	    (!retrim(&f[COL_TIME]) ||
 	     (rc = parse_time(f[COL_TIME].p, f[COL_TIME].n, &tm, &tod, &r->clock)) != NUM_OK))
 		return num_error(r, rc, "time", f[COL_TIME]);
+#if defined(__SSE2__) && defined(__x86_64__)
+parsed:
+#endif
 	if (tod) { /* time of day: carry over midnight */
 		tm += r->day_offset;
 		if (tm + NS_PER_DAY / 2 < r->last_time) {

@@ -250,7 +250,10 @@ void hs_replay_event(struct hs_replay *r, const struct hs_rev *ev)
 	hc_buffer b = { 0 };
 	hc_graph g = { 0 };
 	uint64_t size;
+	bool idle_seen = d->idle_seen;
 
+	/* Every event may call the library before it samples (hs_sample_free). */
+	d->idle_seen = false;
 	/* Events that need their stream open. */
 	switch (ev->kind) {
 	case HS_REV_FREE:
@@ -290,7 +293,7 @@ void hs_replay_event(struct hs_replay *r, const struct hs_rev *ev)
 			return;
 		}
 		hs_event(d, hc_free(b), "free");
-		hs_sample(d, si);
+		hs_sample_free(d, si, idle_seen);
 		break;
 	}
 	case HS_REV_ALLOC_FAILURE:
