@@ -155,6 +155,11 @@ hc_status hc_write(hc_stream s, hc_buffer b, uint64_t off, const void *src, uint
 	}
 	if (u->origin == st)
 		u->buf->stamp = hc_cursor_advance(&st->cursor);
+	{
+		enum hc_lib_work w = HC_LIB_WORK_WRITE;
+
+		(void)dev->ops->ctl(dev->hal, HC_HAL_CTL_LIB_WORK, &w);
+	}
 out_unpin:
 	hc_xs_after(&ls, u);
 	if (rc == HC_OK)

@@ -146,10 +146,11 @@ struct hc_hal_host_copy {
  * bindings, cursors, the error graph, the metadata cache).  A real device
  * ignores it (the time passed by itself); the simulator charges the
  * profile's figure for it to the host clock, outside any op, as it is on a
- * GPU (profile key launch_lib).
+ * GPU (profile keys launch_lib and write_lib).
  */
 enum hc_lib_work {
 	HC_LIB_WORK_LAUNCH = 0, /* one hc_launch */
+	HC_LIB_WORK_WRITE = 1,  /* one hc_write that copied */
 };
 
 struct hc_hal_fault_arg {

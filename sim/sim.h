@@ -45,6 +45,7 @@ struct hc_sim_profile {
 	uint64_t launch_overhead_ns; /* device occupancy per kernel */
 	uint64_t launch_latency_ns;  /* from the call to the soonest start */
 	uint64_t launch_lib_ns;      /* the library's own host work per hc_launch */
+	uint64_t write_lib_ns;       /* ... per hc_write that copied */
 	uint64_t kernel_default_ns;
 
 	/* allocation: base + per_mib for each MiB beyond the first */

@@ -161,6 +161,8 @@ static hc_status sim_ctl_locked(hc_hal_dev *dev, int op, void *arg)
 	case HC_HAL_CTL_LIB_WORK:
 		if (arg && *(const enum hc_lib_work *)arg == HC_LIB_WORK_LAUNCH)
 			sim_host_cost(dev, dev->prof.launch_lib_ns);
+		else if (arg && *(const enum hc_lib_work *)arg == HC_LIB_WORK_WRITE)
+			sim_host_cost(dev, dev->prof.write_lib_ns);
 		return HC_OK;
 	case HC_HAL_CTL_HOST_COPY: {
 		const struct hc_hal_host_copy *h = arg;

@@ -40,6 +40,7 @@
  *   launch_overhead        device time added to each kernel [500 ns]
  *   launch_latency         from a launch call to the kernel's soonest start [0]
  *   launch_lib             the library's own host work per hc_launch [0]
+ *   write_lib              the same per hc_write that copied [0]
  *   kernel_default         a kernel's device time without a hint [500 ns]
  *   dev_alloc, dev_alloc_per_mib     [40 us, 600 ns]
  *   dev_free, dev_free_per_mib       [37 us, 306 ns]
@@ -115,6 +116,7 @@ static const struct prof_key prof_keys[] = {
 	PK("launch_overhead", launch_overhead_ns, U_TIME, false),
 	PK("launch_latency", launch_latency_ns, U_TIME, false),
 	PK("launch_lib", launch_lib_ns, U_TIME, false),
+	PK("write_lib", write_lib_ns, U_TIME, false),
 	PK("kernel_default", kernel_default_ns, U_TIME, false),
 	PK("dev_alloc", dev_alloc_ns, U_TIME, false),
 	PK("dev_alloc_per_mib", dev_alloc_ns_per_mib, U_TIME, false),

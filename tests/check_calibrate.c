@@ -44,7 +44,8 @@ static void assert_close(const struct hc_sim_profile *a, const struct hc_sim_pro
 		F(h2d_pageable_lat_ns), F(d2h_pinned_lat_ns), F(d2h_pageable_lat_ns), F(d2d_lat_ns),
 		F(copy_call_ns), F(host_copy_call_ns), F(host_copy_bw), F(host_copy_split_call_ns),
 		F(host_copy_split_wake_ns), F(host_copy_spin_ns),
-		F(host_copy_max_bw), F(launch_call_ns), F(launch_overhead_ns), F(launch_latency_ns), F(launch_lib_ns), F(kernel_default_ns),
+		F(host_copy_max_bw), F(launch_call_ns), F(launch_overhead_ns), F(launch_latency_ns), F(launch_lib_ns), F(write_lib_ns),
+		F(kernel_default_ns),
 		F(dev_alloc_ns), F(dev_alloc_ns_per_mib), F(dev_free_ns), F(dev_free_ns_per_mib),
 		F(host_alloc_ns), F(host_alloc_ns_per_mib), F(host_free_ns), F(host_free_ns_per_mib),
 		F(event_record_ns), F(event_query_ns), F(event_wait_ns), F(event_sync_ns), F(event_destroy_ns),
@@ -104,7 +105,7 @@ static const char other_profile[] =
 	"host_alloc = 300 us\nhost_alloc_per_mib = 200 us\nhost_free = 40 us\n"
 	"host_free_per_mib = 10 us\nevent_record = 700\nevent_query = 400\nevent_wait = 350\n"
 	"event_sync = 900\nevent_destroy = 450\nhost_copy_bw = 7 GB/s\nhost_copy_max_bw = 30 GB/s\n"
-	"host_copy_call = 2 us\nhost_copy_split_call = 15 us\nlaunch_latency = 3 us\nlaunch_lib = 1500\n"
+	"host_copy_call = 2 us\nhost_copy_split_call = 15 us\nlaunch_latency = 3 us\nlaunch_lib = 1500\nwrite_lib = 2200\n"
 	"host_copy_split_wake = 12 us\n"
 	"stream_create = 5 us\nstream_destroy = 3 us\nstream_sync = 800\n"
 	"capture_begin = 4 us\ncapture_node = 2 us\ngraph_instantiate = 20 us\n"

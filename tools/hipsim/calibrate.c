@@ -663,13 +663,15 @@ out_mem:
 }
 
 /*
- * The library's own host time per hc_launch, beyond its backend calls:
- * launches of "add" with three bindings and two info words (the built-in
- * workloads' shape) on a device opened with op_times, through the library;
- * (device clock - host time inside every backend call) per launch.  On the
- * H200 machine the training workload's 7200 launches leave 9-17 ms outside
- * backend calls (1.2-2.4 us each, the workload's own code included); this
- * measures 0.6-0.8 us of it as the library's.
+ * The library's own host time per hc_launch and per hc_write, beyond its
+ * backend calls, on a device opened with op_times, through the library:
+ * (device clock - host time inside every backend call) per call.  Launches
+ * are of "add" with three bindings and two info words (the built-in
+ * workloads' shape); writes are of 64 KiB from pageable memory, staged
+ * (their memcpy is the op host_copy, so it is not counted).  On the H200
+ * machine the workloads leave 2-13 ms outside backend calls (the
+ * workload's own code included); launch_lib measured 0.3-0.8 us of it per
+ * launch; the writes' share was not modelled before write_lib.
  */
 static uint64_t ops_total(hc_device d)
 {
@@ -684,17 +686,32 @@ static uint64_t ops_total(hc_device d)
 	return sum;
 }
 
-static void fit_launch_lib(struct cal *c, const struct hs_calibrate_args *args, bool sim,
-			   uint64_t *out)
+#define LIB_WRITE_BYTES (64 * 1024)
+
+static void fit_lib_work(struct cal *c, const struct hs_calibrate_args *args, bool sim,
+			 enum hc_lib_work kind, uint64_t *out)
 {
-	enum { LAUNCHES = 500 };
+	enum { CALLS = 500 };
 	uint64_t info[2] = { 4096, 0 };
+	unsigned char *src = NULL;
 	struct lib_rig g;
 	hc_launch_desc l;
 	hc_status st = HC_OK;
+	const char *what = kind == HC_LIB_WORK_WRITE ? "write through the library" : "launch through the library";
 
-	if (!rig_open(c, args, sim, 0, &g, "launch through the library: device, stream, buffers and kernel"))
+	if (kind == HC_LIB_WORK_WRITE) {
+		src = malloc(LIB_WRITE_BYTES);
+		if (!src) {
+			cal_fail(c, HC_ERR_OOM, "write through the library: no host memory");
+			return;
+		}
+		memset(src, 0x3c, LIB_WRITE_BYTES);
+	}
+	if (!rig_open(c, args, sim, kind == HC_LIB_WORK_WRITE ? LIB_WRITE_BYTES : 0, &g,
+		      "library work: device, stream, buffers and kernel")) {
+		free(src);
 		return;
+	}
 	l = rig_launch(&g);
 	l.info = info;
 	l.info_words = 2;
@@ -702,19 +719,21 @@ static void fit_launch_lib(struct cal *c, const struct hs_calibrate_args *args, 
 		uint64_t t0 = 0, t1 = 0, in0 = ops_total(g.d), in1;
 
 		hc_device_now(g.d, &t0);
-		for (int i = 0; i < LAUNCHES && st == HC_OK; i++)
-			st = hc_launch(g.s, &l);
+		for (int i = 0; i < CALLS && st == HC_OK; i++)
+			st = kind == HC_LIB_WORK_WRITE
+				     ? hc_write(g.s, g.b, 0, src, LIB_WRITE_BYTES, HC_ALLOC_NATIVE, NULL, NULL)
+				     : hc_launch(g.s, &l);
 		if (st == HC_OK)
 			st = hc_sync(g.s);
 		hc_device_now(g.d, &t1);
 		in1 = ops_total(g.d);
 		if (r > 0)
-			c->samples[r - 1] = t1 - t0 > in1 - in0 ? (double)(t1 - t0 - (in1 - in0)) / LAUNCHES
-								: 0;
+			c->samples[r - 1] = t1 - t0 > in1 - in0 ? (double)(t1 - t0 - (in1 - in0)) / CALLS : 0;
 	}
-	if (!cal_fail(c, st, "launch through the library"))
+	if (!cal_fail(c, st, what))
 		*out = ns_round(median(c->samples, c->reps));
 	rig_close(&g);
+	free(src);
 }
 
 /*
@@ -974,7 +993,8 @@ static hc_status calibrate_pass(const struct hs_calibrate_args *args, unsigned p
 		p.launch_overhead_ns = ns_round(occ);
 		p.launch_latency_ns = ns_round(alone - occ);
 	}
-	fit_launch_lib(&c, args, strcmp(c.ops->name, "sim") == 0, &p.launch_lib_ns);
+	fit_lib_work(&c, args, strcmp(c.ops->name, "sim") == 0, HC_LIB_WORK_LAUNCH, &p.launch_lib_ns);
+	fit_lib_work(&c, args, strcmp(c.ops->name, "sim") == 0, HC_LIB_WORK_WRITE, &p.write_lib_ns);
 	p.capture_begin_ns = ns_round(time_call(&c, CALL_CAPTURE_BEGIN));
 	p.capture_node_ns = ns_round(time_call(&c, CALL_CAPTURE_NODE));
 	p.graph_launch_ns = ns_round(time_call(&c, CALL_GRAPH_LAUNCH));
@@ -1037,6 +1057,7 @@ static const struct prof_field prof_fields[] = {
 	PF(NULL, "launch_overhead", launch_overhead_ns, F_NS),
 	PF(NULL, "launch_latency", launch_latency_ns, F_NS),
 	PF(NULL, "launch_lib", launch_lib_ns, F_NS),
+	PF(NULL, "write_lib", write_lib_ns, F_NS),
 	PF(NULL, "kernel_default", kernel_default_ns, F_NS),
 	PF("\n# Allocation: base + per MiB beyond the first.\n", "dev_alloc", dev_alloc_ns, F_NS),
 	PF(NULL, "dev_alloc_per_mib", dev_alloc_ns_per_mib, F_NS),
