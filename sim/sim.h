@@ -12,6 +12,7 @@
 #define HIPCORE_SIM_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "hipcore/hipcore.h"
@@ -70,6 +71,24 @@ struct hc_sim_profile {
 
 /* sim_profile.c (exported from libhipcore.so for hipsim calibrate and
  * validate; not public API: sim.h is not installed) */
+
+/* The profile format's keys (sim_profile.c's one table), in the order a
+ * written profile lists them. */
+enum hc_sim_key_unit {
+	HC_SIM_KEY_BYTES, HC_SIM_KEY_TIME, HC_SIM_KEY_BW, /* uint64_t */
+	HC_SIM_KEY_FLAG,                                 /* bool */
+	HC_SIM_KEY_COUNT,                                /* uint64_t, no unit */
+	HC_SIM_KEY_NAME,                                 /* char name[] */
+};
+struct hc_sim_profile_key {
+	const char *key;
+	size_t off; /* of the field in struct hc_sim_profile */
+	enum hc_sim_key_unit unit;
+	bool required;
+	const char *section; /* a comment that opens a group of keys, or NULL */
+};
+/* The table and its length in @n. */
+HC_API const struct hc_sim_profile_key *hc_sim_profile_keys(size_t *n);
 
 /* Fills @out with the built-in "NVIDIA H200 (simulated)" profile. */
 HC_API void hc_sim_profile_builtin(struct hc_sim_profile *out);

@@ -80,67 +80,66 @@
 #define MS (1000ULL * US)
 #define GBPS 1000000000ULL
 
-enum prof_unit { U_BYTES, U_TIME, U_BW, U_FLAG, U_COUNT, U_NAME };
-
-struct prof_key {
-	const char *key;
-	size_t off;
-	enum prof_unit unit;
-	bool required;
+/* Keys in file order, as hipsim calibrate writes them (hc_sim_profile_keys);
+ * @section opens a group of keys in a written profile. */
+#define PK(k, field, unit, req) { k, offsetof(struct hc_sim_profile, field), unit, req, NULL }
+#define PKS(sec, k, field, unit, req) { k, offsetof(struct hc_sim_profile, field), unit, req, sec }
+static const struct hc_sim_profile_key prof_keys[] = {
+	PK("name", name, HC_SIM_KEY_NAME, true),
+	PK("total_memory", total_memory, HC_SIM_KEY_BYTES, true),
+	PK("alignment", alignment, HC_SIM_KEY_BYTES, true),
+	PK("integrated", integrated, HC_SIM_KEY_FLAG, true),
+	PKS("\n# Copies: latency + size / bandwidth.\n", "h2d_pinned_bw", h2d_pinned_bw, HC_SIM_KEY_BW, true),
+	PK("h2d_pageable_bw", h2d_pageable_bw, HC_SIM_KEY_BW, true),
+	PK("d2h_pinned_bw", d2h_pinned_bw, HC_SIM_KEY_BW, true),
+	PK("d2h_pageable_bw", d2h_pageable_bw, HC_SIM_KEY_BW, true),
+	PK("d2d_bw", d2d_bw, HC_SIM_KEY_BW, true),
+	PK("h2d_pinned_latency", h2d_pinned_lat_ns, HC_SIM_KEY_TIME, true),
+	PK("h2d_pageable_latency", h2d_pageable_lat_ns, HC_SIM_KEY_TIME, true),
+	PK("d2h_pinned_latency", d2h_pinned_lat_ns, HC_SIM_KEY_TIME, true),
+	PK("d2h_pageable_latency", d2h_pageable_lat_ns, HC_SIM_KEY_TIME, true),
+	PK("d2d_latency", d2d_lat_ns, HC_SIM_KEY_TIME, true),
+	PK("copy_call", copy_call_ns, HC_SIM_KEY_TIME, false),
+	PK("host_copy_call", host_copy_call_ns, HC_SIM_KEY_TIME, false),
+	PK("host_copy_bw", host_copy_bw, HC_SIM_KEY_BW, false),
+	PK("host_copy_split_call", host_copy_split_call_ns, HC_SIM_KEY_TIME, false),
+	PK("host_copy_split_wake", host_copy_split_wake_ns, HC_SIM_KEY_TIME, false),
+	PK("host_copy_spin", host_copy_spin_ns, HC_SIM_KEY_TIME, false),
+	PK("host_copy_max_bw", host_copy_max_bw, HC_SIM_KEY_BW, false),
+	PKS("\n# Kernels (kernel_default is not measured: from the base profile).\n", "launch_call",
+	    launch_call_ns, HC_SIM_KEY_TIME, false),
+	PK("launch_overhead", launch_overhead_ns, HC_SIM_KEY_TIME, false),
+	PK("launch_latency", launch_latency_ns, HC_SIM_KEY_TIME, false),
+	PK("launch_lib", launch_lib_ns, HC_SIM_KEY_TIME, false),
+	PK("write_lib", write_lib_ns, HC_SIM_KEY_TIME, false),
+	PK("kernel_default", kernel_default_ns, HC_SIM_KEY_TIME, false),
+	PKS("\n# Allocation: base + per MiB beyond the first.\n", "dev_alloc", dev_alloc_ns,
+	    HC_SIM_KEY_TIME, false),
+	PK("dev_alloc_per_mib", dev_alloc_ns_per_mib, HC_SIM_KEY_TIME, false),
+	PK("dev_free", dev_free_ns, HC_SIM_KEY_TIME, false),
+	PK("dev_free_per_mib", dev_free_ns_per_mib, HC_SIM_KEY_TIME, false),
+	PK("host_alloc", host_alloc_ns, HC_SIM_KEY_TIME, false),
+	PK("host_alloc_per_mib", host_alloc_ns_per_mib, HC_SIM_KEY_TIME, false),
+	PK("host_free", host_free_ns, HC_SIM_KEY_TIME, false),
+	PK("host_free_per_mib", host_free_ns_per_mib, HC_SIM_KEY_TIME, false),
+	PKS("\n# Streams and events (host costs).\n", "event_record", event_record_ns, HC_SIM_KEY_TIME,
+	    false),
+	PK("event_query", event_query_ns, HC_SIM_KEY_TIME, false),
+	PK("event_wait", event_wait_ns, HC_SIM_KEY_TIME, false),
+	PK("event_sync", event_sync_ns, HC_SIM_KEY_TIME, false),
+	PK("event_destroy", event_destroy_ns, HC_SIM_KEY_TIME, false),
+	PK("stream_create", stream_create_ns, HC_SIM_KEY_TIME, false),
+	PK("stream_destroy", stream_destroy_ns, HC_SIM_KEY_TIME, false),
+	PK("stream_sync", stream_sync_ns, HC_SIM_KEY_TIME, false),
+	PKS("\n# Graphs (host costs).\n", "capture_begin", capture_begin_ns, HC_SIM_KEY_TIME, false),
+	PK("capture_node", capture_node_ns, HC_SIM_KEY_TIME, false),
+	PK("graph_instantiate", graph_instantiate_ns, HC_SIM_KEY_TIME, false),
+	PK("graph_instantiate_node", graph_instantiate_node_ns, HC_SIM_KEY_TIME, false),
+	PK("graph_launch", graph_launch_ns, HC_SIM_KEY_TIME, false),
+	PKS("\n", "jitter_ppm", jitter_ppm, HC_SIM_KEY_COUNT, false),
 };
-
-#define PK(k, field, unit, req) { k, offsetof(struct hc_sim_profile, field), unit, req }
-static const struct prof_key prof_keys[] = {
-	PK("name", name, U_NAME, true),
-	PK("total_memory", total_memory, U_BYTES, true),
-	PK("alignment", alignment, U_BYTES, true),
-	PK("integrated", integrated, U_FLAG, true),
-	PK("h2d_pinned_bw", h2d_pinned_bw, U_BW, true),
-	PK("h2d_pageable_bw", h2d_pageable_bw, U_BW, true),
-	PK("d2h_pinned_bw", d2h_pinned_bw, U_BW, true),
-	PK("d2h_pageable_bw", d2h_pageable_bw, U_BW, true),
-	PK("d2d_bw", d2d_bw, U_BW, true),
-	PK("h2d_pinned_latency", h2d_pinned_lat_ns, U_TIME, true),
-	PK("h2d_pageable_latency", h2d_pageable_lat_ns, U_TIME, true),
-	PK("d2h_pinned_latency", d2h_pinned_lat_ns, U_TIME, true),
-	PK("d2h_pageable_latency", d2h_pageable_lat_ns, U_TIME, true),
-	PK("d2d_latency", d2d_lat_ns, U_TIME, true),
-	PK("copy_call", copy_call_ns, U_TIME, false),
-	PK("host_copy_call", host_copy_call_ns, U_TIME, false),
-	PK("host_copy_bw", host_copy_bw, U_BW, false),
-	PK("host_copy_split_call", host_copy_split_call_ns, U_TIME, false),
-	PK("host_copy_max_bw", host_copy_max_bw, U_BW, false),
-	PK("host_copy_split_wake", host_copy_split_wake_ns, U_TIME, false),
-	PK("host_copy_spin", host_copy_spin_ns, U_TIME, false),
-	PK("launch_call", launch_call_ns, U_TIME, false),
-	PK("launch_overhead", launch_overhead_ns, U_TIME, false),
-	PK("launch_latency", launch_latency_ns, U_TIME, false),
-	PK("launch_lib", launch_lib_ns, U_TIME, false),
-	PK("write_lib", write_lib_ns, U_TIME, false),
-	PK("kernel_default", kernel_default_ns, U_TIME, false),
-	PK("dev_alloc", dev_alloc_ns, U_TIME, false),
-	PK("dev_alloc_per_mib", dev_alloc_ns_per_mib, U_TIME, false),
-	PK("dev_free", dev_free_ns, U_TIME, false),
-	PK("dev_free_per_mib", dev_free_ns_per_mib, U_TIME, false),
-	PK("host_alloc", host_alloc_ns, U_TIME, false),
-	PK("host_alloc_per_mib", host_alloc_ns_per_mib, U_TIME, false),
-	PK("host_free", host_free_ns, U_TIME, false),
-	PK("host_free_per_mib", host_free_ns_per_mib, U_TIME, false),
-	PK("event_record", event_record_ns, U_TIME, false),
-	PK("event_query", event_query_ns, U_TIME, false),
-	PK("event_wait", event_wait_ns, U_TIME, false),
-	PK("event_sync", event_sync_ns, U_TIME, false),
-	PK("event_destroy", event_destroy_ns, U_TIME, false),
-	PK("stream_create", stream_create_ns, U_TIME, false),
-	PK("stream_destroy", stream_destroy_ns, U_TIME, false),
-	PK("stream_sync", stream_sync_ns, U_TIME, false),
-	PK("capture_begin", capture_begin_ns, U_TIME, false),
-	PK("capture_node", capture_node_ns, U_TIME, false),
-	PK("graph_instantiate", graph_instantiate_ns, U_TIME, false),
-	PK("graph_instantiate_node", graph_instantiate_node_ns, U_TIME, false),
-	PK("graph_launch", graph_launch_ns, U_TIME, false),
-	PK("jitter_ppm", jitter_ppm, U_COUNT, false),
-};
+#undef PK
+#undef PKS
 #define N_PROF_KEYS (sizeof(prof_keys) / sizeof(prof_keys[0]))
 
 struct prof_suffix {
@@ -215,7 +214,13 @@ void hc_sim_profile_builtin(struct hc_sim_profile *p)
 	p->jitter_ppm = 0;
 }
 
-static const struct prof_key *prof_find(const char *key, size_t len)
+const struct hc_sim_profile_key *hc_sim_profile_keys(size_t *n)
+{
+	*n = N_PROF_KEYS;
+	return prof_keys;
+}
+
+static const struct hc_sim_profile_key *prof_find(const char *key, size_t len)
 {
 	for (size_t i = 0; i < N_PROF_KEYS; i++)
 		if (strlen(prof_keys[i].key) == len && memcmp(prof_keys[i].key, key, len) == 0)
@@ -223,14 +228,14 @@ static const struct prof_key *prof_find(const char *key, size_t len)
 	return NULL;
 }
 
-static const struct prof_suffix *prof_suffixes(enum prof_unit unit)
+static const struct prof_suffix *prof_suffixes(enum hc_sim_key_unit unit)
 {
 	switch (unit) {
-	case U_BYTES:
+	case HC_SIM_KEY_BYTES:
 		return bytes_suffixes;
-	case U_TIME:
+	case HC_SIM_KEY_TIME:
 		return time_suffixes;
-	case U_BW:
+	case HC_SIM_KEY_BW:
 		return bw_suffixes;
 	default:
 		return NULL;
@@ -238,13 +243,13 @@ static const struct prof_suffix *prof_suffixes(enum prof_unit unit)
 }
 
 /* Parses an integer with an optional unit; false on anything else. */
-static bool prof_number(const char *v, size_t len, enum prof_unit unit, uint64_t *out,
+static bool prof_number(const char *v, size_t len, enum hc_sim_key_unit unit, uint64_t *out,
 			const char **why)
 {
 	uint64_t n = 0;
 	size_t i = 0;
 
-	if (unit == U_FLAG) {
+	if (unit == HC_SIM_KEY_FLAG) {
 		static const char *const yes[] = { "1", "yes", "true" }, *const no[] = { "0", "no", "false" };
 		for (size_t k = 0; k < 3; k++) {
 			if (strlen(yes[k]) == len && memcmp(v, yes[k], len) == 0)
@@ -276,7 +281,7 @@ static bool prof_number(const char *v, size_t len, enum prof_unit unit, uint64_t
 			if (strlen(s->text) == rest && memcmp(v + i, s->text, rest) == 0)
 				break;
 		if (!s || !s->text) {
-			*why = unit == U_COUNT ? "this key takes a plain integer" : "unknown unit";
+			*why = unit == HC_SIM_KEY_COUNT ? "this key takes a plain integer" : "unknown unit";
 			return false;
 		}
 		if (n != 0 && s->mult > UINT64_MAX / n) {
@@ -289,9 +294,9 @@ static bool prof_number(const char *v, size_t len, enum prof_unit unit, uint64_t
 	return true;
 }
 
-static bool prof_check(const struct prof_key *k, uint64_t n, const char **why)
+static bool prof_check(const struct hc_sim_profile_key *k, uint64_t n, const char **why)
 {
-	if (k->unit == U_BW && n == 0) {
+	if (k->unit == HC_SIM_KEY_BW && n == 0) {
 		*why = "a bandwidth must be greater than 0";
 		return false;
 	}
@@ -306,10 +311,10 @@ static bool prof_check(const struct prof_key *k, uint64_t n, const char **why)
 	return true;
 }
 
-static void prof_store(struct hc_sim_profile *p, const struct prof_key *k, uint64_t n)
+static void prof_store(struct hc_sim_profile *p, const struct hc_sim_profile_key *k, uint64_t n)
 {
 	char *base = (char *)p + k->off;
-	if (k->unit == U_FLAG)
+	if (k->unit == HC_SIM_KEY_FLAG)
 		*(bool *)base = n != 0;
 	else
 		memcpy(base, &n, sizeof(n));
@@ -343,7 +348,7 @@ hc_status hc_sim_profile_parse(const char *text, const char *origin, struct hc_s
 	while (*line) {
 		const char *end = strchr(line, '\n'), *hash, *eq, *k, *v;
 		size_t klen, vlen, llen;
-		const struct prof_key *key;
+		const struct hc_sim_profile_key *key;
 		const char *why = NULL;
 		uint64_t n;
 
@@ -384,7 +389,7 @@ hc_status hc_sim_profile_parse(const char *text, const char *origin, struct hc_s
 		if (vlen == 0)
 			return hc_hal_error(HC_ERR_PARSE, 0, NULL, "%s:%u: key '%s' has no value", origin,
 					    lineno, key->key);
-		if (key->unit == U_NAME) {
+		if (key->unit == HC_SIM_KEY_NAME) {
 			if (vlen >= 2 && v[0] == '"' && v[vlen - 1] == '"')
 				v++, vlen -= 2;
 			if (vlen == 0 || vlen >= sizeof(p.name))

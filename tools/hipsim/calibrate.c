@@ -34,7 +34,6 @@
 #include <getopt.h>
 #include <math.h>
 #include <stdbool.h>
-#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1018,80 +1017,22 @@ out:
 	return HC_OK;
 }
 
-/* --- passes and the profile's keys --------------------------------------- */
+/* --- passes and the profile file ----------------------------------------- */
 
-/*
- * Every key a profile file holds after the device's identity, in file
- * order: hs_profile_write prints them and hs_calibrate takes each one's
- * median over its passes.  @section, when set, is printed before the key.
- */
-enum field_unit { F_NS, F_BW, F_BYTES, F_COUNT };
-struct prof_field {
-	const char *section;
-	const char *key;
-	size_t off;
-	enum field_unit unit;
-};
-
-#define PF(sec, k, f, u) { sec, k, offsetof(struct hc_sim_profile, f), u }
-static const struct prof_field prof_fields[] = {
-	PF("\n# Copies: latency + size / bandwidth.\n", "h2d_pinned_bw", h2d_pinned_bw, F_BW),
-	PF(NULL, "h2d_pageable_bw", h2d_pageable_bw, F_BW),
-	PF(NULL, "d2h_pinned_bw", d2h_pinned_bw, F_BW),
-	PF(NULL, "d2h_pageable_bw", d2h_pageable_bw, F_BW),
-	PF(NULL, "d2d_bw", d2d_bw, F_BW),
-	PF(NULL, "h2d_pinned_latency", h2d_pinned_lat_ns, F_NS),
-	PF(NULL, "h2d_pageable_latency", h2d_pageable_lat_ns, F_NS),
-	PF(NULL, "d2h_pinned_latency", d2h_pinned_lat_ns, F_NS),
-	PF(NULL, "d2h_pageable_latency", d2h_pageable_lat_ns, F_NS),
-	PF(NULL, "d2d_latency", d2d_lat_ns, F_NS),
-	PF(NULL, "copy_call", copy_call_ns, F_NS),
-	PF(NULL, "host_copy_call", host_copy_call_ns, F_NS),
-	PF(NULL, "host_copy_bw", host_copy_bw, F_BW),
-	PF(NULL, "host_copy_split_call", host_copy_split_call_ns, F_NS),
-	PF(NULL, "host_copy_split_wake", host_copy_split_wake_ns, F_NS),
-	PF(NULL, "host_copy_spin", host_copy_spin_ns, F_NS),
-	PF(NULL, "host_copy_max_bw", host_copy_max_bw, F_BW),
-	PF("\n# Kernels (kernel_default is not measured: from the base profile).\n", "launch_call",
-	   launch_call_ns, F_NS),
-	PF(NULL, "launch_overhead", launch_overhead_ns, F_NS),
-	PF(NULL, "launch_latency", launch_latency_ns, F_NS),
-	PF(NULL, "launch_lib", launch_lib_ns, F_NS),
-	PF(NULL, "write_lib", write_lib_ns, F_NS),
-	PF(NULL, "kernel_default", kernel_default_ns, F_NS),
-	PF("\n# Allocation: base + per MiB beyond the first.\n", "dev_alloc", dev_alloc_ns, F_NS),
-	PF(NULL, "dev_alloc_per_mib", dev_alloc_ns_per_mib, F_NS),
-	PF(NULL, "dev_free", dev_free_ns, F_NS),
-	PF(NULL, "dev_free_per_mib", dev_free_ns_per_mib, F_NS),
-	PF(NULL, "host_alloc", host_alloc_ns, F_NS),
-	PF(NULL, "host_alloc_per_mib", host_alloc_ns_per_mib, F_NS),
-	PF(NULL, "host_free", host_free_ns, F_NS),
-	PF(NULL, "host_free_per_mib", host_free_ns_per_mib, F_NS),
-	PF("\n# Streams and events (host costs).\n", "event_record", event_record_ns, F_NS),
-	PF(NULL, "event_query", event_query_ns, F_NS),
-	PF(NULL, "event_wait", event_wait_ns, F_NS),
-	PF(NULL, "event_sync", event_sync_ns, F_NS),
-	PF(NULL, "event_destroy", event_destroy_ns, F_NS),
-	PF(NULL, "stream_create", stream_create_ns, F_NS),
-	PF(NULL, "stream_destroy", stream_destroy_ns, F_NS),
-	PF(NULL, "stream_sync", stream_sync_ns, F_NS),
-	PF("\n# Graphs (host costs).\n", "capture_begin", capture_begin_ns, F_NS),
-	PF(NULL, "capture_node", capture_node_ns, F_NS),
-	PF(NULL, "graph_instantiate", graph_instantiate_ns, F_NS),
-	PF(NULL, "graph_instantiate_node", graph_instantiate_node_ns, F_NS),
-	PF(NULL, "graph_launch", graph_launch_ns, F_NS),
-	PF("\n", "jitter_ppm", jitter_ppm, F_COUNT),
-};
-#undef PF
-
-static uint64_t field_get(const struct hc_sim_profile *p, const struct prof_field *f)
+/* The figure of numeric key @k (units BYTES, TIME, BW, COUNT: a uint64_t). */
+static uint64_t field_get(const struct hc_sim_profile *p, const struct hc_sim_profile_key *k)
 {
-	return *(const uint64_t *)((const char *)p + f->off);
+	return *(const uint64_t *)((const char *)p + k->off);
 }
 
-static void field_set(struct hc_sim_profile *p, const struct prof_field *f, uint64_t v)
+static void field_set(struct hc_sim_profile *p, const struct hc_sim_profile_key *k, uint64_t v)
 {
-	*(uint64_t *)((char *)p + f->off) = v;
+	*(uint64_t *)((char *)p + k->off) = v;
+}
+
+static bool key_numeric(const struct hc_sim_profile_key *k)
+{
+	return k->unit != HC_SIM_KEY_NAME && k->unit != HC_SIM_KEY_FLAG;
 }
 
 /*
@@ -1105,15 +1046,20 @@ static void field_set(struct hc_sim_profile *p, const struct prof_field *f, uint
 int hs_profile_median(const struct hc_sim_profile *p, unsigned n, struct hc_sim_profile *out)
 {
 	uint64_t *v = n ? calloc(n, sizeof(*v)) : NULL;
+	const struct hc_sim_profile_key *keys;
 	struct hc_sim_profile m;
+	size_t nkeys;
 
 	if (!v)
 		return -1;
+	keys = hc_sim_profile_keys(&nkeys);
 	m = p[0];
-	for (size_t k = 0; k < sizeof(prof_fields) / sizeof(prof_fields[0]); k++) {
+	for (size_t k = 0; k < nkeys; k++) {
+		if (!key_numeric(&keys[k]))
+			continue;
 		for (unsigned i = 0; i < n; i++)
-			v[i] = field_get(&p[i], &prof_fields[k]);
-		field_set(&m, &prof_fields[k], (uint64_t)llround(median(v, n)));
+			v[i] = field_get(&p[i], &keys[k]);
+		field_set(&m, &keys[k], (uint64_t)llround(median(v, n)));
 	}
 	free(v);
 	*out = m;
@@ -1145,8 +1091,11 @@ hc_status hs_calibrate(const struct hs_calibrate_args *args, struct hc_sim_profi
 
 int hs_profile_write(FILE *f, const struct hc_sim_profile *p, const char *header)
 {
-	static const char *const unit[] = { [F_NS] = " ns", [F_BW] = " B/s", [F_BYTES] = " B", [F_COUNT] = "" };
+	static const char *const unit[] = { [HC_SIM_KEY_BYTES] = " B", [HC_SIM_KEY_TIME] = " ns",
+					     [HC_SIM_KEY_BW] = " B/s", [HC_SIM_KEY_COUNT] = "" };
 	const char *h = header ? header : "";
+	const struct hc_sim_profile_key *keys;
+	size_t nkeys;
 
 	/* the header, each line a comment */
 	while (*h) {
@@ -1156,15 +1105,17 @@ int hs_profile_write(FILE *f, const struct hc_sim_profile *p, const char *header
 		h += len + (nl ? 1 : 0);
 	}
 	fprintf(f, "# Format and keys: doc/sim-profile.md.  Times in ns, bandwidths in B/s.\n");
-	fprintf(f, "name = \"%s\"\n", p->name);
-	fprintf(f, "total_memory = %llu B\n", (unsigned long long)p->total_memory);
-	fprintf(f, "alignment = %llu B\n", (unsigned long long)p->alignment);
-	fprintf(f, "integrated = %d\n", p->integrated ? 1 : 0);
-	for (size_t k = 0; k < sizeof(prof_fields) / sizeof(prof_fields[0]); k++) {
-		const struct prof_field *pf = &prof_fields[k];
+	keys = hc_sim_profile_keys(&nkeys);
+	for (size_t k = 0; k < nkeys; k++) {
+		const struct hc_sim_profile_key *pk = &keys[k];
 
-		fprintf(f, "%s%s = %llu%s\n", pf->section ? pf->section : "", pf->key,
-			(unsigned long long)field_get(p, pf), unit[pf->unit]);
+		fputs(pk->section ? pk->section : "", f);
+		if (pk->unit == HC_SIM_KEY_NAME)
+			fprintf(f, "%s = \"%s\"\n", pk->key, p->name);
+		else if (pk->unit == HC_SIM_KEY_FLAG)
+			fprintf(f, "%s = %d\n", pk->key, *(const bool *)((const char *)p + pk->off) ? 1 : 0);
+		else
+			fprintf(f, "%s = %llu%s\n", pk->key, (unsigned long long)field_get(p, pk), unit[pk->unit]);
 	}
 	return ferror(f) ? -1 : 0;
 }

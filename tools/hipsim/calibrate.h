@@ -44,9 +44,9 @@ hc_status hs_calibrate(const struct hs_calibrate_args *args, struct hc_sim_profi
 		       char *msg, size_t msglen);
 
 /*
- * hs_profile_median - @n profiles (@n >= 1) into one whose every key is
- * the median of theirs (the mean of the middle two for an even @n); the
- * name, memory size, alignment and integration come from @p[0].
+ * hs_profile_median - @n profiles (@n >= 1) into one whose every numeric
+ * key (sim's key table) is the median of theirs (the mean of the middle
+ * two for an even @n); the name and integration come from @p[0].
  * Return: 0, -1 when out of memory (@out untouched).
  */
 int hs_profile_median(const struct hc_sim_profile *p, unsigned n, struct hc_sim_profile *out);
