@@ -247,26 +247,39 @@ static void bt_message_of_error(char *buf, size_t len)
 
 /* --- payload fields ----------------------------------------------------- */
 
-static int field_u64(const bt_field *f, uint64_t *out)
+/* How a number is read from a field of class @fc (FT_OTHER: it holds none). */
+static unsigned char ftype_of(const bt_field_class *fc)
 {
-	bt_field_class_type t;
+	bt_field_class_type t = bt_field_class_get_type(fc);
 
-	if (!f)
-		return 0;
-	t = bt_field_get_class_type(f);
-	if (bt_field_class_type_is(t, BT_FIELD_CLASS_TYPE_UNSIGNED_INTEGER)) {
+	return bt_field_class_type_is(t, BT_FIELD_CLASS_TYPE_UNSIGNED_INTEGER) ? FT_UNSIGNED
+	       : bt_field_class_type_is(t, BT_FIELD_CLASS_TYPE_SIGNED_INTEGER) ? FT_SIGNED
+	       : t == BT_FIELD_CLASS_TYPE_BOOL				       ? FT_BOOL
+									       : FT_OTHER;
+}
+
+/* The number in @f, whose class ftype_of() called @type: 1, or 0 for FT_OTHER. */
+static inline int typed_u64(const bt_field *f, unsigned char type, uint64_t *out)
+{
+	switch (type) {
+	case FT_UNSIGNED:
 		*out = bt_field_integer_unsigned_get_value(f);
 		return 1;
-	}
-	if (bt_field_class_type_is(t, BT_FIELD_CLASS_TYPE_SIGNED_INTEGER)) {
+	case FT_SIGNED:
 		*out = (uint64_t)bt_field_integer_signed_get_value(f);
 		return 1;
-	}
-	if (t == BT_FIELD_CLASS_TYPE_BOOL) {
+	case FT_BOOL:
 		*out = bt_field_bool_get_value(f);
 		return 1;
+	default:
+		return 0;
 	}
-	return 0;
+}
+
+/* The number in @f (any integer or bool field); 0 when @f is NULL or holds none. */
+static int field_u64(const bt_field *f, uint64_t *out)
+{
+	return f ? typed_u64(f, ftype_of(bt_field_borrow_class_const(f)), out) : 0;
 }
 
 static const bt_field *member(const bt_field *s, const char *name)
@@ -292,35 +305,6 @@ static int is_array(const bt_field *f)
 static const bt_field *by_index(const bt_field *payload, int64_t idx)
 {
 	return idx < 0 ? NULL : bt_field_structure_borrow_member_field_by_index_const(payload, (uint64_t)idx);
-}
-
-/* What field_u64() makes of a field of class @fc. */
-static unsigned char ftype_of(const bt_field_class *fc)
-{
-	bt_field_class_type t = bt_field_class_get_type(fc);
-
-	return bt_field_class_type_is(t, BT_FIELD_CLASS_TYPE_UNSIGNED_INTEGER) ? FT_UNSIGNED
-	       : bt_field_class_type_is(t, BT_FIELD_CLASS_TYPE_SIGNED_INTEGER) ? FT_SIGNED
-	       : t == BT_FIELD_CLASS_TYPE_BOOL				       ? FT_BOOL
-									       : FT_OTHER;
-}
-
-/* field_u64() of @f, whose class ftype_of() called @type. */
-static inline int typed_u64(const bt_field *f, unsigned char type, uint64_t *out)
-{
-	switch (type) {
-	case FT_UNSIGNED:
-		*out = bt_field_integer_unsigned_get_value(f);
-		return 1;
-	case FT_SIGNED:
-		*out = (uint64_t)bt_field_integer_signed_get_value(f);
-		return 1;
-	case FT_BOOL:
-		*out = bt_field_bool_get_value(f);
-		return 1;
-	default:
-		return 0;
-	}
 }
 
 /* field_u64() of the member in @role of @payload, through c->ftype. */
