@@ -714,14 +714,15 @@ hc_status hc_mm_cleanup(struct hc_mm *mm, bool explicit_)
 
 static void usage_add(hc_memory_usage *a, const hc_memory_usage *b);
 
-/* mm->total summed afresh from the pools. */
-static void total_recount(struct hc_mm *mm)
+/* Every pool's use added up, the persistent pool's included: what
+ * mm->total keeps as the pools change. */
+static void usage_sum(const struct hc_mm *mm, hc_memory_usage *out)
 {
 	hc_memory_usage u = mm->persistent.use;
 
 	for (size_t i = 0; i < mm->npools; i++)
 		usage_add(&u, &mm->pools[i].use);
-	mm->total = u;
+	*out = u;
 }
 
 /**
@@ -755,7 +756,7 @@ hc_status hc_mm_install(struct hc_mm *mm, const struct hc_layout *layout)
 	pools_destroy(mm->pools, mm->npools);
 	mm->pools = pools;
 	mm->npools = n;
-	total_recount(mm); /* whatever the old pools' teardown subtracted */
+	usage_sum(mm, &mm->total); /* whatever the old pools' teardown subtracted */
 	due_update(mm);
 	return HC_OK;
 }
@@ -1124,19 +1125,16 @@ static bool pool_valid(const struct hc_pool *p)
 
 bool hc_mm_valid(const struct hc_mm *mm)
 {
+	hc_memory_usage u;
 	size_t i;
 
 	if (!mm)
 		return false;
-	hc_memory_usage u;
-
 	for (i = 0; i < mm->npools; i++)
 		if (!pool_valid(&mm->pools[i]) || mm->pools[i].total != &mm->total)
 			return false;
 	if (!pool_valid(&mm->persistent) || mm->persistent.total != &mm->total)
 		return false;
-	u = mm->persistent.use;
-	for (i = 0; i < mm->npools; i++)
-		usage_add(&u, &mm->pools[i].use);
+	usage_sum(mm, &u);
 	return !memcmp(&u, &mm->total, sizeof(u));
 }
