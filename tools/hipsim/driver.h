@@ -168,10 +168,7 @@ static inline void hs_sample(struct hs_driver *d, uint32_t stream)
  */
 static inline void hs_sample_free(struct hs_driver *d, uint32_t stream, bool seen)
 {
-	if (seen)
-		hs_sample_at(d, stream, false);
-	else
-		hs_sample_at(d, stream, true);
+	hs_sample_at(d, stream, !seen);
 }
 /* The dense index of stream handle @s, or HS_MAX_STREAMS when not ours. */
 uint32_t hs_stream_index(const struct hs_driver *d, hc_stream s);
