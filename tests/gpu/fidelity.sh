@@ -12,6 +12,7 @@
 # Exit status: 0 all good; 1 repeatability >= 3 %, a validate difference or
 # a failure; 2 no hipsim; 77 no GPU.
 # Env: STEPS (validate steps, default 200), QUICK=1 (calibrate --quick),
+# PASSES=N (calibrate --passes N; default calibrate's),
 # BACKEND=sim (a dry run of this script without a GPU: calibrates and
 # "measures" on the simulator).
 set -u
@@ -22,6 +23,7 @@ hipsim="$build/tools/hipsim/hipsim"
 quick=
 backend=${BACKEND:-hip}
 [ "${QUICK:-0}" = 1 ] && quick=--quick
+[ -n "${PASSES:-}" ] && quick="$quick --passes $PASSES"
 [ -x "$hipsim" ] || { echo "fidelity.sh: no hipsim at $hipsim (build first)"; exit 2; }
 mkdir -p "$out" || exit 2
 status=0
