@@ -12,35 +12,136 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
 #include "hal/hal.h"
-static uint64_t now(void){struct timespec t;clock_gettime(CLOCK_MONOTONIC,&t);return t.tv_sec*1000000000ull+t.tv_nsec;}
-static int cmp(const void*a,const void*b){uint64_t x=*(const uint64_t*)a,y=*(const uint64_t*)b;return x<y?-1:x>y;}
+
 #define N 4000
+
+static const struct hc_hal_ops *o;
+static hc_hal_dev *d;
+static hc_hal_stream *s[4];
 static uint64_t smp[N];
-static double med(int n){qsort(smp,n,sizeof(*smp),cmp);return smp[n/2];}
-int main(void){
- const struct hc_hal_ops*o=hc_hal_find("hip"); struct hc_hal_open_args a={0}; hc_hal_dev*d; hc_hal_stream*s[4]; hc_hal_dptr dp; void*h;
- if(!o||o->device_open(&a,&d)){puts("no device");return 2;}
- for(int i=0;i<4;i++)o->stream_create(d,&s[i]); o->mem_alloc(d,1<<20,&dp); o->host_alloc(d,1<<20,&h); memset(h,1,1<<20);
- for(int round=0;round<3;round++){
-  for(int S=1;S<=4;S*=2){
-   /* copies back to back, 4 KiB, sync all streams every 64 calls */
-   for(int i=0;i<N;i++){uint64_t t0=now();o->copy_h2d(d,s[i%S],dp+(i%64)*4096,(char*)h+(i%64)*4096,4096,true);smp[i]=now()-t0;
-     if(i%64==63)for(int k=0;k<S;k++)o->stream_sync(d,s[k]);}
-   double cp=med(N);
-   for(int i=0;i<N;i++){hc_hal_event*e;uint64_t t0=now();o->event_record(d,s[i%S],&e);smp[i]=now()-t0;o->event_destroy(d,e);
-     if(i%64==63)for(int k=0;k<S;k++)o->stream_sync(d,s[k]);}
-   double er=med(N);
-   /* mixed: copy + event record + query, round robin */
-   for(int i=0;i<N;i++){hc_hal_event*e;bool done;uint64_t t0=now();o->copy_h2d(d,s[i%S],dp,(char*)h,65536,true);o->event_record(d,s[i%S],&e);o->event_query(d,e,&done);smp[i]=now()-t0;o->event_destroy(d,e);
-     if(i%16==15)for(int k=0;k<S;k++)o->stream_sync(d,s[k]);}
-   double mx=med(N);
-   printf("round %d streams %d: copy_h2d %.0f ns, event_record %.0f ns, copy+record+query %.0f ns\n",round,S,cp,er,mx);
-  }
-  /* alone: each copy after a sync of its stream */
-  for(int i=0;i<400;i++){o->stream_sync(d,s[0]);uint64_t t0=now();o->copy_h2d(d,s[0],dp,h,4096,true);smp[i]=now()-t0;}
-  double al=med(400);
-  for(int i=0;i<400;i++){hc_hal_event*e;o->stream_sync(d,s[0]);uint64_t t0=now();o->event_record(d,s[0],&e);smp[i]=now()-t0;o->event_destroy(d,e);}
-  printf("round %d alone (synced before each): copy_h2d %.0f ns, event_record %.0f ns\n",round,al,med(400));
- }
- return 0;}
+
+static uint64_t now_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static double median(int n)
+{
+	qsort(smp, (size_t)n, sizeof(*smp), cmp_u64);
+	return (double)smp[n / 2];
+}
+
+/* Syncs the first @n streams every @every calls, so the queues stay short. */
+static void sync_every(int i, int every, int n)
+{
+	if (i % every == every - 1)
+		for (int k = 0; k < n; k++)
+			o->stream_sync(d, s[k]);
+}
+
+static void round_robin(int round, int nstreams, hc_hal_dptr dp, char *pinned)
+{
+	double copy, record, mixed;
+
+	for (int i = 0; i < N; i++) { /* 4 KiB copies back to back */
+		uint64_t t0 = now_ns();
+
+		o->copy_h2d(d, s[i % nstreams], dp + (uint64_t)(i % 64) * 4096,
+			    pinned + (i % 64) * 4096, 4096, true);
+		smp[i] = now_ns() - t0;
+		sync_every(i, 64, nstreams);
+	}
+	copy = median(N);
+	for (int i = 0; i < N; i++) {
+		hc_hal_event *e;
+		uint64_t t0 = now_ns();
+
+		o->event_record(d, s[i % nstreams], &e);
+		smp[i] = now_ns() - t0;
+		o->event_destroy(d, e);
+		sync_every(i, 64, nstreams);
+	}
+	record = median(N);
+	for (int i = 0; i < N; i++) { /* copy + event record + query */
+		hc_hal_event *e;
+		bool done;
+		uint64_t t0 = now_ns();
+
+		o->copy_h2d(d, s[i % nstreams], dp, pinned, 65536, true);
+		o->event_record(d, s[i % nstreams], &e);
+		o->event_query(d, e, &done);
+		smp[i] = now_ns() - t0;
+		o->event_destroy(d, e);
+		sync_every(i, 16, nstreams);
+	}
+	mixed = median(N);
+	printf("round %d streams %d: copy_h2d %.0f ns, event_record %.0f ns, "
+	       "copy+record+query %.0f ns\n",
+	       round, nstreams, copy, record, mixed);
+}
+
+/* Each call after a sync of its stream: calibrate's way. */
+static void alone(int round, hc_hal_dptr dp, char *pinned)
+{
+	double copy;
+
+	for (int i = 0; i < 400; i++) {
+		uint64_t t0;
+
+		o->stream_sync(d, s[0]);
+		t0 = now_ns();
+		o->copy_h2d(d, s[0], dp, pinned, 4096, true);
+		smp[i] = now_ns() - t0;
+	}
+	copy = median(400);
+	for (int i = 0; i < 400; i++) {
+		hc_hal_event *e;
+		uint64_t t0;
+
+		o->stream_sync(d, s[0]);
+		t0 = now_ns();
+		o->event_record(d, s[0], &e);
+		smp[i] = now_ns() - t0;
+		o->event_destroy(d, e);
+	}
+	printf("round %d alone (synced before each): copy_h2d %.0f ns, event_record %.0f ns\n",
+	       round, copy, median(400));
+}
+
+int main(void)
+{
+	struct hc_hal_open_args a = { 0 };
+	hc_hal_dptr dp;
+	void *pinned;
+
+	o = hc_hal_find("hip");
+	if (!o || o->device_open(&a, &d) != HC_OK) {
+		puts("streams: no device");
+		return 2;
+	}
+	for (int k = 0; k < 4; k++)
+		o->stream_create(d, &s[k]);
+	if (o->mem_alloc(d, 1 << 20, &dp) != HC_OK || o->host_alloc(d, 1 << 20, &pinned) != HC_OK) {
+		puts("streams: no memory");
+		return 2;
+	}
+	memset(pinned, 1, 1 << 20);
+	for (int round = 0; round < 3; round++) {
+		for (int n = 1; n <= 4; n *= 2)
+			round_robin(round, n, dp, pinned);
+		alone(round, dp, pinned);
+	}
+	return 0;
+}
