@@ -62,6 +62,11 @@ static inline void hc_lock_release(hc_lock *l)
 	pthread_mutex_unlock(&l->m);
 }
 
+static inline void hc_lock_disown(hc_lock *l)
+{
+	(void)l;
+}
+
 #else
 
 #include <linux/futex.h>
@@ -113,7 +118,12 @@ static inline void hc_lock_release(hc_lock *l)
  * the loops of device.c, memory.c, policy.c, graph.c, stream.c); a biased
  * hold released by another thread would leave busy = 1 behind, so that
  * stays a rule.  No library thread takes stream locks: the copy workers
- * of pipeline.c post to the stream's inbox under its own mutex.
+ * of pipeline.c post to the stream's inbox under its own mutex.  The
+ * thread that opens a stream takes its lock once and then disowns it
+ * (hc_lock_disown), so a stream opened by one thread for another is
+ * biased to its user.  Device-wide calls (hc_device_memory_usage,
+ * hc_device_set_policy) and a cross-stream use of a buffer lock other
+ * threads' streams: each revokes those streams' bias, once.
  *
  * Registering for membarrier happens once, at the first bias claim;
  * where it fails (old kernel, seccomp, HIPCORE_LOCK_BIAS=0) the first
@@ -215,6 +225,21 @@ static inline void hc_lock_release(hc_lock *l)
 	}
 	if (__builtin_expect(__atomic_exchange_n(&l->state, 0, __ATOMIC_RELEASE) == 2, 0))
 		hc_lock_wake(l);
+}
+
+/*
+ * hc_lock_disown - give up the calling thread's bias on @l, not held, so
+ * that the next thread to take it claims it: for the thread that opens a
+ * stream and hands it to another.  Nothing when @l is another thread's,
+ * revoked, or not biased.  The release pairs with the next claim's
+ * compare-and-swap, as a release of the lock would.
+ */
+static inline void hc_lock_disown(hc_lock *l)
+{
+	uintptr_t self = hc_lock_self();
+
+	__atomic_compare_exchange_n(&l->owner, &self, 0, false, __ATOMIC_RELEASE,
+				    __ATOMIC_RELAXED);
 }
 
 #endif /* HC_LOCK_PTHREAD */
