@@ -266,6 +266,61 @@ START_TEST(owner_fast_path_taken)
 }
 END_TEST
 
+struct handoff {
+	hc_lock lock;
+	uintptr_t token; /* the taker's hc_lock_self() */
+	long counter;
+};
+
+static void *take_and_count(void *p)
+{
+	struct handoff *h = p;
+
+	h->token = hc_lock_self();
+	for (int i = 0; i < 100; i++) {
+		hc_lock_acquire(&h->lock);
+		h->counter++;
+		hc_lock_release(&h->lock);
+	}
+	return NULL;
+}
+
+/* The opener's pattern: take the lock once, disown it, hand it over; the
+ * next thread becomes the owner instead of revoking the bias. */
+START_TEST(disown_hands_over)
+{
+	struct handoff h = { .counter = 0 };
+	pthread_t thr;
+
+	if (!hc_lock_bias_enabled())
+		ck_assert(!kernel_has_membarrier());
+	hc_lock_init(&h.lock);
+	hc_lock_acquire(&h.lock);
+	h.counter++;
+	hc_lock_release(&h.lock);
+	if (hc_lock_bias_enabled())
+		ck_assert(h.lock.owner == hc_lock_self());
+	hc_lock_disown(&h.lock);
+	ck_assert(h.lock.owner != hc_lock_self());
+	ck_assert_int_eq(pthread_create(&thr, NULL, take_and_count, &h), 0);
+	pthread_join(thr, NULL);
+	ck_assert_int_eq(h.counter, 101);
+	if (hc_lock_bias_enabled())
+		ck_assert(h.lock.owner == h.token);
+	else
+		ck_assert(h.lock.owner == HC_LOCK_REVOKED);
+	/* Disowning a lock that is someone else's does nothing. */
+	hc_lock_disown(&h.lock);
+	ck_assert(h.lock.owner == (hc_lock_bias_enabled() ? h.token : HC_LOCK_REVOKED));
+	/* Nor does it undo a revocation. */
+	hc_lock_acquire(&h.lock);
+	hc_lock_release(&h.lock);
+	hc_lock_disown(&h.lock);
+	ck_assert(h.lock.owner == HC_LOCK_REVOKED);
+	ck_assert_int_eq(h.counter, 101);
+}
+END_TEST
+
 /* With biasing off, the first acquisition sends the lock to the futex
  * path for good, and every hold takes the futex word. */
 static void check_unbiased(void)
@@ -300,6 +355,7 @@ static int fake_calls;
 /* A kernel without membarrier (or a sandbox that forbids it). */
 static long membarrier_enosys(int cmd, unsigned flags)
 {
+	(void)cmd, (void)flags;
 	fake_calls++;
 	errno = ENOSYS;
 	return -1;
@@ -308,6 +364,7 @@ static long membarrier_enosys(int cmd, unsigned flags)
 /* One that offers the commands but refuses the registration. */
 static long membarrier_eperm(int cmd, unsigned flags)
 {
+	(void)flags;
 	fake_calls++;
 	if (cmd == MEMBARRIER_CMD_QUERY)
 		return MEMBARRIER_CMD_PRIVATE_EXPEDITED | MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED;
@@ -343,6 +400,7 @@ static Suite *lock_suite(void)
 	tcase_add_test(tc, revoker_waits_for_owner);
 #ifndef HC_LOCK_PTHREAD
 	tcase_add_test(tc, owner_fast_path_taken);
+	tcase_add_test(tc, disown_hands_over);
 	tcase_add_test(tc, bias_off_by_env);
 	tcase_add_test(tc, bias_off_by_failed_registration);
 #endif
