@@ -81,7 +81,7 @@ static inline void hc_lock_disown(hc_lock *l)
  * a lock becomes its owner, and takes and gives it back with plain stores
  * and loads.  The price falls on the first other thread to want it: it
  * revokes the bias for good, and from then on every thread, the old owner
- * included, uses the futex lock above.
+ * included, uses the futex lock described at the top of this file.
  *
  * Why plain accesses suffice (the asymmetric Dekker of userspace RCU and
  * of folly's asymmetricHeavyBarrier): the owner stores busy = 1 and then
@@ -98,11 +98,12 @@ static inline void hc_lock_disown(hc_lock *l)
  * critical section that the compiler might hoist above the reload stay
  * below the barrier, so the same case split covers them.
  *
- * owner: 0 while no thread has taken the lock, the owner's token (hc_lock_token's address in that thread),
+ * owner: 0 while no thread has taken the lock (or its owner disowned
+ * it), the owner's token (hc_lock_token's address in that thread),
  * HC_LOCK_REVOKING while one thread revokes, HC_LOCK_REVOKED afterwards
  * (and from the first acquisition on where biasing is off).
- * busy: written only by the owner thread; 1 from its fast path's first
- * store to its release.  biased_hold: written by the holder, 1 when the
+ * busy: written only by the owner thread of the time; 1 from its fast
+ * path's first store to its release.  biased_hold: written by the holder, 1 when the
  * current hold is a biased one, so release undoes the right path; reading
  * busy instead would be wrong: a futex holder may see the owner's
  * tentative busy = 1 of a fast path that is about to back off.
