@@ -4,6 +4,7 @@ libhipcore_internal_la_SOURCES += \
 	core/handle.h \
 	core/object.h \
 	core/lock.h \
+	core/lock.c \
 	core/status.c \
 	core/staging.c \
 	core/device.c \

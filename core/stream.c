@@ -235,6 +235,8 @@ hc_status hc_strm_create(struct hc_dev *dev, struct hc_strm **out)
 	hc_lock_acquire(&st->lock);
 	st->open = true;
 	hc_lock_release(&st->lock);
+	/* The stream's first user, not its opener, gets the bias (lock.h). */
+	hc_lock_disown(&st->lock);
 	*out = st;
 	return HC_OK;
 

@@ -32,6 +32,7 @@ tests_check_graph_CFLAGS = $(TEST_CFLAGS)
 tests_check_graph_LDADD = $(TEST_LDADD)
 endif
 include tests/streams.mk
+include tests/lock.mk
 # hipsim run recorded for real (needs lttng-sessiond; skips otherwise).
 TESTS += tests/trace-hipsim.sh
 EXTRA_DIST += tests/trace-hipsim.sh
