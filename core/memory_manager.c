@@ -303,12 +303,12 @@ static inline void park_settle(struct hc_mm *mm)
 	mm->last_res = NULL;
 }
 
-/* Whether releasing @s (the latest reservation's slice, no pins) may be
- * parked: the conditions of the section's comment not already checked when
- * the reservation set mm->last_res. */
-static inline bool park_ok(const struct hc_slice *s)
+/* Whether releasing @s, the latest reservation's slice (a hit of the first
+ * accepting pool), may be parked: the rest of the section's conditions. */
+static inline bool park_ok(const struct hc_mm *mm, const struct hc_slice *s)
 {
-	return s->size > 0 && (s->padding == 0 || (s->next && s->next->sfree));
+	return s->pool->kind == HC_POOL_SLICED && mm->park_on && !s->pins && s->size > 0 &&
+	       (s->padding == 0 || (s->next && s->next->sfree));
 }
 
 /* The release of @s, parked: become_free's counting without its on_free. */
@@ -318,7 +318,6 @@ static inline void park(struct hc_mm *mm, struct hc_slice *s)
 	s->owned = false;
 	s->id = 0;
 	mm->parked = s;
-	mm->last_res = NULL;
 }
 
 /**
@@ -592,11 +591,11 @@ static hc_status route(struct hc_mm *mm, uint64_t size, struct hc_slice **out)
 		mm->last.new_page = false;
 		*out = pool_try_reserve(p, size);
 		if (*out) {
-			/* a hit of the first accepting pool: parkable if sliced */
-			if (p->kind == HC_POOL_SLICED && seen == HC_OK && mm->park_on)
-				mm->last_res = *out;
+			/* a hit of the first accepting pool: a park candidate */
+			mm->last_res = seen == HC_OK ? *out : NULL;
 			return HC_OK;
 		}
+		mm->last_res = NULL;
 		mm->last.new_page = true;
 		st = pool_alloc(p, size, out);
 		if (st == HC_OK)
@@ -608,6 +607,7 @@ static hc_status route(struct hc_mm *mm, uint64_t size, struct hc_slice **out)
 		}
 		return seen != HC_OK ? seen : st;
 	}
+	mm->last_res = NULL;
 	if (seen != HC_OK)
 		return seen;
 	if (!accepted)
@@ -678,10 +678,11 @@ hc_status hc_mm_reserve(struct hc_mm *mm, uint64_t size, struct hc_slice_ref *ou
 		}
 		park_flush(mm);
 	}
-	mm->last_res = NULL;
+	/* mm->last_res: set by route, cleared here otherwise */
 	if (!mm->capture)
 		periodic_cleanup(mm);
 	if (hc_mm_persistent(mm)) {
+		mm->last_res = NULL;
 		mm->last.pool = (uint32_t)mm->npools;
 		mm->last.new_page = false;
 		s = hc_persistent_try_reserve(&mm->persistent, size);
@@ -718,7 +719,9 @@ static hc_status lookup(struct hc_mm *mm, struct hc_slice_ref ref, struct hc_sli
 
 	if (!mm)
 		return hc_fail(HC_ERR_INVALID, "manager must be non-NULL");
-	if (!s || ref.id == 0 || s->dead || s->id != ref.id || !s->pool || s->pool->mm != mm)
+	/* A dead slice has id 0 and no pool, and a slice with an id has its
+	 * pool: matching a non-zero id is enough before s->pool is read. */
+	if (!s || ref.id == 0 || s->id != ref.id || s->pool->mm != mm)
 		return hc_fail(HC_ERR_STALE, "slice reference %llu is freed, reused or unknown",
 			       (unsigned long long)ref.id);
 	*out = s;
@@ -732,7 +735,7 @@ static hc_status lookup(struct hc_mm *mm, struct hc_slice_ref ref, struct hc_sli
  */
 hc_status hc_mm_release(struct hc_mm *mm, struct hc_slice_ref ref)
 {
-	struct hc_slice *s = NULL;
+	struct hc_slice *s = NULL, *lr;
 	hc_status st = lookup(mm, ref, &s);
 
 	if (st != HC_OK)
@@ -740,13 +743,17 @@ hc_status hc_mm_release(struct hc_mm *mm, struct hc_slice_ref ref)
 	if (!s->owned)
 		return hc_fail(HC_ERR_STALE, "slice %llu was already released",
 			       (unsigned long long)ref.id);
-	if (mm->parked)
-		park_flush(mm);
-	if (s == mm->last_res && !s->pins && park_ok(s)) {
-		park(mm, s);
-		return HC_OK;
-	}
+	lr = mm->last_res;
 	mm->last_res = NULL;
+	if (lr == s) {
+		/* nothing is parked while last_res is set */
+		if (park_ok(mm, s)) {
+			park(mm, s);
+			return HC_OK;
+		}
+	} else if (mm->parked) {
+		park_flush(mm);
+	}
 	if (s->pins) {
 		s->owned = false;
 		return HC_OK;
@@ -1309,9 +1316,8 @@ bool hc_mm_valid(const struct hc_mm *mm)
 			   mm->parked->pool >= mm->pools + mm->npools ||
 			   mm->last.pool != (uint32_t)(mm->parked->pool - mm->pools)))
 		return false;
-	if (mm->last_res && (!mm->last_res->owned || !mm->last_res->id || mm->last_res->dead ||
-			     !mm->last_res->pool || mm->last_res->pool->kind != HC_POOL_SLICED ||
-			     !mm->park_on))
+	if (mm->last_res && (!mm->last_res->id || mm->last_res->dead || !mm->last_res->pool ||
+			     mm->last_res->pool->mm != mm))
 		return false;
 	for (i = 0; i < mm->npools; i++)
 		if (!pool_valid(&mm->pools[i], mm->parked) || mm->pools[i].total != &mm->total)
