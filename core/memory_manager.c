@@ -238,12 +238,17 @@ void hc_pool_page_drop(struct hc_pool *p, struct hc_page *pg)
  *
  * When a release parks.  The slice is the one the latest reservation
  * handed out and no other entry point that changes or reads pool structure
- * ran since (mm->last_res, cleared by all of them; hc_mm_address and the
- * const queries keep it, as they read no structure the park leaves
- * pending); that reservation was a hit of a sliced pool that was the first
- * pool to accept the size (no new page, no capacity spill before it, no
- * persistent mode, no capture); it has no pins; its size is not 0; and
- * either its padding is 0 or the slice after it is free.
+ * ran since (mm->last_res: route sets it on a hit of the first accepting
+ * pool, with no capacity spill before it, so never for a new page,
+ * persistent mode or a capture; every other entry point clears it, but
+ * hc_mm_address and the const queries keep it, as they read no structure
+ * a park leaves pending); that pool is sliced; parking is on; the slice
+ * has no pins; its size is not 0; and either its padding is 0 or the slice
+ * after it is free.
+ *
+ * The const queries see a parked free as done: usage and the report read
+ * only counters, which the park has updated; hc_mm_valid walks the parked
+ * slice as one whose free is pending and checks the conditions above.
  *
  * Why the reuse is exact, for the sliced pool.  Call X the state right
  * after the reservation of s (effective size E = size + padding) from the
