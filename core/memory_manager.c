@@ -325,6 +325,26 @@ static inline void park(struct hc_mm *mm, struct hc_slice *s)
 	mm->parked = s;
 }
 
+/* A reservation of @size while a free is parked: the parked slice taken
+ * back (a hit of its pool, as the normal path would make it), or NULL after
+ * the free is completed.  Not capturing nor in persistent mode: entering
+ * either completes a parked free.  Out of line, so that reservations with
+ * nothing parked carry none of it. */
+static __attribute__((noinline)) struct hc_slice *park_take(struct hc_mm *mm, uint64_t size)
+{
+	struct hc_slice *s = mm->parked;
+
+	if (s->size == size && mm->alloc_nr < mm->next_due) {
+		hc_pool_mark_used(s->pool, s, size);
+		mm->parked = NULL;
+		mm->last_res = s;
+		mm->last.new_page = false; /* last.pool is still s's pool */
+		return s;
+	}
+	park_flush(mm);
+	return NULL;
+}
+
 /**
  * hc_mm_set_park - turn parked frees on or off for @mm (a pending one is
  * completed first).  NULL is ignored.
@@ -671,17 +691,10 @@ hc_status hc_mm_reserve(struct hc_mm *mm, uint64_t size, struct hc_slice_ref *ou
 	if (!mm || !out || !addr)
 		return hc_fail(HC_ERR_INVALID, "manager, reference and address must be non-NULL");
 	mm->alloc_nr++;
-	if (mm->parked) {
-		s = mm->parked;
-		/* Not capturing nor in persistent mode: entering either flushes. */
-		if (s->size == size && mm->alloc_nr < mm->next_due) {
-			hc_pool_mark_used(s->pool, s, size);
-			mm->parked = NULL;
-			mm->last_res = s;
-			mm->last.new_page = false; /* last.pool is still s's pool */
+	if (__builtin_expect(mm->parked != NULL, 0)) {
+		s = park_take(mm, size);
+		if (s)
 			goto out;
-		}
-		park_flush(mm);
 	}
 	/* mm->last_res: set by route, cleared here otherwise */
 	if (!mm->capture)
