@@ -21,9 +21,9 @@
  * owner released it and no pin holds it; pins model extra holders
  * (cross-stream use in flight, a graph's retention) and count as use.
  *
- * Division: slab and helpers for the pools; create/destroy; reserve and
- * routing; release, pins, lookups; cleanup and install; modes and capture;
- * usage and report.
+ * Division: slab and helpers for the pools; create/destroy; parked frees;
+ * reserve and routing; release, pins, lookups; cleanup and install; modes
+ * and capture; usage and report.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -57,6 +57,12 @@ struct hc_mm {
 	struct slab_chunk *chunks;
 	struct hc_slice *spare;       /* free slice records */
 	hc_memory_usage total;        /* the sum of every pool's use (hc_pool.total) */
+	/* Parked frees (section below): the slice the latest reservation
+	 * handed out while nothing else has happened since, if a release of
+	 * it could be parked; the parked slice; whether parking is on. */
+	struct hc_slice *last_res;
+	struct hc_slice *parked;
+	bool park_on;
 };
 
 /* ---- slab and helpers for the pools ---------------------------------- */
@@ -215,6 +221,147 @@ void hc_pool_page_drop(struct hc_pool *p, struct hc_page *pg)
 	free(pg);
 }
 
+/* ---- parked frees --------------------------------------------------------
+ *
+ * Most pool hits in a service are temporaries: a slice released before the
+ * next reservation on its manager, and the next reservation is often of the
+ * same size.  Such a release and reservation undo each other, so the
+ * release's structural work (coalescing, the free tree, the slice record
+ * going back to the slab) and the reservation's (first-fit descent, carving,
+ * a record from the slab) can both be skipped.  A release that may be
+ * deferred is *parked*: everything counted is counted at once (usage, the
+ * page's live count, the slice's id cleared, so its reference is stale
+ * exactly as after a free), but the slice stays where it is in its page.
+ * A reservation of the same size then takes it back; anything else first
+ * completes the free (park_flush: the pool's on_free, as become_free would
+ * have run it) and then goes its normal way.
+ *
+ * When a release parks.  The slice is the one the latest reservation
+ * handed out and no other entry point that changes or reads pool structure
+ * ran since (mm->last_res: route sets it on a hit of the first accepting
+ * pool, with no capacity spill before it, so never for a new page,
+ * persistent mode or a capture; every other entry point clears it, but
+ * hc_mm_address and the const queries keep it, as they read no structure
+ * a park leaves pending); that pool is sliced; parking is on; the slice
+ * has no pins; its size is not 0; and either its padding is 0 or the slice
+ * after it is free.
+ *
+ * The const queries see a parked free as done: usage and the report read
+ * only counters, which the park has updated; hc_mm_valid walks the parked
+ * slice as one whose free is pending and checks the conditions above.
+ *
+ * Why the reuse is exact, for the sliced pool.  Call X the state right
+ * after the reservation of s (effective size E = size + padding) from the
+ * free run R at offset o, W the state before it.  The sliced pool always
+ * carves from the front of the run its first fit picks, and free neighbours
+ * are always merged, so the slice before s is not free.
+ *  - R was longer than E (split): X holds s at o and the remainder at o + E,
+ *    free.  Freeing s merges it with the remainder (on_free's "next free"
+ *    case), giving back one run at o of R's bytes with padding 0, and puts
+ *    s's record on the slab's free list.  Every run before o is as in W, where
+ *    none fitted E, so the next first fit of E picks o again, splits it
+ *    again, and takes the record just put back (the slab is LIFO): s at o,
+ *    the remainder at o + E with the same size, padding 0 as in X.
+ *  - R was exactly E (no remainder): the slice after s is not free, so
+ *    freeing s leaves it a lone free run that keeps its recorded size, which
+ *    is the requested size, not E.  With padding 0 that is E, the first fit
+ *    picks it again and takes it whole: X again.  With padding above 0 the
+ *    run offers fewer bytes than E and the next reservation goes elsewhere,
+ *    so such a release is not parked.
+ * Either way the reservation is a hit of the same pool: the decision
+ * (pool, no new page), the counters and largest_alloc are what the normal
+ * path gives; the next id is taken as it takes it; the periodic cleanup
+ * runs first on the normal path only when due, so a reuse happens only
+ * when it is not.  The one thing not reproduced is the treap's
+ * pseudo-random priority sequence (an insert draws one), which shapes the
+ * tree but not what any search finds.
+ *
+ * Other kinds are never parked.  Direct pools give storage back or keep it
+ * by a watermark, so a free changes storage traffic and shared figures.
+ * The split direct pool stamps each free block (next_seq) to order equal
+ * sizes, so a free and reservation pair moves the stamps.  The exclusive
+ * pool's reservation moves its running size average and a reused page's
+ * free count, so free-then-reserve is not the identity there either.  The
+ * persistent pool only serves persistent mode and captures, which the park
+ * excludes.
+ *
+ * HIPCORE_MM_PARK=0 (read when a manager is made) or hc_mm_set_park turns
+ * parking off, for A/B comparisons.
+ */
+
+/* Completes a parked free, as become_free would have. */
+static void park_flush(struct hc_mm *mm)
+{
+	struct hc_slice *s = mm->parked;
+
+	mm->parked = NULL;
+	hc_sliced_on_free(s->pool, s);
+}
+
+/* Every entry point other than a reservation, a release or a pure lookup
+ * calls this first: nothing stays parked and the next release is not
+ * parked. */
+static inline void park_settle(struct hc_mm *mm)
+{
+	if (mm->parked)
+		park_flush(mm);
+	mm->last_res = NULL;
+}
+
+/* Whether releasing @s, the latest reservation's slice (a hit of the first
+ * accepting pool), may be parked: the rest of the section's conditions. */
+static inline bool park_ok(const struct hc_mm *mm, const struct hc_slice *s)
+{
+	return s->pool->kind == HC_POOL_SLICED && mm->park_on && !s->pins && s->size > 0 &&
+	       (s->padding == 0 || (s->next && s->next->sfree));
+}
+
+/* The release of @s, parked: become_free's counting without its on_free. */
+static inline void park(struct hc_mm *mm, struct hc_slice *s)
+{
+	hc_pool_mark_unused(s->pool, s);
+	s->owned = false;
+	s->id = 0;
+	mm->parked = s;
+}
+
+/* A reservation of @size while a free is parked: the parked slice taken
+ * back (a hit of its pool, as the normal path would make it), or NULL after
+ * the free is completed.  Not capturing nor in persistent mode: entering
+ * either completes a parked free.  Out of line, so that reservations with
+ * nothing parked carry none of it. */
+static __attribute__((noinline)) struct hc_slice *park_take(struct hc_mm *mm, uint64_t size)
+{
+	struct hc_slice *s = mm->parked;
+
+	if (s->size == size && mm->alloc_nr < mm->next_due) {
+		hc_pool_mark_used(s->pool, s, size);
+		mm->parked = NULL;
+		mm->last_res = s;
+		mm->last.new_page = false; /* last.pool is still s's pool */
+		return s;
+	}
+	park_flush(mm);
+	return NULL;
+}
+
+/**
+ * hc_mm_set_park - turn parked frees on or off for @mm (a pending one is
+ * completed first).  NULL is ignored.
+ */
+void hc_mm_set_park(struct hc_mm *mm, bool on)
+{
+	if (!mm)
+		return;
+	park_settle(mm);
+	mm->park_on = on;
+}
+
+bool hc_mm_parked(const struct hc_mm *mm)
+{
+	return mm && mm->parked;
+}
+
 /* ---- create / destroy ------------------------------------------------- */
 
 static void due_update(struct hc_mm *mm);
@@ -303,6 +450,7 @@ hc_status hc_mm_create(const struct hc_layout *layout, const struct hc_mm_props 
 		       const struct hc_storage *st, struct hc_mm **out)
 {
 	struct hc_mm *mm;
+	const char *env;
 	hc_status s;
 
 	if (!layout || !p || !st || !st->alloc || !st->free || !out)
@@ -315,6 +463,8 @@ hc_status hc_mm_create(const struct hc_layout *layout, const struct hc_mm_props 
 	mm->align = p->alignment ? p->alignment : 1;
 	mm->max_page_size = p->max_page_size;
 	mm->shared = p->shared;
+	env = secure_getenv("HIPCORE_MM_PARK");
+	mm->park_on = !(env && strcmp(env, "0") == 0);
 	if (mm->shared)
 		atomic_fetch_add_explicit(&mm->shared->managers, 1, memory_order_relaxed);
 	s = pools_build(mm, layout, &mm->pools, &mm->npools);
@@ -345,6 +495,7 @@ void hc_mm_destroy(struct hc_mm *mm)
 
 	if (!mm)
 		return;
+	park_settle(mm);
 	pools_destroy(mm->pools, mm->npools);
 	pool_destroy(&mm->persistent);
 	for (c = mm->chunks; c; c = nx) {
@@ -464,8 +615,12 @@ static hc_status route(struct hc_mm *mm, uint64_t size, struct hc_slice **out)
 		mm->last.pool = (uint32_t)i;
 		mm->last.new_page = false;
 		*out = pool_try_reserve(p, size);
-		if (*out)
+		if (*out) {
+			/* a hit of the first accepting pool: a park candidate */
+			mm->last_res = seen == HC_OK ? *out : NULL;
 			return HC_OK;
+		}
+		mm->last_res = NULL;
 		mm->last.new_page = true;
 		st = pool_alloc(p, size, out);
 		if (st == HC_OK)
@@ -477,6 +632,7 @@ static hc_status route(struct hc_mm *mm, uint64_t size, struct hc_slice **out)
 		}
 		return seen != HC_OK ? seen : st;
 	}
+	mm->last_res = NULL;
 	if (seen != HC_OK)
 		return seen;
 	if (!accepted)
@@ -535,9 +691,16 @@ hc_status hc_mm_reserve(struct hc_mm *mm, uint64_t size, struct hc_slice_ref *ou
 	if (!mm || !out || !addr)
 		return hc_fail(HC_ERR_INVALID, "manager, reference and address must be non-NULL");
 	mm->alloc_nr++;
+	if (__builtin_expect(mm->parked != NULL, 0)) {
+		s = park_take(mm, size);
+		if (s)
+			goto out;
+	}
+	/* mm->last_res: set by route, cleared here otherwise */
 	if (!mm->capture)
 		periodic_cleanup(mm);
 	if (hc_mm_persistent(mm)) {
+		mm->last_res = NULL;
 		mm->last.pool = (uint32_t)mm->npools;
 		mm->last.new_page = false;
 		s = hc_persistent_try_reserve(&mm->persistent, size);
@@ -558,6 +721,7 @@ hc_status hc_mm_reserve(struct hc_mm *mm, uint64_t size, struct hc_slice_ref *ou
 		if (st != HC_OK)
 			return st;
 	}
+out:
 	s->id = ++mm->next_id;
 	out->slice = s;
 	out->id = s->id;
@@ -573,7 +737,9 @@ static hc_status lookup(struct hc_mm *mm, struct hc_slice_ref ref, struct hc_sli
 
 	if (!mm)
 		return hc_fail(HC_ERR_INVALID, "manager must be non-NULL");
-	if (!s || ref.id == 0 || s->dead || s->id != ref.id || !s->pool || s->pool->mm != mm)
+	/* A dead slice has id 0 and no pool, and a slice with an id has its
+	 * pool: matching a non-zero id is enough before s->pool is read. */
+	if (!s || ref.id == 0 || s->id != ref.id || s->pool->mm != mm)
 		return hc_fail(HC_ERR_STALE, "slice reference %llu is freed, reused or unknown",
 			       (unsigned long long)ref.id);
 	*out = s;
@@ -587,7 +753,7 @@ static hc_status lookup(struct hc_mm *mm, struct hc_slice_ref ref, struct hc_sli
  */
 hc_status hc_mm_release(struct hc_mm *mm, struct hc_slice_ref ref)
 {
-	struct hc_slice *s = NULL;
+	struct hc_slice *s = NULL, *lr;
 	hc_status st = lookup(mm, ref, &s);
 
 	if (st != HC_OK)
@@ -595,6 +761,17 @@ hc_status hc_mm_release(struct hc_mm *mm, struct hc_slice_ref ref)
 	if (!s->owned)
 		return hc_fail(HC_ERR_STALE, "slice %llu was already released",
 			       (unsigned long long)ref.id);
+	lr = mm->last_res;
+	mm->last_res = NULL;
+	if (lr == s) {
+		/* nothing is parked while last_res is set */
+		if (park_ok(mm, s)) {
+			park(mm, s);
+			return HC_OK;
+		}
+	} else if (mm->parked) {
+		park_flush(mm);
+	}
 	if (s->pins) {
 		s->owned = false;
 		return HC_OK;
@@ -637,6 +814,7 @@ hc_status hc_mm_pin(struct hc_mm *mm, struct hc_slice_ref ref)
 
 	if (st != HC_OK)
 		return st;
+	park_settle(mm);
 	if (s->pins == UINT32_MAX)
 		return hc_fail(HC_ERR_INVALID, "slice %llu has too many pins",
 			       (unsigned long long)ref.id);
@@ -661,6 +839,7 @@ hc_status hc_mm_unpin(struct hc_mm *mm, struct hc_slice_ref ref)
 
 	if (st != HC_OK)
 		return st;
+	park_settle(mm);
 	if (s->pins == 0)
 		return hc_fail(HC_ERR_INVALID, "slice %llu is not pinned",
 			       (unsigned long long)ref.id);
@@ -703,6 +882,7 @@ hc_status hc_mm_cleanup(struct hc_mm *mm, bool explicit_)
 
 	if (!mm)
 		return hc_fail(HC_ERR_INVALID, "manager must be non-NULL");
+	park_settle(mm);
 	if (mm->capture)
 		return HC_OK;
 	pool_cleanup(mm, &mm->persistent, explicit_);
@@ -740,6 +920,7 @@ hc_status hc_mm_install(struct hc_mm *mm, const struct hc_layout *layout)
 
 	if (!mm || !layout)
 		return hc_fail(HC_ERR_INVALID, "manager and layout must be non-NULL");
+	park_settle(mm);
 	if (mm->capture)
 		return hc_fail(HC_ERR_STATE, "pools cannot be rebuilt while a capture is active");
 	hc_mm_cleanup(mm, true);
@@ -775,6 +956,7 @@ void hc_mm_mode_push_persistent(struct hc_mm *mm)
 
 	if (!mm)
 		return;
+	park_settle(mm);
 	w = mm->capture ? &mm->saved_windows : &mm->windows;
 	if (*w < UINT32_MAX)
 		(*w)++;
@@ -786,8 +968,8 @@ void hc_mm_mode_pop(struct hc_mm *mm)
 
 	if (!mm)
 		return;
+	park_settle(mm);
 	w = mm->capture ? &mm->saved_windows : &mm->windows;
-
 	if (*w)
 		(*w)--;
 }
@@ -807,7 +989,10 @@ bool hc_mm_persistent(const struct hc_mm *mm)
  */
 void hc_mm_capture_begin(struct hc_mm *mm)
 {
-	if (!mm || mm->capture)
+	if (!mm)
+		return;
+	park_settle(mm);
+	if (mm->capture)
 		return;
 	mm->capture = true;
 	mm->priming = true;
@@ -825,6 +1010,7 @@ void hc_mm_capture_priming_end(struct hc_mm *mm)
 
 	if (!mm)
 		return;
+	park_settle(mm);
 	mm->priming = false;
 	for (i = 0; i < mm->ntouched; i++) {
 		struct hc_slice *s = mm->touched[i];
@@ -849,6 +1035,7 @@ hc_status hc_mm_capture_end(struct hc_mm *mm, struct hc_slice_ref **retained, si
 
 	if (!mm || !retained || !n)
 		return hc_fail(HC_ERR_INVALID, "manager and results must be non-NULL");
+	park_settle(mm);
 	if (!mm->capture)
 		return hc_fail(HC_ERR_STATE, "no capture is active");
 	if (mm->ntouched) {
@@ -937,7 +1124,9 @@ static void report_one(const struct hc_pool *p, uint32_t index, hc_pool_report_f
  * hc_mm_report - call @fn once per pool: the dynamic pools in routing order
  * (index 0..n-1, spec after rounding and shrinking), then the persistent
  * pool (index n).  pages counts storage allocations held; pages_peak and
- * largest_alloc are high-water marks since the pool was built.
+ * largest_alloc are high-water marks since the pool was built.  Reads
+ * only counters, which a parked free has already updated, so it leaves a
+ * parked free pending.
  */
 void hc_mm_report(const struct hc_mm *mm, hc_pool_report_fn fn, void *arg)
 {
@@ -959,7 +1148,8 @@ static void count_used(const struct hc_slice *s, hc_memory_usage *u)
 	u->bytes_padding += s->padding;
 }
 
-static bool sliced_valid(const struct hc_pool *p, hc_memory_usage *u)
+static bool sliced_valid(const struct hc_pool *p, const struct hc_slice *parked,
+			 hc_memory_usage *u)
 {
 	const struct hc_page *pg;
 	uint64_t tracked = 0, pages = 0;
@@ -989,6 +1179,11 @@ static bool sliced_valid(const struct hc_pool *p, hc_memory_usage *u)
 						   s->node.val != s->size))
 					return false;
 				tracked += s->in_tree;
+			} else if (s == parked) {
+				/* counted as free, structure pending (park_ok held) */
+				if (s->in_tree || s->id || s->owned || s->pins || s->size == 0 ||
+				    (s->padding && !(s->next && s->next->sfree)))
+					return false;
 			} else {
 				if (s->in_tree || s->id == 0 || (!s->owned && !s->pins))
 					return false;
@@ -1104,14 +1299,14 @@ static bool split_valid(const struct hc_pool *p, hc_memory_usage *u)
 	return pages == p->npages && tracked == p->by_size.n && hc_tree_valid(&p->by_size);
 }
 
-static bool pool_valid(const struct hc_pool *p)
+static bool pool_valid(const struct hc_pool *p, const struct hc_slice *parked)
 {
 	hc_memory_usage u = { 0, 0, 0, 0 };
 	bool ok;
 
 	switch (p->kind) {
 	case HC_POOL_SLICED:
-		ok = sliced_valid(p, &u);
+		ok = sliced_valid(p, parked, &u);
 		break;
 	case HC_POOL_EXCLUSIVE:
 		ok = exclusive_valid(p, &u);
@@ -1130,10 +1325,22 @@ bool hc_mm_valid(const struct hc_mm *mm)
 
 	if (!mm)
 		return false;
+	/* Parked frees: at most one of the two, in a sliced dynamic pool of this
+	 * manager, never in persistent mode; a parked slice is found by its
+	 * pool's walk (sliced_valid), which the loop below must reach. */
+	if (mm->parked && (mm->last_res || hc_mm_persistent(mm) || mm->parked->dead ||
+			   !mm->parked->pool || mm->parked->pool->kind != HC_POOL_SLICED ||
+			   mm->parked->pool < mm->pools ||
+			   mm->parked->pool >= mm->pools + mm->npools ||
+			   mm->last.pool != (uint32_t)(mm->parked->pool - mm->pools)))
+		return false;
+	if (mm->last_res && (!mm->last_res->id || mm->last_res->dead || !mm->last_res->pool ||
+			     mm->last_res->pool->mm != mm))
+		return false;
 	for (i = 0; i < mm->npools; i++)
-		if (!pool_valid(&mm->pools[i]) || mm->pools[i].total != &mm->total)
+		if (!pool_valid(&mm->pools[i], mm->parked) || mm->pools[i].total != &mm->total)
 			return false;
-	if (!pool_valid(&mm->persistent) || mm->persistent.total != &mm->total)
+	if (!pool_valid(&mm->persistent, NULL) || mm->persistent.total != &mm->total)
 		return false;
 	usage_sum(mm, &u);
 	return !memcmp(&u, &mm->total, sizeof(u));

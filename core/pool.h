@@ -123,6 +123,11 @@ hc_status hc_mm_install(struct hc_mm *mm, const struct hc_layout *layout);
 void hc_mm_mode_push_persistent(struct hc_mm *mm);
 void hc_mm_mode_pop(struct hc_mm *mm);
 bool hc_mm_persistent(const struct hc_mm *mm);
+/* Parked frees on or off (memory_manager.c, "parked frees"); on unless
+ * HIPCORE_MM_PARK=0 was set when the manager was made. */
+void hc_mm_set_park(struct hc_mm *mm, bool on);
+/* Whether a parked free is pending (tests). */
+bool hc_mm_parked(const struct hc_mm *mm);
 /* What the last successful hc_mm_reserve decided (for the pool_reserve trace
  * event): the pool's report index (the persistent pool is the last index)
  * and whether it took a new page/allocation from storage or reused one. */
