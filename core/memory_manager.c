@@ -806,11 +806,13 @@ hc_status hc_mm_release(struct hc_mm *mm, struct hc_slice_ref ref)
 {
 	struct hc_slice *s = ref.slice;
 
-	/* The park, checked with no side effect first: lookup's and the
-	 * owner's checks, then release_slow's park branch.  Anything else,
-	 * errors included, is release_slow's from the start. */
-	if (mm && s && ref.id != 0 && s->id == ref.id && s->pool->mm == mm && s->owned &&
-	    mm->last_res == s && park_ok(mm, s)) {
+	/* The park, checked with no side effect first: release_slow's park
+	 * branch and lookup's and the owner's checks (last_res first: a
+	 * release that does not park, the common case on replays, leaves
+	 * after it).  Anything else, errors included, is release_slow's from
+	 * the start. */
+	if (mm && s && mm->last_res == s && ref.id != 0 && s->id == ref.id && s->pool->mm == mm &&
+	    s->owned && park_ok(mm, s)) {
 		mm->last_res = NULL;
 		park(mm, s);
 		return HC_OK;
