@@ -325,24 +325,23 @@ static inline void park(struct hc_mm *mm, struct hc_slice *s)
 	mm->parked = s;
 }
 
-/* A reservation of @size while a free is parked: the parked slice taken
- * back (a hit of its pool, as the normal path would make it), or NULL after
- * the free is completed.  Not capturing nor in persistent mode: entering
- * either completes a parked free.  Out of line, so that reservations with
- * nothing parked carry none of it. */
-static __attribute__((noinline)) struct hc_slice *park_take(struct hc_mm *mm, uint64_t size)
+/* Whether a reservation of @size takes the parked free back: the same size,
+ * and the periodic cleanup (which the normal path runs first) not due.  Not
+ * capturing nor in persistent mode: entering either completes a parked
+ * free.  Otherwise the free is completed and the normal path runs. */
+static inline bool park_fits(const struct hc_mm *mm, const struct hc_slice *s, uint64_t size)
 {
-	struct hc_slice *s = mm->parked;
+	return s->size == size && mm->alloc_nr < mm->next_due;
+}
 
-	if (s->size == size && mm->alloc_nr < mm->next_due) {
-		hc_pool_mark_used(s->pool, s, size);
-		mm->parked = NULL;
-		mm->last_res = s;
-		mm->last.new_page = false; /* last.pool is still s's pool */
-		return s;
-	}
-	park_flush(mm);
-	return NULL;
+/* The parked slice @s taken back: a hit of its pool, as the normal path
+ * would make it. */
+static inline void park_take(struct hc_mm *mm, struct hc_slice *s, uint64_t size)
+{
+	hc_pool_mark_used(s->pool, s, size);
+	mm->parked = NULL;
+	mm->last_res = s;
+	mm->last.new_page = false; /* last.pool is still s's pool */
 }
 
 /**
@@ -673,29 +672,17 @@ static void periodic_cleanup(struct hc_mm *mm)
 	due_update(mm);
 }
 
-/**
- * hc_mm_reserve - reserve @size bytes.
- * @out: the slice's reference; @addr: its address (page base + offset).
- * Context: may call storage alloc (and free, for periodic or watermark
- * reclaim, never while a capture is active).
- * Return: HC_OK; HC_ERR_TOO_BIG when no pool accepts @size; HC_ERR_CAPACITY
- * when a capped pool is full and no pool behind it takes the request;
- * HC_ERR_OOM when storage refused (the caller may clean up and retry).
- */
-hc_status hc_mm_reserve(struct hc_mm *mm, uint64_t size, struct hc_slice_ref *out,
-			uint64_t *addr)
+/* hc_mm_reserve's path other than a parked reuse, out of line so that the
+ * reuse is a leaf that saves no registers.  alloc_nr is already counted. */
+static __attribute__((noinline)) hc_status reserve_slow(struct hc_mm *mm, uint64_t size,
+							struct hc_slice_ref *out,
+							uint64_t *addr)
 {
 	struct hc_slice *s = NULL;
 	hc_status st;
 
-	if (!mm || !out || !addr)
-		return hc_fail(HC_ERR_INVALID, "manager, reference and address must be non-NULL");
-	mm->alloc_nr++;
-	if (__builtin_expect(mm->parked != NULL, 0)) {
-		s = park_take(mm, size);
-		if (s)
-			goto out;
-	}
+	if (mm->parked)
+		park_flush(mm);
 	/* mm->last_res: set by route, cleared here otherwise */
 	if (!mm->capture)
 		periodic_cleanup(mm);
@@ -721,7 +708,39 @@ hc_status hc_mm_reserve(struct hc_mm *mm, uint64_t size, struct hc_slice_ref *ou
 		if (st != HC_OK)
 			return st;
 	}
-out:
+	s->id = ++mm->next_id;
+	out->slice = s;
+	out->id = s->id;
+	*addr = s->addr;
+	return HC_OK;
+}
+
+static __attribute__((noinline, cold)) hc_status reserve_invalid(void)
+{
+	return hc_fail(HC_ERR_INVALID, "manager, reference and address must be non-NULL");
+}
+
+/**
+ * hc_mm_reserve - reserve @size bytes.
+ * @out: the slice's reference; @addr: its address (page base + offset).
+ * Context: may call storage alloc (and free, for periodic or watermark
+ * reclaim, never while a capture is active).
+ * Return: HC_OK; HC_ERR_TOO_BIG when no pool accepts @size; HC_ERR_CAPACITY
+ * when a capped pool is full and no pool behind it takes the request;
+ * HC_ERR_OOM when storage refused (the caller may clean up and retry).
+ */
+hc_status hc_mm_reserve(struct hc_mm *mm, uint64_t size, struct hc_slice_ref *out,
+			uint64_t *addr)
+{
+	struct hc_slice *s;
+
+	if (!mm || !out || !addr)
+		return reserve_invalid();
+	mm->alloc_nr++;
+	s = mm->parked;
+	if (!s || !park_fits(mm, s, size))
+		return reserve_slow(mm, size, out, addr);
+	park_take(mm, s, size);
 	s->id = ++mm->next_id;
 	out->slice = s;
 	out->id = s->id;
@@ -746,12 +765,10 @@ static hc_status lookup(struct hc_mm *mm, struct hc_slice_ref ref, struct hc_sli
 	return HC_OK;
 }
 
-/**
- * hc_mm_release - the owner gives the slice back.  It becomes reusable at
- * once unless pins hold it, in which case it does when the last pin goes.
- * Return: HC_OK; HC_ERR_STALE for a freed/reused ref or a second release.
- */
-hc_status hc_mm_release(struct hc_mm *mm, struct hc_slice_ref ref)
+/* hc_mm_release's path other than a park (all of it, checks included),
+ * out of line so that the park is a leaf that saves no registers. */
+static __attribute__((noinline)) hc_status release_slow(struct hc_mm *mm,
+							struct hc_slice_ref ref)
 {
 	struct hc_slice *s = NULL, *lr;
 	hc_status st = lookup(mm, ref, &s);
@@ -778,6 +795,29 @@ hc_status hc_mm_release(struct hc_mm *mm, struct hc_slice_ref ref)
 	}
 	become_free(s);
 	return HC_OK;
+}
+
+/**
+ * hc_mm_release - the owner gives the slice back.  It becomes reusable at
+ * once unless pins hold it, in which case it does when the last pin goes.
+ * Return: HC_OK; HC_ERR_STALE for a freed/reused ref or a second release.
+ */
+hc_status hc_mm_release(struct hc_mm *mm, struct hc_slice_ref ref)
+{
+	struct hc_slice *s = ref.slice;
+
+	/* The park, checked with no side effect first: release_slow's park
+	 * branch and lookup's and the owner's checks (last_res first: a
+	 * release that does not park, the common case on replays, leaves
+	 * after it).  Anything else, errors included, is release_slow's from
+	 * the start. */
+	if (mm && s && mm->last_res == s && ref.id != 0 && s->id == ref.id && s->pool->mm == mm &&
+	    s->owned && park_ok(mm, s)) {
+		mm->last_res = NULL;
+		park(mm, s);
+		return HC_OK;
+	}
+	return release_slow(mm, ref);
 }
 
 /**
