@@ -16,33 +16,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "hal/hal.h"
+#include "bench/probes/probe.h"
 
 #define N 400
 #define MIB (1ull << 20)
 
-static uint64_t now_ns(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
-}
-
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static double median(uint64_t *v, int n)
-{
-	qsort(v, (size_t)n, sizeof(*v), cmp_u64);
-	return (double)v[n / 2];
-}
 
 static const struct hc_hal_ops *o;
 static hc_hal_dev *d;
@@ -62,16 +42,16 @@ static void alloc_with_live(int live, uint64_t size)
 		}
 	for (int i = 0; i < N; i++) {
 		hc_hal_dptr p;
-		uint64_t t0 = now_ns();
+		uint64_t t0 = probe_now_ns();
 
 		o->mem_alloc(d, size, &p);
-		ta[i] = now_ns() - t0;
-		t0 = now_ns();
+		ta[i] = probe_now_ns() - t0;
+		t0 = probe_now_ns();
 		o->mem_free(d, p);
-		tf[i] = now_ns() - t0;
+		tf[i] = probe_now_ns() - t0;
 	}
 	printf("live %4d, %5llu KiB: mem_alloc %.1f us, mem_free %.1f us\n", live,
-	       (unsigned long long)(size >> 10), median(ta, N) / 1e3, median(tf, N) / 1e3);
+	       (unsigned long long)(size >> 10), probe_median(ta, N) / 1e3, probe_median(tf, N) / 1e3);
 	for (int i = 0; i < live; i++)
 		o->mem_free(d, held[i]);
 }
@@ -95,27 +75,27 @@ static void one_round(int i, char *src, char *dst, void *pinned, hc_hal_dptr dp,
 	else
 		for (int k = 0; k < 4; k++)
 			o->stream_sync(d, s[k]);
-	t0 = now_ns();
+	t0 = probe_now_ns();
 	o->copy_h2d(d, s[i % 4], dp, pinned, 65536, true);
-	t[K_COPY] = now_ns() - t0;
-	t0 = now_ns();
+	t[K_COPY] = probe_now_ns() - t0;
+	t0 = probe_now_ns();
 	o->event_record(d, s[i % 4], &e);
-	t[K_RECORD] = now_ns() - t0;
-	t0 = now_ns();
+	t[K_RECORD] = probe_now_ns() - t0;
+	t0 = probe_now_ns();
 	o->event_query(d, e, &done);
-	t[K_QUERY] = now_ns() - t0;
-	t0 = now_ns();
+	t[K_QUERY] = probe_now_ns() - t0;
+	t0 = probe_now_ns();
 	o->event_destroy(d, e);
-	t[K_DESTROY] = now_ns() - t0;
+	t[K_DESTROY] = probe_now_ns() - t0;
 	if (!sweep)
 		for (int k = 0; k < 4; k++)
 			o->stream_sync(d, s[k]);
-	t0 = now_ns();
+	t0 = probe_now_ns();
 	o->mem_alloc(d, 2 * MIB, &p);
-	t[K_ALLOC] = now_ns() - t0;
-	t0 = now_ns();
+	t[K_ALLOC] = probe_now_ns() - t0;
+	t0 = probe_now_ns();
 	o->mem_free(d, p);
-	t[K_FREE] = now_ns() - t0;
+	t[K_FREE] = probe_now_ns() - t0;
 }
 
 static void calls_in_context(void)
@@ -144,7 +124,7 @@ static void calls_in_context(void)
 			t[1][k][i] = one[k];
 	}
 	for (int k = 0; k < K_N; k++) {
-		double alone = median(t[0][k], N), mixed = median(t[1][k], N);
+		double alone = probe_median(t[0][k], N), mixed = probe_median(t[1][k], N);
 
 		printf("%-14s alone %8.0f ns, after a 1 MiB host copy on 4 streams %8.0f ns, %.2f x\n",
 		       kind_name[k], alone, mixed, mixed / alone);

@@ -11,9 +11,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "hal/hal.h"
+#include "bench/probes/probe.h"
 
 #define N 4000
 
@@ -22,26 +22,6 @@ static hc_hal_dev *d;
 static hc_hal_stream *s[4];
 static uint64_t smp[N];
 
-static uint64_t now_ns(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
-}
-
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static double median(int n)
-{
-	qsort(smp, (size_t)n, sizeof(*smp), cmp_u64);
-	return (double)smp[n / 2];
-}
 
 /* Syncs the first @n streams every @every calls, so the queues stay short. */
 static void sync_every(int i, int every, int n)
@@ -56,37 +36,37 @@ static void round_robin(int round, int nstreams, hc_hal_dptr dp, char *pinned)
 	double copy, record, mixed;
 
 	for (int i = 0; i < N; i++) { /* 4 KiB copies back to back */
-		uint64_t t0 = now_ns();
+		uint64_t t0 = probe_now_ns();
 
 		o->copy_h2d(d, s[i % nstreams], dp + (uint64_t)(i % 64) * 4096,
 			    pinned + (i % 64) * 4096, 4096, true);
-		smp[i] = now_ns() - t0;
+		smp[i] = probe_now_ns() - t0;
 		sync_every(i, 64, nstreams);
 	}
-	copy = median(N);
+	copy = probe_median(smp, N);
 	for (int i = 0; i < N; i++) {
 		hc_hal_event *e;
-		uint64_t t0 = now_ns();
+		uint64_t t0 = probe_now_ns();
 
 		o->event_record(d, s[i % nstreams], &e);
-		smp[i] = now_ns() - t0;
+		smp[i] = probe_now_ns() - t0;
 		o->event_destroy(d, e);
 		sync_every(i, 64, nstreams);
 	}
-	record = median(N);
+	record = probe_median(smp, N);
 	for (int i = 0; i < N; i++) { /* copy + event record + query */
 		hc_hal_event *e;
 		bool done;
-		uint64_t t0 = now_ns();
+		uint64_t t0 = probe_now_ns();
 
 		o->copy_h2d(d, s[i % nstreams], dp, pinned, 65536, true);
 		o->event_record(d, s[i % nstreams], &e);
 		o->event_query(d, e, &done);
-		smp[i] = now_ns() - t0;
+		smp[i] = probe_now_ns() - t0;
 		o->event_destroy(d, e);
 		sync_every(i, 16, nstreams);
 	}
-	mixed = median(N);
+	mixed = probe_median(smp, N);
 	printf("round %d streams %d: copy_h2d %.0f ns, event_record %.0f ns, "
 	       "copy+record+query %.0f ns\n",
 	       round, nstreams, copy, record, mixed);
@@ -101,23 +81,23 @@ static void alone(int round, hc_hal_dptr dp, char *pinned)
 		uint64_t t0;
 
 		o->stream_sync(d, s[0]);
-		t0 = now_ns();
+		t0 = probe_now_ns();
 		o->copy_h2d(d, s[0], dp, pinned, 4096, true);
-		smp[i] = now_ns() - t0;
+		smp[i] = probe_now_ns() - t0;
 	}
-	copy = median(400);
+	copy = probe_median(smp, 400);
 	for (int i = 0; i < 400; i++) {
 		hc_hal_event *e;
 		uint64_t t0;
 
 		o->stream_sync(d, s[0]);
-		t0 = now_ns();
+		t0 = probe_now_ns();
 		o->event_record(d, s[0], &e);
-		smp[i] = now_ns() - t0;
+		smp[i] = probe_now_ns() - t0;
 		o->event_destroy(d, e);
 	}
 	printf("round %d alone (synced before each): copy_h2d %.0f ns, event_record %.0f ns\n",
-	       round, copy, median(400));
+	       round, copy, probe_median(smp, 400));
 }
 
 int main(void)
