@@ -316,12 +316,19 @@ static inline bool park_ok(const struct hc_mm *mm, const struct hc_slice *s)
 	       (s->padding == 0 || (s->next && s->next->sfree));
 }
 
-/* The release of @s, parked: become_free's counting without its on_free. */
-static inline void park(struct hc_mm *mm, struct hc_slice *s)
+/* What every free counts at once, parked or not: usage, ownership, and
+ * the id, so that the slice's references are stale. */
+static inline void free_count(struct hc_slice *s)
 {
 	hc_pool_mark_unused(s->pool, s);
 	s->owned = false;
 	s->id = 0;
+}
+
+/* The release of @s, parked: become_free's counting without its on_free. */
+static inline void park(struct hc_mm *mm, struct hc_slice *s)
+{
+	free_count(s);
 	mm->parked = s;
 }
 
@@ -577,9 +584,7 @@ static void become_free(struct hc_slice *s)
 {
 	struct hc_pool *p = s->pool;
 
-	hc_pool_mark_unused(p, s);
-	s->owned = false;
-	s->id = 0;
+	free_count(s);
 	switch (p->kind) {
 	case HC_POOL_SLICED:
 		hc_sliced_on_free(p, s);
@@ -750,18 +755,24 @@ hc_status hc_mm_reserve(struct hc_mm *mm, uint64_t size, struct hc_slice_ref *ou
 
 /* ---- release, pins, lookups ------------------------------------------- */
 
+/* Whether @ref names a live slice of @mm.  A dead slice has id 0 and no
+ * pool, and a slice with an id has its pool: matching a non-zero id is
+ * enough before s->pool is read. */
+static inline bool ref_live(const struct hc_mm *mm, struct hc_slice_ref ref)
+{
+	const struct hc_slice *s = ref.slice;
+
+	return s && ref.id != 0 && s->id == ref.id && s->pool->mm == mm;
+}
+
 static hc_status lookup(struct hc_mm *mm, struct hc_slice_ref ref, struct hc_slice **out)
 {
-	struct hc_slice *s = ref.slice;
-
 	if (!mm)
 		return hc_fail(HC_ERR_INVALID, "manager must be non-NULL");
-	/* A dead slice has id 0 and no pool, and a slice with an id has its
-	 * pool: matching a non-zero id is enough before s->pool is read. */
-	if (!s || ref.id == 0 || s->id != ref.id || s->pool->mm != mm)
+	if (!ref_live(mm, ref))
 		return hc_fail(HC_ERR_STALE, "slice reference %llu is freed, reused or unknown",
 			       (unsigned long long)ref.id);
-	*out = s;
+	*out = ref.slice;
 	return HC_OK;
 }
 
@@ -770,7 +781,7 @@ static hc_status lookup(struct hc_mm *mm, struct hc_slice_ref ref, struct hc_sli
 static __attribute__((noinline)) hc_status release_slow(struct hc_mm *mm,
 							struct hc_slice_ref ref)
 {
-	struct hc_slice *s = NULL, *lr;
+	struct hc_slice *s = NULL;
 	hc_status st = lookup(mm, ref, &s);
 
 	if (st != HC_OK)
@@ -778,17 +789,10 @@ static __attribute__((noinline)) hc_status release_slow(struct hc_mm *mm,
 	if (!s->owned)
 		return hc_fail(HC_ERR_STALE, "slice %llu was already released",
 			       (unsigned long long)ref.id);
-	lr = mm->last_res;
-	mm->last_res = NULL;
-	if (lr == s) {
-		/* nothing is parked while last_res is set */
-		if (park_ok(mm, s)) {
-			park(mm, s);
-			return HC_OK;
-		}
-	} else if (mm->parked) {
-		park_flush(mm);
-	}
+	/* Every release that may park took hc_mm_release's fast path, whose
+	 * test is this function's checks and park_ok: what reaches here
+	 * does not park, and completes any parked free first. */
+	park_settle(mm);
 	if (s->pins) {
 		s->owned = false;
 		return HC_OK;
@@ -806,13 +810,11 @@ hc_status hc_mm_release(struct hc_mm *mm, struct hc_slice_ref ref)
 {
 	struct hc_slice *s = ref.slice;
 
-	/* The park, checked with no side effect first: release_slow's park
-	 * branch and lookup's and the owner's checks (last_res first: a
-	 * release that does not park, the common case on replays, leaves
-	 * after it).  Anything else, errors included, is release_slow's from
-	 * the start. */
-	if (mm && s && mm->last_res == s && ref.id != 0 && s->id == ref.id && s->pool->mm == mm &&
-	    s->owned && park_ok(mm, s)) {
+	/* The park, checked with no side effect first: lookup's and the
+	 * owner's checks and park_ok (last_res first: a release that does not
+	 * park, the common case on replays, leaves after it).  Anything else,
+	 * errors included, is release_slow's from the start. */
+	if (mm && mm->last_res == s && ref_live(mm, ref) && s->owned && park_ok(mm, s)) {
 		mm->last_res = NULL;
 		park(mm, s);
 		return HC_OK;
