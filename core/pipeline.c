@@ -343,10 +343,10 @@ void hc_host_copy(struct hc_dev *dev, void *dst, const void *src, uint64_t len, 
 {
 	bool parallel = len >= 2 * hc_pipe_tuning.piece_min;
 	struct host_copy_args a = { parallel ? workers_get(dev) : NULL, dst, src, len, to_device, false };
-	struct hc_hal_host_copy h = { len, parallel, host_copy_run, &a };
+	struct hc_hal_host_copy h = { len, parallel, host_copy_run, &a, false };
 
 	(void)dev->ops->ctl(dev->hal, HC_HAL_CTL_HOST_COPY, &h);
-	if (!a.done) /* a backend that did not run it: the bytes still move */
+	if (!a.done && !h.unread) /* a backend that did not run it: the bytes still move */
 		host_copy_run(&a);
 }
 

@@ -131,13 +131,17 @@ struct hc_hal_failed_arg {
  * GPU.  A real device lets the copy take its time; the simulator runs it
  * (data mode needs the bytes) and charges its model to the host clock,
  * since that memcpy is host time its other ops never see (profile keys
- * host_copy_bw and host_copy_max_bw).
+ * host_copy_bw and host_copy_max_bw).  Without data mode no copy of the
+ * simulator moves bytes, so it sets @unread instead of running the copy:
+ * a replay or a what-if run then neither reads its writes' sources nor
+ * touches staging memory (a read's destination is left as it was).
  */
 struct hc_hal_host_copy {
 	uint64_t bytes;
 	bool parallel;
 	void (*copy)(void *ctx);
 	void *ctx;
+	bool unread; /* out: the backend reads none of these bytes; skip it */
 };
 
 /*

@@ -165,11 +165,15 @@ static hc_status sim_ctl_locked(hc_hal_dev *dev, int op, void *arg)
 			sim_host_cost(dev, dev->prof.write_lib_ns);
 		return HC_OK;
 	case HC_HAL_CTL_HOST_COPY: {
-		const struct hc_hal_host_copy *h = arg;
+		struct hc_hal_host_copy *h = arg;
 		uint64_t bw = h->parallel ? dev->prof.host_copy_max_bw : dev->prof.host_copy_bw;
 
-		if (h->copy)
-			h->copy(h->ctx); /* the bytes move; the time is the model's */
+		/* The bytes move only in data mode (sim_copy.c's rule too);
+		 * the time is the model's either way. */
+		if (!dev->data_mode)
+			h->unread = true;
+		else if (h->copy)
+			h->copy(h->ctx);
 		if (h->parallel) {
 			/* The library's copy workers spin for a while after a
 			 * copy, then sleep; waking them costs the split. */

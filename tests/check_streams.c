@@ -200,6 +200,61 @@ END_TEST
 
 /* --- release callbacks ---------------------------------------------------- */
 
+/* Without data mode the simulator moves no bytes, its staging copies
+ * included: a read leaves its destination as it was.  The time charged is
+ * the model's all the same, so both devices' clocks agree after every
+ * call (a staged write, a pipelined one, a bounced read). */
+START_TEST(timing_mode_moves_no_bytes_at_the_same_time)
+{
+	const uint64_t n = 16 * MIB, small = 64 * 1024;
+	unsigned char *src = malloc(n), *dst[2] = { malloc(n), malloc(n) };
+	hc_device d[2];
+	hc_stream st[2];
+	hc_buffer b[2];
+	uint64_t t[2];
+
+	ck_assert(src && dst[0] && dst[1]);
+	pattern(src, n, 7);
+	for (int m = 0; m < 2; m++) {
+		hc_device_options o;
+
+		ck_assert_int_eq(hc_device_options_init(&o), HC_OK);
+		o.data_mode = m == 1;
+		ck_assert_int_eq(hc_device_open("sim", &o, &d[m]), HC_OK);
+		ck_assert_int_eq(hc_stream_open(d[m], &st[m]), HC_OK);
+		ck_assert_int_eq(hc_alloc(st[m], n, &b[m]), HC_OK);
+		memset(dst[m], 0x5a, n);
+	}
+	for (int step = 0; step < 4; step++) {
+		for (int m = 0; m < 2; m++) {
+			if (step == 0)
+				ck_assert_int_eq(hc_write(st[m], b[m], 0, src, small, HC_ALLOC_NATIVE, NULL, NULL), HC_OK);
+			else if (step == 1)
+				ck_assert_int_eq(hc_write(st[m], b[m], small, src + small, n - small,
+							  HC_ALLOC_NATIVE, NULL, NULL), HC_OK);
+			else if (step == 2)
+				ck_assert_int_eq(hc_read(st[m], b[m], 0, dst[m], small, NULL), HC_OK);
+			else
+				ck_assert_int_eq(hc_read(st[m], b[m], small, dst[m] + small, n - small, NULL), HC_OK);
+			ck_assert_int_eq(hc_device_now(d[m], &t[m]), HC_OK);
+		}
+		ck_assert_uint_eq(t[0], t[1]);
+	}
+	ck_assert_uint_gt(t[0], 0);
+	ck_assert_int_eq(memcmp(dst[1], src, n), 0); /* data mode: the bytes */
+	for (uint64_t i = 0; i < n; i++)              /* timing mode: untouched */
+		if (dst[0][i] != 0x5a)
+			ck_abort_msg("timing mode wrote byte %llu of the read's destination",
+				     (unsigned long long)i);
+	for (int m = 0; m < 2; m++) {
+		ck_assert_int_eq(hc_free(b[m]), HC_OK);
+		ck_assert_int_eq(hc_device_close(d[m]), HC_OK);
+		free(dst[m]);
+	}
+	free(src);
+}
+END_TEST
+
 START_TEST(release_runs_once_after_the_fence)
 {
 	unsigned char *src = calloc(1, 4 * MIB);
@@ -716,6 +771,7 @@ Suite *streams_suite(void)
 	tcase_add_test(tc, staging_stats_per_decision);
 	tcase_add_test(tc, stage_max_policy_moves_the_limit_of_writes_only);
 	tcase_add_test(tc, pipelined_write_keeps_virtual_time_deterministic);
+	tcase_add_test(tc, timing_mode_moves_no_bytes_at_the_same_time);
 	tcase_add_test(tc, release_runs_once_after_the_fence);
 	tcase_add_test(tc, cross_stream_waits_exactly_when_needed);
 	tcase_add_test(tc, buffer_freed_while_another_stream_uses_it);
