@@ -59,9 +59,13 @@ struct hc_mm {
 	hc_memory_usage total;        /* the sum of every pool's use (hc_pool.total) */
 	/* Parked frees (section below): the slice the latest reservation
 	 * handed out while nothing else has happened since, if a release of
-	 * it could be parked; the parked slice; whether parking is on. */
+	 * it could be parked; the parked slice of a sliced pool (taken back
+	 * by hc_mm_reserve's inline path), of a split pool (by reserve_slow);
+	 * whether parking is on. */
 	struct hc_slice *last_res;
 	struct hc_slice *parked;
+	struct hc_slice *parked_split;
+	bool last_shaped;             /* last_res came back from parked_split */
 	bool park_on;
 };
 
@@ -292,10 +296,13 @@ void hc_pool_page_drop(struct hc_pool *p, struct hc_page *pg)
 /* Completes a parked free, as become_free would have. */
 static void park_flush(struct hc_mm *mm)
 {
-	struct hc_slice *s = mm->parked;
+	struct hc_slice *s = mm->parked, *t = mm->parked_split;
 
-	mm->parked = NULL;
-	hc_sliced_on_free(s->pool, s);
+	mm->parked = mm->parked_split = NULL;
+	if (s)
+		hc_sliced_on_free(s->pool, s);
+	if (t)
+		hc_split_park_flush(t->pool, t);
 }
 
 /* Every entry point other than a reservation, a release or a pure lookup
@@ -303,7 +310,7 @@ static void park_flush(struct hc_mm *mm)
  * parked. */
 static inline void park_settle(struct hc_mm *mm)
 {
-	if (mm->parked)
+	if (mm->parked || mm->parked_split)
 		park_flush(mm);
 	mm->last_res = NULL;
 }
@@ -330,6 +337,22 @@ static inline void park(struct hc_mm *mm, struct hc_slice *s)
 {
 	free_count(s);
 	mm->parked = s;
+}
+
+/* The release of @s, the latest reservation's slice, parked if its pool is
+ * a split one and hc_split_park's conditions hold (that function then
+ * moves the shared figures as the free would). */
+static bool park_split(struct hc_mm *mm, struct hc_slice *s)
+{
+	struct hc_pool *p = s->pool;
+
+	if (p->kind != HC_POOL_DIRECT || !p->split || !mm->park_on || s->pins ||
+	    !hc_split_park(p, s, mm->last_shaped))
+		return false;
+	mm->last_res = NULL;
+	free_count(s);
+	mm->parked_split = s;
+	return true;
 }
 
 /* Whether a reservation of @size takes the parked free back: the same size,
@@ -365,7 +388,7 @@ void hc_mm_set_park(struct hc_mm *mm, bool on)
 
 bool hc_mm_parked(const struct hc_mm *mm)
 {
-	return mm && mm->parked;
+	return mm && (mm->parked || mm->parked_split);
 }
 
 /* ---- create / destroy ------------------------------------------------- */
@@ -622,6 +645,7 @@ static hc_status route(struct hc_mm *mm, uint64_t size, struct hc_slice **out)
 		if (*out) {
 			/* a hit of the first accepting pool: a park candidate */
 			mm->last_res = seen == HC_OK ? *out : NULL;
+			mm->last_shaped = false;
 			return HC_OK;
 		}
 		mm->last_res = NULL;
@@ -677,16 +701,16 @@ static void periodic_cleanup(struct hc_mm *mm)
 	due_update(mm);
 }
 
-/* hc_mm_reserve's path other than a parked reuse, out of line so that the
- * reuse is a leaf that saves no registers.  alloc_nr is already counted. */
-static __attribute__((noinline)) hc_status reserve_slow(struct hc_mm *mm, uint64_t size,
-							struct hc_slice_ref *out,
-							uint64_t *addr)
+/* hc_mm_reserve's path other than a parked reuse: reserve_slow's, less a
+ * split pool's parked reuse.  alloc_nr is already counted. */
+static __attribute__((noinline)) hc_status reserve_route(struct hc_mm *mm, uint64_t size,
+							 struct hc_slice_ref *out,
+							 uint64_t *addr)
 {
 	struct hc_slice *s = NULL;
 	hc_status st;
 
-	if (mm->parked)
+	if (mm->parked || mm->parked_split)
 		park_flush(mm);
 	/* mm->last_res: set by route, cleared here otherwise */
 	if (!mm->capture)
@@ -717,6 +741,31 @@ static __attribute__((noinline)) hc_status reserve_slow(struct hc_mm *mm, uint64
 	out->slice = s;
 	out->id = s->id;
 	*addr = s->addr;
+	return HC_OK;
+}
+
+/* hc_mm_reserve's path other than a parked reuse of a sliced pool, out of
+ * line so that that reuse is a leaf that saves no registers: a split pool's
+ * parked reuse (park_take, and what the pool's take adds to its peak and
+ * the shared figures), else reserve_route. */
+static __attribute__((noinline)) hc_status reserve_slow(struct hc_mm *mm, uint64_t size,
+							struct hc_slice_ref *out,
+							uint64_t *addr)
+{
+	struct hc_slice *s = mm->parked_split;
+
+	if (!s || !park_fits(mm, s, size))
+		return reserve_route(mm, size, out, addr);
+	mm->parked_split = NULL;
+	hc_pool_mark_used(s->pool, s, size);
+	mm->last_res = s;
+	mm->last_shaped = true;
+	mm->last.new_page = false; /* last.pool is still s's pool */
+	s->id = ++mm->next_id;
+	out->slice = s;
+	out->id = s->id;
+	*addr = s->addr;
+	hc_split_park_take(s->pool, s);
 	return HC_OK;
 }
 
@@ -790,8 +839,8 @@ static __attribute__((noinline)) hc_status release_slow(struct hc_mm *mm,
 		return hc_fail(HC_ERR_STALE, "slice %llu was already released",
 			       (unsigned long long)ref.id);
 	/* Every release that may park took hc_mm_release's fast path, whose
-	 * test is this function's checks and park_ok: what reaches here
-	 * does not park, and completes any parked free first. */
+	 * test is this function's checks and park_ok or park_split: what
+	 * reaches here does not park, and completes any parked free first. */
 	park_settle(mm);
 	if (s->pins) {
 		s->owned = false;
@@ -799,6 +848,16 @@ static __attribute__((noinline)) hc_status release_slow(struct hc_mm *mm,
 	}
 	become_free(s);
 	return HC_OK;
+}
+
+/* The release of the latest reservation's slice, live and owned, when
+ * park_ok does not hold: park_split's park, else release_slow. */
+static __attribute__((noinline)) hc_status release_last(struct hc_mm *mm,
+							struct hc_slice_ref ref)
+{
+	if (park_split(mm, ref.slice))
+		return HC_OK;
+	return release_slow(mm, ref);
 }
 
 /**
@@ -814,10 +873,13 @@ hc_status hc_mm_release(struct hc_mm *mm, struct hc_slice_ref ref)
 	 * owner's checks and park_ok (last_res first: a release that does not
 	 * park, the common case on replays, leaves after it).  Anything else,
 	 * errors included, is release_slow's from the start. */
-	if (mm && mm->last_res == s && ref_live(mm, ref) && s->owned && park_ok(mm, s)) {
-		mm->last_res = NULL;
-		park(mm, s);
-		return HC_OK;
+	if (mm && mm->last_res == s && ref_live(mm, ref) && s->owned) {
+		if (park_ok(mm, s)) {
+			mm->last_res = NULL;
+			park(mm, s);
+			return HC_OK;
+		}
+		return release_last(mm, ref);
 	}
 	return release_slow(mm, ref);
 }
@@ -1300,7 +1362,8 @@ static bool slots_valid(const struct hc_pool *p, hc_memory_usage *u)
 
 /* Split direct pool: every segment tiled by its blocks in offset order,
  * free blocks merged with free neighbours and in the size tree. */
-static bool split_valid(const struct hc_pool *p, hc_memory_usage *u)
+static bool split_valid(const struct hc_pool *p, const struct hc_slice *parked,
+			hc_memory_usage *u)
 {
 	const struct hc_page *pg;
 	uint64_t tracked = 0, pages = 0;
@@ -1328,6 +1391,11 @@ static bool split_valid(const struct hc_pool *p, hc_memory_usage *u)
 				if (prev && prev->sfree)
 					return false; /* free neighbours are always merged */
 				tracked++;
+			} else if (s == parked) {
+				/* counted as free, structure pending (hc_split_park held) */
+				if (s->in_tree || s->id || s->owned || s->pins ||
+				    !hc_split_park_valid(p, s, false))
+					return false;
 			} else {
 				if (s->in_tree || s->id == 0 || (!s->owned && !s->pins))
 					return false;
@@ -1354,7 +1422,7 @@ static bool pool_valid(const struct hc_pool *p, const struct hc_slice *parked)
 		ok = exclusive_valid(p, &u);
 		break;
 	default:
-		ok = p->split ? split_valid(p, &u) : slots_valid(p, &u);
+		ok = p->split ? split_valid(p, parked, &u) : slots_valid(p, &u);
 		break;
 	}
 	return ok && p->pages_peak >= p->npages && !memcmp(&u, &p->use, sizeof(u));
@@ -1362,25 +1430,34 @@ static bool pool_valid(const struct hc_pool *p, const struct hc_slice *parked)
 
 bool hc_mm_valid(const struct hc_mm *mm)
 {
+	const struct hc_slice *pk;
 	hc_memory_usage u;
 	size_t i;
 
 	if (!mm)
 		return false;
-	/* Parked frees: at most one of the two, in a sliced dynamic pool of this
-	 * manager, never in persistent mode; a parked slice is found by its
-	 * pool's walk (sliced_valid), which the loop below must reach. */
-	if (mm->parked && (mm->last_res || hc_mm_persistent(mm) || mm->parked->dead ||
-			   !mm->parked->pool || mm->parked->pool->kind != HC_POOL_SLICED ||
-			   mm->parked->pool < mm->pools ||
-			   mm->parked->pool >= mm->pools + mm->npools ||
-			   mm->last.pool != (uint32_t)(mm->parked->pool - mm->pools)))
+	/* Parked frees: at most one of the three, a parked slice in a sliced
+	 * (parked) or split (parked_split) dynamic pool of this manager, the
+	 * last reservation's, never in persistent mode; it is found by its
+	 * pool's walk (sliced_valid, split_valid), which the loop below must
+	 * reach. */
+	pk = mm->parked ? mm->parked : mm->parked_split;
+	if (pk && ((mm->parked && mm->parked_split) || mm->last_res || hc_mm_persistent(mm) ||
+		   pk->dead || !pk->pool || pk->pool < mm->pools ||
+		   pk->pool >= mm->pools + mm->npools ||
+		   mm->last.pool != (uint32_t)(pk->pool - mm->pools) ||
+		   (mm->parked ? pk->pool->kind != HC_POOL_SLICED :
+				 pk->pool->kind != HC_POOL_DIRECT || !pk->pool->split)))
 		return false;
 	if (mm->last_res && (!mm->last_res->id || mm->last_res->dead || !mm->last_res->pool ||
 			     mm->last_res->pool->mm != mm))
 		return false;
+	/* taken back from a split pool's park: the park's shape holds again */
+	if (mm->last_res && mm->last_shaped && mm->last_res->pool->split &&
+	    !hc_split_park_valid(mm->last_res->pool, mm->last_res, true))
+		return false;
 	for (i = 0; i < mm->npools; i++)
-		if (!pool_valid(&mm->pools[i], mm->parked) || mm->pools[i].total != &mm->total)
+		if (!pool_valid(&mm->pools[i], pk) || mm->pools[i].total != &mm->total)
 			return false;
 	if (!pool_valid(&mm->persistent, NULL) || mm->persistent.total != &mm->total)
 		return false;
