@@ -238,21 +238,27 @@ void hc_pool_page_drop(struct hc_pool *p, struct hc_page *pg)
  * exactly as after a free), but the slice stays where it is in its page.
  * A reservation of the same size then takes it back; anything else first
  * completes the free (park_flush: the pool's on_free, as become_free would
- * have run it) and then goes its normal way.
+ * have run it) and then goes its normal way.  A sliced pool's parked free
+ * is mm->parked, which hc_mm_reserve's inline path takes back; a split
+ * pool's is mm->parked_split, which reserve_slow takes back and
+ * release_last parks, out of both fast paths, which stay as they were.
  *
  * When a release parks.  The slice is the one the latest reservation
  * handed out and no other entry point that changes or reads pool structure
  * ran since (mm->last_res: route sets it on a hit of the first accepting
  * pool, with no capacity spill before it, so never for a new page,
- * persistent mode or a capture; every other entry point clears it, but
+ * persistent mode or a capture, and a parked reuse sets it again; every
+ * other entry point clears it, but
  * hc_mm_address and the const queries keep it, as they read no structure
- * a park leaves pending); that pool is sliced; parking is on; the slice
- * has no pins; its size is not 0; and either its padding is 0 or the slice
- * after it is free.
+ * a park leaves pending); parking is on; the slice has no pins; and its
+ * pool is either sliced, the slice's size not 0 and either its padding 0
+ * or the slice after it free (park_ok), or a split direct pool whose
+ * conditions (hc_split_park) are set out below.
  *
  * The const queries see a parked free as done: usage and the report read
  * only counters, which the park has updated; hc_mm_valid walks the parked
- * slice as one whose free is pending and checks the conditions above.
+ * slice as one whose free is pending and checks the conditions above (a
+ * split pool's all but the other managers, which may come and go).
  *
  * Why the reuse is exact, for the sliced pool.  Call X the state right
  * after the reservation of s (effective size E = size + padding) from the
@@ -280,14 +286,58 @@ void hc_pool_page_drop(struct hc_pool *p, struct hc_page *pg)
  * pseudo-random priority sequence (an insert draws one), which shapes the
  * tree but not what any search finds.
  *
- * Other kinds are never parked.  Direct pools give storage back or keep it
- * by a watermark, so a free changes storage traffic and shared figures.
- * The split direct pool stamps each free block (next_seq) to order equal
- * sizes, so a free and reservation pair moves the stamps.  The exclusive
- * pool's reservation moves its running size average and a reused page's
- * free count, so free-then-reserve is not the identity there either.  The
- * persistent pool only serves persistent mode and captures, which the park
- * excludes.
+ * Why the reuse is exact, for the split pool (pool_split.c).  X as above,
+ * E = size + padding, s at offset o.  hc_split_park parks only when, in X:
+ *  (a) E is the request's effective size (no remainder was kept as
+ *      padding for want of a record);
+ *  (b) the block before s is not free, and a free block after s has the
+ *      newest stamp (p->next_seq): it is the remainder s's reservation
+ *      left.  After a best fit both always hold (a hit carves the front of
+ *      a free block, whose neighbours are used, and the remainder takes the
+ *      next stamp); they are checked so that the argument does not rest on
+ *      that;
+ *  (c) with M the block the free would make (s and that remainder, or s
+ *      alone: |M| = E), no other free block has E to |M| bytes;
+ *  (d) if s is the only block in use in its segment (M is then the whole
+ *      segment), |M| <= 2 E and no other manager shares the device.
+ * The free merges s with the remainder (on_free's "next free" case keeps
+ * s's record and puts the remainder's back on the slab) into M at o, padding
+ * 0, which joins the size tree with the newest stamp; by (d) its segment
+ * does not go to the idle cache, and a free takes no other storage action.
+ * The next best fit of E is the smallest free block of at least E, the
+ * lowest stamp among equal sizes: M, by (c) (another block of |M| bytes
+ * would have the older stamp, so (c) excludes that size too), and by (d)
+ * the exception for a wholly free segment of more than 2 E cannot refuse
+ * it.  take hands out M's front E bytes at o as s, size and padding as in
+ * X by (a), and puts the rest, |M| - E, behind it as a free block in the
+ * record the free just put back (the slab is LIFO): X again, but for one
+ * stamp.  The free and the take move next_seq by 2 and give the remainder
+ * the newest stamp; the park leaves next_seq and the remainder's stamp,
+ * which was the newest already (b).  Stamps are only ever compared with
+ * each other (best fit among equal sizes), every later stamp is above all
+ * of them either way, and the relative order is the same, so no later
+ * choice differs; nothing reports them, and hc_mm_valid asks only that
+ * none passes next_seq.  The treap's priorities: as for the sliced pool.
+ * The free's effects outside the pool happen at the release, as the free
+ * would make them: hc_split_park takes E off the shared in-use bytes and
+ * the reuse adds it back through the pool's used_note (shared peak, the
+ * pool's in-use peak), so other managers' watermarks read what they would.
+ * (d) is decided at the release, as the free decides it: a parked free
+ * completed later (hc_split_park_flush) merges and inserts but never hands
+ * its segment to the idle cache, even if a second manager came since.  The
+ * exception's watermark reads figures other managers move, so (d) excludes
+ * its case instead of predicting it.  A block taken back from a park is in
+ * X again with nothing else changed, so its next release skips (a) to (c)
+ * (mm->last_shaped) and checks only (d)'s managers, which can change.  The
+ * rest (the decision, counters, ids, the periodic cleanup) is as for the
+ * sliced pool: the same size goes to the same first accepting pool.
+ *
+ * Other kinds are never parked.  The exact-size direct pool gives storage
+ * back or keeps it by a watermark, so a free changes storage traffic and
+ * shared figures.  The exclusive pool's reservation moves its running size
+ * average and a reused page's free count, so free-then-reserve is not the
+ * identity there either.  The persistent pool only serves persistent mode
+ * and captures, which the park excludes.
  *
  * HIPCORE_MM_PARK=0 (read when a manager is made) or hc_mm_set_park turns
  * parking off, for A/B comparisons.
@@ -316,7 +366,8 @@ static inline void park_settle(struct hc_mm *mm)
 }
 
 /* Whether releasing @s, the latest reservation's slice (a hit of the first
- * accepting pool), may be parked: the rest of the section's conditions. */
+ * accepting pool), may be parked in a sliced pool: the rest of the
+ * section's conditions. */
 static inline bool park_ok(const struct hc_mm *mm, const struct hc_slice *s)
 {
 	return s->pool->kind == HC_POOL_SLICED && mm->park_on && !s->pins && s->size > 0 &&
@@ -871,8 +922,10 @@ hc_status hc_mm_release(struct hc_mm *mm, struct hc_slice_ref ref)
 
 	/* The park, checked with no side effect first: lookup's and the
 	 * owner's checks and park_ok (last_res first: a release that does not
-	 * park, the common case on replays, leaves after it).  Anything else,
-	 * errors included, is release_slow's from the start. */
+	 * park, the common case on replays, leaves after it); the latest
+	 * reservation's slice that park_ok refuses is release_last's (a split
+	 * pool's park).  Anything else, errors included, is release_slow's
+	 * from the start. */
 	if (mm && mm->last_res == s && ref_live(mm, ref) && s->owned) {
 		if (park_ok(mm, s)) {
 			mm->last_res = NULL;

@@ -61,6 +61,10 @@
  *    device (and no capture recording) a segment that becomes wholly free
  *    goes at once to the device's idle cache, as the direct pool's free
  *    allocations do; otherwise it stays cached here.
+ *  - parked frees (memory_manager.c): a release of the block the latest
+ *    reservation handed out may be deferred when the free and a
+ *    reservation of the same size would give that block back as it is
+ *    (hc_split_park has the conditions, memory_manager.c the argument).
  *
  * The watermark is the direct pool's (HC_RECLAIM_AT_PEAK, shared device
  * figures included): in-use bytes are the used blocks' whole extents, so a
