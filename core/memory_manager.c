@@ -60,7 +60,7 @@ struct hc_mm {
 	/* Parked frees (section below): the slice the latest reservation
 	 * handed out while nothing else has happened since, if a release of
 	 * it could be parked; the parked slice of a sliced pool (taken back
-	 * by hc_mm_reserve's inline path), of a split pool (by reserve_slow);
+	 * by hc_mm_reserve's inline path), of a split pool (by reserve_split);
 	 * whether parking is on. */
 	struct hc_slice *last_res;
 	struct hc_slice *parked;
@@ -240,7 +240,7 @@ void hc_pool_page_drop(struct hc_pool *p, struct hc_page *pg)
  * completes the free (park_flush: the pool's on_free, as become_free would
  * have run it) and then goes its normal way.  A sliced pool's parked free
  * is mm->parked, which hc_mm_reserve's inline path takes back; a split
- * pool's is mm->parked_split, which reserve_slow takes back and
+ * pool's is mm->parked_split, which reserve_split takes back and
  * release_last parks, out of both fast paths, which stay as they were.
  *
  * When a release parks.  The slice is the one the latest reservation
@@ -752,11 +752,11 @@ static void periodic_cleanup(struct hc_mm *mm)
 	due_update(mm);
 }
 
-/* hc_mm_reserve's path other than a parked reuse: reserve_slow's, less a
- * split pool's parked reuse.  alloc_nr is already counted. */
-static __attribute__((noinline)) hc_status reserve_route(struct hc_mm *mm, uint64_t size,
-							 struct hc_slice_ref *out,
-							 uint64_t *addr)
+/* hc_mm_reserve's path other than a parked reuse, out of line so that the
+ * reuse is a leaf that saves no registers.  alloc_nr is already counted. */
+static __attribute__((noinline)) hc_status reserve_slow(struct hc_mm *mm, uint64_t size,
+							struct hc_slice_ref *out,
+							uint64_t *addr)
 {
 	struct hc_slice *s = NULL;
 	hc_status st;
@@ -795,18 +795,17 @@ static __attribute__((noinline)) hc_status reserve_route(struct hc_mm *mm, uint6
 	return HC_OK;
 }
 
-/* hc_mm_reserve's path other than a parked reuse of a sliced pool, out of
- * line so that that reuse is a leaf that saves no registers: a split pool's
- * parked reuse (park_take, and what the pool's take adds to its peak and
- * the shared figures), else reserve_route. */
-static __attribute__((noinline)) hc_status reserve_slow(struct hc_mm *mm, uint64_t size,
-							struct hc_slice_ref *out,
-							uint64_t *addr)
+/* hc_mm_reserve while a split pool's free is parked: its reuse (park_take,
+ * and what the pool's take adds to its peak and the shared figures), else
+ * reserve_slow. */
+static __attribute__((noinline)) hc_status reserve_split(struct hc_mm *mm, uint64_t size,
+							 struct hc_slice_ref *out,
+							 uint64_t *addr)
 {
 	struct hc_slice *s = mm->parked_split;
 
-	if (!s || !park_fits(mm, s, size))
-		return reserve_route(mm, size, out, addr);
+	if (!park_fits(mm, s, size))
+		return reserve_slow(mm, size, out, addr);
 	mm->parked_split = NULL;
 	hc_pool_mark_used(s->pool, s, size);
 	mm->last_res = s;
@@ -843,8 +842,11 @@ hc_status hc_mm_reserve(struct hc_mm *mm, uint64_t size, struct hc_slice_ref *ou
 		return reserve_invalid();
 	mm->alloc_nr++;
 	s = mm->parked;
-	if (!s || !park_fits(mm, s, size))
+	if (!s || !park_fits(mm, s, size)) {
+		if (mm->parked_split)
+			return reserve_split(mm, size, out, addr);
 		return reserve_slow(mm, size, out, addr);
+	}
 	park_take(mm, s, size);
 	s->id = ++mm->next_id;
 	out->slice = s;

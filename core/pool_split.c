@@ -281,7 +281,9 @@ hc_status hc_split_alloc(struct hc_pool *p, uint64_t size, struct hc_slice **out
 /* The structural part of a free: @s (its bytes counted free) merges with
  * free neighbours; a segment that became wholly free goes to the idle cache
  * when @to_idle, else the block joins the size tree. */
-static void merge_insert(struct hc_pool *p, struct hc_slice *s, bool to_idle)
+static inline __attribute__((always_inline)) void merge_insert(struct hc_pool *p,
+								 struct hc_slice *s,
+								 bool to_idle)
 {
 	struct hc_slice *prev = s->prev, *next = s->next;
 	struct hc_page *pg = s->page;
@@ -366,7 +368,7 @@ bool hc_split_park(struct hc_pool *p, struct hc_slice *s, bool shaped)
 {
 	bool alone = s->page->live == 1;
 
-	if ((!shaped && !park_shape(p, s, alone)) || (alone && several(p)))
+	if ((alone && several(p)) || (!shaped && !park_shape(p, s, alone)))
 		return false;
 	if (at_peak_shared(p))
 		hc_shared_sub(&p->shared->used, s->size + s->padding);
