@@ -59,9 +59,13 @@ struct hc_mm {
 	hc_memory_usage total;        /* the sum of every pool's use (hc_pool.total) */
 	/* Parked frees (section below): the slice the latest reservation
 	 * handed out while nothing else has happened since, if a release of
-	 * it could be parked; the parked slice; whether parking is on. */
+	 * it could be parked; the parked slice of a sliced pool (taken back
+	 * by hc_mm_reserve's inline path), of a split pool (by reserve_split);
+	 * whether parking is on. */
 	struct hc_slice *last_res;
 	struct hc_slice *parked;
+	struct hc_slice *parked_split;
+	bool last_shaped;             /* last_res came back from parked_split */
 	bool park_on;
 };
 
@@ -234,21 +238,27 @@ void hc_pool_page_drop(struct hc_pool *p, struct hc_page *pg)
  * exactly as after a free), but the slice stays where it is in its page.
  * A reservation of the same size then takes it back; anything else first
  * completes the free (park_flush: the pool's on_free, as become_free would
- * have run it) and then goes its normal way.
+ * have run it) and then goes its normal way.  A sliced pool's parked free
+ * is mm->parked, which hc_mm_reserve's inline path takes back; a split
+ * pool's is mm->parked_split, which reserve_split takes back and
+ * release_last parks, out of both fast paths, which stay as they were.
  *
  * When a release parks.  The slice is the one the latest reservation
  * handed out and no other entry point that changes or reads pool structure
  * ran since (mm->last_res: route sets it on a hit of the first accepting
  * pool, with no capacity spill before it, so never for a new page,
- * persistent mode or a capture; every other entry point clears it, but
+ * persistent mode or a capture, and a parked reuse sets it again; every
+ * other entry point clears it, but
  * hc_mm_address and the const queries keep it, as they read no structure
- * a park leaves pending); that pool is sliced; parking is on; the slice
- * has no pins; its size is not 0; and either its padding is 0 or the slice
- * after it is free.
+ * a park leaves pending); parking is on; the slice has no pins; and its
+ * pool is either sliced, the slice's size not 0 and either its padding 0
+ * or the slice after it free (park_ok), or a split direct pool whose
+ * conditions (hc_split_park) are set out below.
  *
  * The const queries see a parked free as done: usage and the report read
  * only counters, which the park has updated; hc_mm_valid walks the parked
- * slice as one whose free is pending and checks the conditions above.
+ * slice as one whose free is pending and checks the conditions above (a
+ * split pool's all but the other managers, which may come and go).
  *
  * Why the reuse is exact, for the sliced pool.  Call X the state right
  * after the reservation of s (effective size E = size + padding) from the
@@ -276,14 +286,58 @@ void hc_pool_page_drop(struct hc_pool *p, struct hc_page *pg)
  * pseudo-random priority sequence (an insert draws one), which shapes the
  * tree but not what any search finds.
  *
- * Other kinds are never parked.  Direct pools give storage back or keep it
- * by a watermark, so a free changes storage traffic and shared figures.
- * The split direct pool stamps each free block (next_seq) to order equal
- * sizes, so a free and reservation pair moves the stamps.  The exclusive
- * pool's reservation moves its running size average and a reused page's
- * free count, so free-then-reserve is not the identity there either.  The
- * persistent pool only serves persistent mode and captures, which the park
- * excludes.
+ * Why the reuse is exact, for the split pool (pool_split.c).  X as above,
+ * E = size + padding, s at offset o.  hc_split_park parks only when, in X:
+ *  (a) E is the request's effective size (no remainder was kept as
+ *      padding for want of a record);
+ *  (b) the block before s is not free, and a free block after s has the
+ *      newest stamp (p->next_seq): it is the remainder s's reservation
+ *      left.  After a best fit both always hold (a hit carves the front of
+ *      a free block, whose neighbours are used, and the remainder takes the
+ *      next stamp); they are checked so that the argument does not rest on
+ *      that;
+ *  (c) with M the block the free would make (s and that remainder, or s
+ *      alone: |M| = E), no other free block has E to |M| bytes;
+ *  (d) if s is the only block in use in its segment (M is then the whole
+ *      segment), |M| <= 2 E and no other manager shares the device.
+ * The free merges s with the remainder (on_free's "next free" case keeps
+ * s's record and puts the remainder's back on the slab) into M at o, padding
+ * 0, which joins the size tree with the newest stamp; by (d) its segment
+ * does not go to the idle cache, and a free takes no other storage action.
+ * The next best fit of E is the smallest free block of at least E, the
+ * lowest stamp among equal sizes: M, by (c) (another block of |M| bytes
+ * would have the older stamp, so (c) excludes that size too), and by (d)
+ * the exception for a wholly free segment of more than 2 E cannot refuse
+ * it.  take hands out M's front E bytes at o as s, size and padding as in
+ * X by (a), and puts the rest, |M| - E, behind it as a free block in the
+ * record the free just put back (the slab is LIFO): X again, but for one
+ * stamp.  The free and the take move next_seq by 2 and give the remainder
+ * the newest stamp; the park leaves next_seq and the remainder's stamp,
+ * which was the newest already (b).  Stamps are only ever compared with
+ * each other (best fit among equal sizes), every later stamp is above all
+ * of them either way, and the relative order is the same, so no later
+ * choice differs; nothing reports them, and hc_mm_valid asks only that
+ * none passes next_seq.  The treap's priorities: as for the sliced pool.
+ * The free's effects outside the pool happen at the release, as the free
+ * would make them: hc_split_park takes E off the shared in-use bytes and
+ * the reuse adds it back through the pool's used_note (shared peak, the
+ * pool's in-use peak), so other managers' watermarks read what they would.
+ * (d) is decided at the release, as the free decides it: a parked free
+ * completed later (hc_split_park_flush) merges and inserts but never hands
+ * its segment to the idle cache, even if a second manager came since.  The
+ * exception's watermark reads figures other managers move, so (d) excludes
+ * its case instead of predicting it.  A block taken back from a park is in
+ * X again with nothing else changed, so its next release skips (a) to (c)
+ * (mm->last_shaped) and checks only (d)'s managers, which can change.  The
+ * rest (the decision, counters, ids, the periodic cleanup) is as for the
+ * sliced pool: the same size goes to the same first accepting pool.
+ *
+ * Other kinds are never parked.  The exact-size direct pool gives storage
+ * back or keeps it by a watermark, so a free changes storage traffic and
+ * shared figures.  The exclusive pool's reservation moves its running size
+ * average and a reused page's free count, so free-then-reserve is not the
+ * identity there either.  The persistent pool only serves persistent mode
+ * and captures, which the park excludes.
  *
  * HIPCORE_MM_PARK=0 (read when a manager is made) or hc_mm_set_park turns
  * parking off, for A/B comparisons.
@@ -292,10 +346,13 @@ void hc_pool_page_drop(struct hc_pool *p, struct hc_page *pg)
 /* Completes a parked free, as become_free would have. */
 static void park_flush(struct hc_mm *mm)
 {
-	struct hc_slice *s = mm->parked;
+	struct hc_slice *s = mm->parked, *t = mm->parked_split;
 
-	mm->parked = NULL;
-	hc_sliced_on_free(s->pool, s);
+	mm->parked = mm->parked_split = NULL;
+	if (s)
+		hc_sliced_on_free(s->pool, s);
+	if (t)
+		hc_split_park_flush(t->pool, t);
 }
 
 /* Every entry point other than a reservation, a release or a pure lookup
@@ -303,13 +360,14 @@ static void park_flush(struct hc_mm *mm)
  * parked. */
 static inline void park_settle(struct hc_mm *mm)
 {
-	if (mm->parked)
+	if (mm->parked || mm->parked_split)
 		park_flush(mm);
 	mm->last_res = NULL;
 }
 
 /* Whether releasing @s, the latest reservation's slice (a hit of the first
- * accepting pool), may be parked: the rest of the section's conditions. */
+ * accepting pool), may be parked in a sliced pool: the rest of the
+ * section's conditions. */
 static inline bool park_ok(const struct hc_mm *mm, const struct hc_slice *s)
 {
 	return s->pool->kind == HC_POOL_SLICED && mm->park_on && !s->pins && s->size > 0 &&
@@ -330,6 +388,22 @@ static inline void park(struct hc_mm *mm, struct hc_slice *s)
 {
 	free_count(s);
 	mm->parked = s;
+}
+
+/* The release of @s, the latest reservation's slice, parked if its pool is
+ * a split one and hc_split_park's conditions hold (that function then
+ * moves the shared figures as the free would). */
+static bool park_split(struct hc_mm *mm, struct hc_slice *s)
+{
+	struct hc_pool *p = s->pool;
+
+	if (p->kind != HC_POOL_DIRECT || !p->split || !mm->park_on || s->pins ||
+	    !hc_split_park(p, s, mm->last_shaped))
+		return false;
+	mm->last_res = NULL;
+	free_count(s);
+	mm->parked_split = s;
+	return true;
 }
 
 /* Whether a reservation of @size takes the parked free back: the same size,
@@ -365,7 +439,7 @@ void hc_mm_set_park(struct hc_mm *mm, bool on)
 
 bool hc_mm_parked(const struct hc_mm *mm)
 {
-	return mm && mm->parked;
+	return mm && (mm->parked || mm->parked_split);
 }
 
 /* ---- create / destroy ------------------------------------------------- */
@@ -622,6 +696,7 @@ static hc_status route(struct hc_mm *mm, uint64_t size, struct hc_slice **out)
 		if (*out) {
 			/* a hit of the first accepting pool: a park candidate */
 			mm->last_res = seen == HC_OK ? *out : NULL;
+			mm->last_shaped = false;
 			return HC_OK;
 		}
 		mm->last_res = NULL;
@@ -686,7 +761,7 @@ static __attribute__((noinline)) hc_status reserve_slow(struct hc_mm *mm, uint64
 	struct hc_slice *s = NULL;
 	hc_status st;
 
-	if (mm->parked)
+	if (mm->parked || mm->parked_split)
 		park_flush(mm);
 	/* mm->last_res: set by route, cleared here otherwise */
 	if (!mm->capture)
@@ -720,6 +795,30 @@ static __attribute__((noinline)) hc_status reserve_slow(struct hc_mm *mm, uint64
 	return HC_OK;
 }
 
+/* hc_mm_reserve while a split pool's free is parked: its reuse (park_take,
+ * and what the pool's take adds to its peak and the shared figures), else
+ * reserve_slow. */
+static __attribute__((noinline)) hc_status reserve_split(struct hc_mm *mm, uint64_t size,
+							 struct hc_slice_ref *out,
+							 uint64_t *addr)
+{
+	struct hc_slice *s = mm->parked_split;
+
+	if (!park_fits(mm, s, size))
+		return reserve_slow(mm, size, out, addr);
+	mm->parked_split = NULL;
+	hc_pool_mark_used(s->pool, s, size);
+	mm->last_res = s;
+	mm->last_shaped = true;
+	mm->last.new_page = false; /* last.pool is still s's pool */
+	s->id = ++mm->next_id;
+	out->slice = s;
+	out->id = s->id;
+	*addr = s->addr;
+	hc_split_park_take(s->pool, s);
+	return HC_OK;
+}
+
 static __attribute__((noinline, cold)) hc_status reserve_invalid(void)
 {
 	return hc_fail(HC_ERR_INVALID, "manager, reference and address must be non-NULL");
@@ -743,8 +842,11 @@ hc_status hc_mm_reserve(struct hc_mm *mm, uint64_t size, struct hc_slice_ref *ou
 		return reserve_invalid();
 	mm->alloc_nr++;
 	s = mm->parked;
-	if (!s || !park_fits(mm, s, size))
+	if (!s || !park_fits(mm, s, size)) {
+		if (mm->parked_split)
+			return reserve_split(mm, size, out, addr);
 		return reserve_slow(mm, size, out, addr);
+	}
 	park_take(mm, s, size);
 	s->id = ++mm->next_id;
 	out->slice = s;
@@ -790,8 +892,8 @@ static __attribute__((noinline)) hc_status release_slow(struct hc_mm *mm,
 		return hc_fail(HC_ERR_STALE, "slice %llu was already released",
 			       (unsigned long long)ref.id);
 	/* Every release that may park took hc_mm_release's fast path, whose
-	 * test is this function's checks and park_ok: what reaches here
-	 * does not park, and completes any parked free first. */
+	 * test is this function's checks and park_ok or park_split: what
+	 * reaches here does not park, and completes any parked free first. */
 	park_settle(mm);
 	if (s->pins) {
 		s->owned = false;
@@ -799,6 +901,16 @@ static __attribute__((noinline)) hc_status release_slow(struct hc_mm *mm,
 	}
 	become_free(s);
 	return HC_OK;
+}
+
+/* The release of the latest reservation's slice, live and owned, when
+ * park_ok does not hold: park_split's park, else release_slow. */
+static __attribute__((noinline)) hc_status release_last(struct hc_mm *mm,
+							struct hc_slice_ref ref)
+{
+	if (park_split(mm, ref.slice))
+		return HC_OK;
+	return release_slow(mm, ref);
 }
 
 /**
@@ -812,12 +924,17 @@ hc_status hc_mm_release(struct hc_mm *mm, struct hc_slice_ref ref)
 
 	/* The park, checked with no side effect first: lookup's and the
 	 * owner's checks and park_ok (last_res first: a release that does not
-	 * park, the common case on replays, leaves after it).  Anything else,
-	 * errors included, is release_slow's from the start. */
-	if (mm && mm->last_res == s && ref_live(mm, ref) && s->owned && park_ok(mm, s)) {
-		mm->last_res = NULL;
-		park(mm, s);
-		return HC_OK;
+	 * park, the common case on replays, leaves after it); the latest
+	 * reservation's slice that park_ok refuses is release_last's (a split
+	 * pool's park).  Anything else, errors included, is release_slow's
+	 * from the start. */
+	if (mm && mm->last_res == s && ref_live(mm, ref) && s->owned) {
+		if (park_ok(mm, s)) {
+			mm->last_res = NULL;
+			park(mm, s);
+			return HC_OK;
+		}
+		return release_last(mm, ref);
 	}
 	return release_slow(mm, ref);
 }
@@ -1300,7 +1417,8 @@ static bool slots_valid(const struct hc_pool *p, hc_memory_usage *u)
 
 /* Split direct pool: every segment tiled by its blocks in offset order,
  * free blocks merged with free neighbours and in the size tree. */
-static bool split_valid(const struct hc_pool *p, hc_memory_usage *u)
+static bool split_valid(const struct hc_pool *p, const struct hc_slice *parked,
+			hc_memory_usage *u)
 {
 	const struct hc_page *pg;
 	uint64_t tracked = 0, pages = 0;
@@ -1328,6 +1446,11 @@ static bool split_valid(const struct hc_pool *p, hc_memory_usage *u)
 				if (prev && prev->sfree)
 					return false; /* free neighbours are always merged */
 				tracked++;
+			} else if (s == parked) {
+				/* counted as free, structure pending (hc_split_park held) */
+				if (s->in_tree || s->id || s->owned || s->pins ||
+				    !hc_split_park_valid(p, s, false))
+					return false;
 			} else {
 				if (s->in_tree || s->id == 0 || (!s->owned && !s->pins))
 					return false;
@@ -1354,7 +1477,7 @@ static bool pool_valid(const struct hc_pool *p, const struct hc_slice *parked)
 		ok = exclusive_valid(p, &u);
 		break;
 	default:
-		ok = p->split ? split_valid(p, &u) : slots_valid(p, &u);
+		ok = p->split ? split_valid(p, parked, &u) : slots_valid(p, &u);
 		break;
 	}
 	return ok && p->pages_peak >= p->npages && !memcmp(&u, &p->use, sizeof(u));
@@ -1362,25 +1485,34 @@ static bool pool_valid(const struct hc_pool *p, const struct hc_slice *parked)
 
 bool hc_mm_valid(const struct hc_mm *mm)
 {
+	const struct hc_slice *pk;
 	hc_memory_usage u;
 	size_t i;
 
 	if (!mm)
 		return false;
-	/* Parked frees: at most one of the two, in a sliced dynamic pool of this
-	 * manager, never in persistent mode; a parked slice is found by its
-	 * pool's walk (sliced_valid), which the loop below must reach. */
-	if (mm->parked && (mm->last_res || hc_mm_persistent(mm) || mm->parked->dead ||
-			   !mm->parked->pool || mm->parked->pool->kind != HC_POOL_SLICED ||
-			   mm->parked->pool < mm->pools ||
-			   mm->parked->pool >= mm->pools + mm->npools ||
-			   mm->last.pool != (uint32_t)(mm->parked->pool - mm->pools)))
+	/* Parked frees: at most one of the three, a parked slice in a sliced
+	 * (parked) or split (parked_split) dynamic pool of this manager, the
+	 * last reservation's, never in persistent mode; it is found by its
+	 * pool's walk (sliced_valid, split_valid), which the loop below must
+	 * reach. */
+	pk = mm->parked ? mm->parked : mm->parked_split;
+	if (pk && ((mm->parked && mm->parked_split) || mm->last_res || hc_mm_persistent(mm) ||
+		   pk->dead || !pk->pool || pk->pool < mm->pools ||
+		   pk->pool >= mm->pools + mm->npools ||
+		   mm->last.pool != (uint32_t)(pk->pool - mm->pools) ||
+		   (mm->parked ? pk->pool->kind != HC_POOL_SLICED :
+				 pk->pool->kind != HC_POOL_DIRECT || !pk->pool->split)))
 		return false;
 	if (mm->last_res && (!mm->last_res->id || mm->last_res->dead || !mm->last_res->pool ||
 			     mm->last_res->pool->mm != mm))
 		return false;
+	/* taken back from a split pool's park: the park's shape holds again */
+	if (mm->last_res && mm->last_shaped && mm->last_res->pool->split &&
+	    !hc_split_park_valid(mm->last_res->pool, mm->last_res, true))
+		return false;
 	for (i = 0; i < mm->npools; i++)
-		if (!pool_valid(&mm->pools[i], mm->parked) || mm->pools[i].total != &mm->total)
+		if (!pool_valid(&mm->pools[i], pk) || mm->pools[i].total != &mm->total)
 			return false;
 	if (!pool_valid(&mm->persistent, NULL) || mm->persistent.total != &mm->total)
 		return false;

@@ -266,6 +266,14 @@ void hc_split_init(struct hc_pool *p, const hc_pool_spec *spec, uint64_t align);
 struct hc_slice *hc_split_try_reserve(struct hc_pool *p, uint64_t size);
 hc_status hc_split_alloc(struct hc_pool *p, uint64_t size, struct hc_slice **out);
 void hc_split_on_free(struct hc_pool *p, struct hc_slice *s);
+/* Parked frees (memory_manager.c): may the release of @s, the latest
+ * reservation's block, be parked (and if so, its shared bytes go now);
+ * hc_mm_valid's check of that; complete a parked free; take a parked
+ * block back. */
+bool hc_split_park(struct hc_pool *p, struct hc_slice *s, bool shaped);
+bool hc_split_park_valid(const struct hc_pool *p, const struct hc_slice *s, bool in_use);
+void hc_split_park_flush(struct hc_pool *p, struct hc_slice *s);
+void hc_split_park_take(struct hc_pool *p, struct hc_slice *s);
 void hc_split_cleanup(struct hc_pool *p, bool explicit_);
 void hc_split_destroy(struct hc_pool *p);
 

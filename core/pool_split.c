@@ -61,6 +61,10 @@
  *    device (and no capture recording) a segment that becomes wholly free
  *    goes at once to the device's idle cache, as the direct pool's free
  *    allocations do; otherwise it stays cached here.
+ *  - parked frees (memory_manager.c): a release of the block the latest
+ *    reservation handed out may be deferred when the free and a
+ *    reservation of the same size would give that block back as it is
+ *    (hc_split_park has the conditions, memory_manager.c the argument).
  *
  * The watermark is the direct pool's (HC_RECLAIM_AT_PEAK, shared device
  * figures included): in-use bytes are the used blocks' whole extents, so a
@@ -274,13 +278,16 @@ hc_status hc_split_alloc(struct hc_pool *p, uint64_t size, struct hc_slice **out
 	return HC_OK;
 }
 
-void hc_split_on_free(struct hc_pool *p, struct hc_slice *s)
+/* The structural part of a free: @s (its bytes counted free) merges with
+ * free neighbours; a segment that became wholly free goes to the idle cache
+ * when @to_idle, else the block joins the size tree. */
+static inline __attribute__((always_inline)) void merge_insert(struct hc_pool *p,
+								 struct hc_slice *s,
+								 bool to_idle)
 {
 	struct hc_slice *prev = s->prev, *next = s->next;
 	struct hc_page *pg = s->page;
 
-	if (at_peak_shared(p))
-		hc_shared_sub(&p->shared->used, s->size + s->padding);
 	s->size += s->padding;
 	s->padding = 0;
 	s->sfree = true;
@@ -297,13 +304,98 @@ void hc_split_on_free(struct hc_pool *p, struct hc_slice *s)
 		hc_slice_unlink(next);
 		hc_mm_slice_put(p->mm, next);
 	}
-	if (pg->live == 0 && several(p) && !hc_mm_capture_active(p->mm)) {
+	if (to_idle && pg->live == 0 && several(p) && !hc_mm_capture_active(p->mm)) {
 		/* several streams: a wholly free segment goes to the device's
 		 * idle cache at once, for any of them to adopt */
 		seg_release(p, pg);
 		return;
 	}
 	free_insert(p, s);
+}
+
+void hc_split_on_free(struct hc_pool *p, struct hc_slice *s)
+{
+	if (at_peak_shared(p))
+		hc_shared_sub(&p->shared->used, s->size + s->padding);
+	merge_insert(p, s, true);
+}
+
+/*
+ * Parked frees (memory_manager.c, "---- parked frees", argues why these
+ * conditions make the reuse exact).  @s is the block the manager's latest
+ * reservation handed out, nothing having happened to the pool since.
+ * park_shape: the next best fit of its size would find it again, whole and
+ * in place, with its remainder; @alone: no other block of its segment is in
+ * use.
+ */
+static bool park_shape(const struct hc_pool *p, const struct hc_slice *s, bool alone)
+{
+	uint64_t eff = s->size + s->padding, merged = eff;
+	const struct hc_slice *next = s->next;
+	const struct hc_tnode *n;
+
+	/* the block is exactly E (no remainder kept as padding), and the
+	 * merged block M would start where s does */
+	if (eff != eff_for(p, s->size) || (s->prev && s->prev->sfree))
+		return false;
+	/* a free successor is the remainder this block's reservation left:
+	 * the newest stamp, as the reservation's remainder would get again */
+	if (next && next->sfree) {
+		if (next->node.k2 != p->next_seq)
+			return false;
+		merged += next->size;
+	}
+	/* the best fit's exception cannot fire: M is not a wholly free
+	 * segment of more than 2 E */
+	if (alone && merged - eff > eff)
+		return false;
+	/* M is the best fit of E: no other free block of E to |M| bytes (one
+	 * of |M| would have the older stamp) */
+	n = hc_tree_lower_bound(&p->by_size, eff, 0);
+	if (n && SLICE_OF(n) == next)
+		n = hc_tree_lower_bound(&p->by_size, n->k1, n->k2 + 1);
+	return !n || n->k1 > merged;
+}
+
+/* Whether the release of @s (its usage not yet counted free) may be
+ * parked: park_shape (known to hold when @shaped: @s was just taken back
+ * from a park, which leaves the pool as it was), and a segment it leaves
+ * wholly free would not go to the idle cache (one stream; no capture, as
+ * the manager has none while it parks).  When it may, the free's one
+ * effect outside this pool happens now, as on_free does it: the shared
+ * in-use bytes drop. */
+bool hc_split_park(struct hc_pool *p, struct hc_slice *s, bool shaped)
+{
+	bool alone = s->page->live == 1;
+
+	if ((alone && several(p)) || (!shaped && !park_shape(p, s, alone)))
+		return false;
+	if (at_peak_shared(p))
+		hc_shared_sub(&p->shared->used, s->size + s->padding);
+	return true;
+}
+
+/* hc_mm_valid: park_shape of @s, its usage counted (@in_use: the latest
+ * reservation's, taken back from a park) or not (parked).  The idle
+ * cache's condition is not checked: it depends on other managers. */
+bool hc_split_park_valid(const struct hc_pool *p, const struct hc_slice *s, bool in_use)
+{
+	return park_shape(p, s, s->page->live == (in_use ? 1 : 0));
+}
+
+/* A parked release of @s completed: on_free less what hc_split_park did
+ * (the shared bytes) and decided (no idle cache) at the release. */
+void hc_split_park_flush(struct hc_pool *p, struct hc_slice *s)
+{
+	merge_insert(p, s, false);
+}
+
+/* A parked @s taken back by a reservation of the same size, its usage
+ * counted (hc_pool_mark_used): what take would add to the in-use peak and
+ * the shared figures. */
+void hc_split_park_take(struct hc_pool *p, struct hc_slice *s)
+{
+	used_note(p, s->size + s->padding);
 }
 
 void hc_split_cleanup(struct hc_pool *p, bool explicit_)
