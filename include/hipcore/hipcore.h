@@ -132,7 +132,12 @@ typedef struct hc_device_options {
 	const char *profile;  /* device profile file; NULL: the built-in H200 */
 	uint64_t seed;        /* seed of the simulator's jitter */
 	uint64_t capacity;    /* device memory in bytes; 0: the profile's */
-	bool data_mode;       /* back device memory with host memory */
+	/* Back device memory with host memory, so bytes written come back and
+	 * the built-in kernels compute.  Without it (the default) the
+	 * simulator models time and memory only: no copy moves bytes, the
+	 * library's staging copies included, and a read leaves its destination
+	 * as it was. */
+	bool data_mode;
 	/* HIP backend: measure every kernel launched outside a capture with
 	 * timing events and emit its duration as the trace event
 	 * hipcore:kernel_time at the next fence (also HIPCORE_TIME_KERNELS=1
