@@ -1777,6 +1777,29 @@ static void twins_same(struct hc_mm *ma, struct hc_mm *mb)
 	ck_assert_uint_eq(fk.live_bytes, fk2.live_bytes);
 }
 
+/* One twin's next use on both managers, the same step on each: a pin
+ * (one time in @pin_odds while neither released nor pinned), else its
+ * release, else one unpin.  Returns whether it was released now. */
+static bool twin_touch(struct hc_mm *ma, struct hc_mm *mb, struct twin *t, unsigned *seed,
+			   int pin_odds)
+{
+	if (!t->released && t->pins == 0 && rand_r(seed) % pin_odds == 0) {
+		ck_assert_int_eq(hc_mm_pin(ma, t->a), HC_OK);
+		ck_assert_int_eq(hc_mm_pin(mb, t->b), HC_OK);
+		t->pins++;
+	} else if (!t->released) {
+		ck_assert_int_eq(hc_mm_release(ma, t->a), HC_OK);
+		ck_assert_int_eq(hc_mm_release(mb, t->b), HC_OK);
+		t->released = true;
+		return true;
+	} else {
+		ck_assert_int_eq(hc_mm_unpin(ma, t->a), HC_OK);
+		ck_assert_int_eq(hc_mm_unpin(mb, t->b), HC_OK);
+		t->pins--;
+	}
+	return false;
+}
+
 START_TEST(park_matches_unparked)
 {
 	hc_pool_spec s[5] = { exclusive(0, 0), sliced(64 * KIB, 16 * KIB, 128 * KIB),
@@ -1852,20 +1875,8 @@ START_TEST(park_matches_unparked)
 		} else if (r < 850 && n) {
 			size_t k = rand_r(&seed) % 3 ? n - 1 : (size_t)rand_r(&seed) % n;
 
-			if (!v[k].released && v[k].pins == 0 && rand_r(&seed) % 12 == 0) {
-				ck_assert_int_eq(hc_mm_pin(ma, v[k].a), HC_OK);
-				ck_assert_int_eq(hc_mm_pin(mb, v[k].b), HC_OK);
-				v[k].pins++;
-			} else if (!v[k].released) {
-				ck_assert_int_eq(hc_mm_release(ma, v[k].a), HC_OK);
-				ck_assert_int_eq(hc_mm_release(mb, v[k].b), HC_OK);
-				v[k].released = true;
+			if (twin_touch(ma, mb, &v[k], &seed, 12))
 				last_size = v[k].size;
-			} else {
-				ck_assert_int_eq(hc_mm_unpin(ma, v[k].a), HC_OK);
-				ck_assert_int_eq(hc_mm_unpin(mb, v[k].b), HC_OK);
-				v[k].pins--;
-			}
 			if (v[k].released && v[k].pins == 0) {
 				struct hc_slice_ref ga = v[k].a, gb = v[k].b;
 
@@ -2611,20 +2622,8 @@ START_TEST(park_split_matches_unparked)
 		} else if (r < 800 && n) {
 			size_t k = rand_r(&seed) % 3 ? n - 1 : (size_t)rand_r(&seed) % n;
 
-			if (!v[k].released && v[k].pins == 0 && rand_r(&seed) % 10 == 0) {
-				ck_assert_int_eq(hc_mm_pin(ma, v[k].a), HC_OK);
-				ck_assert_int_eq(hc_mm_pin(mb, v[k].b), HC_OK);
-				v[k].pins++;
-			} else if (!v[k].released) {
-				ck_assert_int_eq(hc_mm_release(ma, v[k].a), HC_OK);
-				ck_assert_int_eq(hc_mm_release(mb, v[k].b), HC_OK);
-				v[k].released = true;
+			if (twin_touch(ma, mb, &v[k], &seed, 10))
 				last_size = v[k].size;
-			} else {
-				ck_assert_int_eq(hc_mm_unpin(ma, v[k].a), HC_OK);
-				ck_assert_int_eq(hc_mm_unpin(mb, v[k].b), HC_OK);
-				v[k].pins--;
-			}
 			if (v[k].released && v[k].pins == 0)
 				v[k] = v[--n];
 		} else if (r < 880 && _i >= 2) {
