@@ -1777,6 +1777,48 @@ static void twins_same(struct hc_mm *ma, struct hc_mm *mb)
 	ck_assert_uint_eq(fk.live_bytes, fk2.live_bytes);
 }
 
+/* A reservation of @size on both twins, the storage failing at once on
+ * both when @fail: the same status, and on success the same address and
+ * id.  Returns whether it succeeded. */
+static bool twin_reserve(struct hc_mm *ma, struct hc_mm *mb, struct twin *t, uint64_t size,
+			 bool fail)
+{
+	uint64_t xa = 0, xb = 0;
+	hc_status sa;
+
+	if (fail)
+		fk.fail_in = fk2.fail_in = 1;
+	memset(t, 0, sizeof(*t));
+	sa = hc_mm_reserve(ma, size, &t->a, &xa);
+	ck_assert_int_eq(sa, hc_mm_reserve(mb, size, &t->b, &xb));
+	fk.fail_in = fk2.fail_in = 0;
+	if (sa != HC_OK)
+		return false;
+	ck_assert_uint_eq(xa, xb);
+	ck_assert_uint_eq(t->a.id, t->b.id);
+	t->size = size;
+	return true;
+}
+
+/* Ends the capture of both twins: they must keep the same references,
+ * whose capture pins are then dropped on each. */
+static void twins_capture_end(struct hc_mm *ma, struct hc_mm *mb)
+{
+	struct hc_slice_ref *ka, *kb;
+	size_t na, nb, i;
+
+	ck_assert_int_eq(hc_mm_capture_end(ma, &ka, &na), HC_OK);
+	ck_assert_int_eq(hc_mm_capture_end(mb, &kb, &nb), HC_OK);
+	ck_assert_uint_eq(na, nb);
+	for (i = 0; i < na; i++) {
+		ck_assert_uint_eq(ka[i].id, kb[i].id);
+		ck_assert_int_eq(hc_mm_unpin(ma, ka[i]), HC_OK);
+		ck_assert_int_eq(hc_mm_unpin(mb, kb[i]), HC_OK);
+	}
+	free(ka);
+	free(kb);
+}
+
 /* One twin's next use on both managers, the same step on each: a pin
  * (one time in @pin_odds while neither released nor pinned), else its
  * release, else one unpin.  Returns whether it was released now. */
@@ -1807,7 +1849,6 @@ START_TEST(park_matches_unparked)
 	const hc_pool_spec *specs = (_i & 1) ? s + 1 : s;
 	size_t nspecs = (_i & 1) ? 4 : 5, n = 0, i;
 	struct twin *v = calloc(2000, sizeof(*v));
-	struct hc_slice_ref *ka = NULL, *kb = NULL;
 	struct hc_layout *l;
 	struct hc_mm *ma, *mb;
 	uint64_t last_size = 1000, reuses = 0;
@@ -1849,27 +1890,16 @@ START_TEST(park_matches_unparked)
 				last_size = size;
 			}
 		} else if (r < 600 && n < 2000) {
-			uint64_t size, xa = 0, xb = 0;
+			uint64_t size;
 			int k = rand_r(&seed) % 10;
-			hc_status sa, sb;
 			bool was_parked = hc_mm_parked(ma);
 
 			size = k < 5 ? last_size :
 			       k < 8 ? (uint64_t)(rand_r(&seed) % (16 * KIB)) :
 			       k < 9 ? (uint64_t)(rand_r(&seed) % (300 * KIB)) :
 				       (uint64_t)(rand_r(&seed) % (3 * MIB));
-			if (rand_r(&seed) % 300 == 0)
-				fk.fail_in = fk2.fail_in = 1;
-			memset(&v[n], 0, sizeof(v[n]));
-			sa = hc_mm_reserve(ma, size, &v[n].a, &xa);
-			sb = hc_mm_reserve(mb, size, &v[n].b, &xb);
-			fk.fail_in = fk2.fail_in = 0;
-			ck_assert_int_eq(sa, sb);
-			if (sa == HC_OK) {
-				ck_assert_uint_eq(xa, xb);
-				ck_assert_uint_eq(v[n].a.id, v[n].b.id);
+			if (twin_reserve(ma, mb, &v[n], size, rand_r(&seed) % 300 == 0)) {
 				reuses += was_parked && size == last_size;
-				v[n].size = size;
 				n++;
 			}
 		} else if (r < 850 && n) {
@@ -1901,8 +1931,6 @@ START_TEST(park_matches_unparked)
 				hc_mm_mode_pop(mb);
 			}
 		} else if (r < 965) {
-			size_t na, nb;
-
 			if (!hc_mm_capture_active(ma)) {
 				if (r >= 940)
 					continue;
@@ -1912,16 +1940,7 @@ START_TEST(park_matches_unparked)
 				hc_mm_capture_priming_end(ma);
 				hc_mm_capture_priming_end(mb);
 			} else {
-				ck_assert_int_eq(hc_mm_capture_end(ma, &ka, &na), HC_OK);
-				ck_assert_int_eq(hc_mm_capture_end(mb, &kb, &nb), HC_OK);
-				ck_assert_uint_eq(na, nb);
-				for (i = 0; i < na; i++) {
-					ck_assert_uint_eq(ka[i].id, kb[i].id);
-					ck_assert_int_eq(hc_mm_unpin(ma, ka[i]), HC_OK);
-					ck_assert_int_eq(hc_mm_unpin(mb, kb[i]), HC_OK);
-				}
-				free(ka);
-				free(kb);
+				twins_capture_end(ma, mb);
 			}
 		} else if (r < 985) {
 			ck_assert(hc_mm_valid(ma));
@@ -1944,14 +1963,8 @@ START_TEST(park_matches_unparked)
 		}
 	}
 	ck_assert_uint_gt(reuses, 200); /* the park path was taken, often */
-	if (hc_mm_capture_active(ma)) {
-		size_t na, nb;
-
-		ck_assert_int_eq(hc_mm_capture_end(ma, &ka, &na), HC_OK);
-		ck_assert_int_eq(hc_mm_capture_end(mb, &kb, &nb), HC_OK);
-		free(ka);
-		free(kb);
-	}
+	if (hc_mm_capture_active(ma))
+		twins_capture_end(ma, mb);
 	hc_layout_free(l);
 	hc_mm_destroy(ma);
 	hc_mm_destroy(mb);
@@ -2602,21 +2615,10 @@ START_TEST(park_split_matches_unparked)
 				last_size = size;
 			}
 		} else if (r < 550 && n < 400) {
-			uint64_t xa = 0, xb = 0;
 			bool was_parked = hc_mm_parked(ma);
-			hc_status sa;
 
-			if (rand_r(&seed) % 200 == 0)
-				fk.fail_in = fk2.fail_in = 1;
-			memset(&v[n], 0, sizeof(v[n]));
-			sa = hc_mm_reserve(ma, size, &v[n].a, &xa);
-			ck_assert_int_eq(sa, hc_mm_reserve(mb, size, &v[n].b, &xb));
-			fk.fail_in = fk2.fail_in = 0;
-			if (sa == HC_OK) {
-				ck_assert_uint_eq(xa, xb);
-				ck_assert_uint_eq(v[n].a.id, v[n].b.id);
+			if (twin_reserve(ma, mb, &v[n], size, rand_r(&seed) % 200 == 0)) {
 				reuses += was_parked && size == last_size;
-				v[n].size = size;
 				n++;
 			}
 		} else if (r < 800 && n) {
@@ -2669,23 +2671,11 @@ START_TEST(park_split_matches_unparked)
 				hc_mm_mode_pop(mb);
 			}
 		} else if (r < 960) {
-			struct hc_slice_ref *ka, *kb;
-			size_t na, nb;
-
 			if (!hc_mm_capture_active(ma)) {
 				hc_mm_capture_begin(ma);
 				hc_mm_capture_begin(mb);
 			} else {
-				ck_assert_int_eq(hc_mm_capture_end(ma, &ka, &na), HC_OK);
-				ck_assert_int_eq(hc_mm_capture_end(mb, &kb, &nb), HC_OK);
-				ck_assert_uint_eq(na, nb);
-				for (i = 0; i < na; i++) {
-					ck_assert_uint_eq(ka[i].id, kb[i].id);
-					ck_assert_int_eq(hc_mm_unpin(ma, ka[i]), HC_OK);
-					ck_assert_int_eq(hc_mm_unpin(mb, kb[i]), HC_OK);
-				}
-				free(ka);
-				free(kb);
+				twins_capture_end(ma, mb);
 			}
 		}
 		twins_same(ma, mb);
