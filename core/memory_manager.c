@@ -415,14 +415,18 @@ static inline bool park_fits(const struct hc_mm *mm, const struct hc_slice *s, u
 	return s->size == size && mm->alloc_nr < mm->next_due;
 }
 
-/* The parked slice @s taken back: a hit of its pool, as the normal path
- * would make it. */
-static inline void park_take(struct hc_mm *mm, struct hc_slice *s, uint64_t size)
+/* The parked slice @s taken back (the caller has cleared its park): a hit
+ * of its pool, as the normal path would make it, handed out. */
+static inline void park_take(struct hc_mm *mm, struct hc_slice *s, uint64_t size,
+			     struct hc_slice_ref *out, uint64_t *addr)
 {
 	hc_pool_mark_used(s->pool, s, size);
-	mm->parked = NULL;
 	mm->last_res = s;
 	mm->last.new_page = false; /* last.pool is still s's pool */
+	s->id = ++mm->next_id;
+	out->slice = s;
+	out->id = s->id;
+	*addr = s->addr;
 }
 
 /**
@@ -807,14 +811,8 @@ static __attribute__((noinline)) hc_status reserve_split(struct hc_mm *mm, uint6
 	if (!park_fits(mm, s, size))
 		return reserve_slow(mm, size, out, addr);
 	mm->parked_split = NULL;
-	hc_pool_mark_used(s->pool, s, size);
-	mm->last_res = s;
+	park_take(mm, s, size, out, addr);
 	mm->last_shaped = true;
-	mm->last.new_page = false; /* last.pool is still s's pool */
-	s->id = ++mm->next_id;
-	out->slice = s;
-	out->id = s->id;
-	*addr = s->addr;
 	hc_split_park_take(s->pool, s);
 	return HC_OK;
 }
@@ -847,11 +845,8 @@ hc_status hc_mm_reserve(struct hc_mm *mm, uint64_t size, struct hc_slice_ref *ou
 			return reserve_split(mm, size, out, addr);
 		return reserve_slow(mm, size, out, addr);
 	}
-	park_take(mm, s, size);
-	s->id = ++mm->next_id;
-	out->slice = s;
-	out->id = s->id;
-	*addr = s->addr;
+	mm->parked = NULL;
+	park_take(mm, s, size, out, addr);
 	return HC_OK;
 }
 
