@@ -127,7 +127,8 @@ struct hc_hal_failed_arg {
  * write into pinned memory, or a read out of it), split over its copy
  * workers when @parallel.  The backend runs the copy itself, @copy(@ctx),
  * when @copy is set (else the copy already happened): so the timing shim,
- * which times this ctl as the op "host_copy", sees the real memcpy on a
+ * which times this ctl as the op "host_copy" (one thread) or
+ * "host_copy_split" (@parallel: over the copy workers), sees the real memcpy on a
  * GPU.  A real device lets the copy take its time; the simulator runs it
  * (data mode needs the bytes) and charges its model to the host clock,
  * since that memcpy is host time its other ops never see (profile keys
@@ -292,13 +293,13 @@ hc_status hc_hal_error(hc_status status, int backend_code, const char *backend_n
  */
 
 /* The ops timed, in table order; ctl is not timed, except HOST_COPY, as
- * the op host_copy. */
+ * the op host_copy (one thread) or host_copy_split (over the workers). */
 #define HC_OPTIME_OPS(X)                                                                          \
 	X(device_props) X(mem_alloc) X(mem_free) X(host_alloc) X(host_free) X(stream_create)       \
 	X(stream_destroy) X(stream_sync) X(copy_h2d) X(copy_d2h) X(copy_d2d) X(event_record)       \
 	X(event_wait) X(event_sync) X(event_query) X(event_destroy) X(capture_begin)               \
 	X(capture_end) X(graph_launch) X(graph_destroy) X(module_load) X(module_unload)            \
-	X(function_get) X(launch) X(host_copy)
+	X(function_get) X(launch) X(host_copy) X(host_copy_split)
 
 enum hc_optime_op {
 #define HC_OPTIME_ENUM(name) HC_OPTIME_##name,

@@ -208,7 +208,9 @@ HC_API hc_status hc_device_stats_get(hc_device dev, hc_device_stats *out);
  * time spent inside it, on the device's clock (hc_device_now).  On the
  * simulator that is its model of the call; on a GPU, the call's real cost.
  * "host_copy" is the library's own memcpy into or out of pinned staging
- * memory, which it runs through the backend so that it is counted too. */
+ * memory on the calling thread, "host_copy_split" the same split over its
+ * copy workers (from 512 KiB); it runs them through the backend so that
+ * they are counted too. */
 typedef struct hc_op_time {
 	const char *op; /* the HAL op's name: "mem_alloc", "copy_h2d", ... */
 	uint64_t calls;

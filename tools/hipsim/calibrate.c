@@ -462,20 +462,22 @@ static const uint64_t host_copy_len[2][HOST_COPY_SIZES] = {
 	{ 1 * MIB, 2 * MIB, 3 * MIB, 4 * MIB },
 };
 
-/* The op host_copy's totals so far. */
+/* The ops host_copy and host_copy_split, summed: their totals so far. */
 static hc_status lib_copy_totals(hc_device d, uint64_t *calls, uint64_t *ns)
 {
 	hc_op_time t[64];
 	size_t n = 0;
+	bool seen = false;
 	hc_status st = hc_device_op_times(d, t, 64, &n);
 
+	*calls = *ns = 0;
 	for (size_t i = 0; st == HC_OK && i < n && i < 64; i++)
-		if (strcmp(t[i].op, "host_copy") == 0) {
-			*calls = t[i].calls;
-			*ns = t[i].host_ns;
-			return HC_OK;
+		if (strncmp(t[i].op, "host_copy", 9) == 0) {
+			*calls += t[i].calls;
+			*ns += t[i].host_ns;
+			seen = true;
 		}
-	return st == HC_OK ? HC_ERR_UNSUPPORTED : st;
+	return st == HC_OK && !seen ? HC_ERR_UNSUPPORTED : st;
 }
 
 /* How copies follow each other while one is measured. */
