@@ -23,6 +23,12 @@
  * aggregate copy rate from pageable into pinned memory (the library's
  * streaming-store copy) with 1..16 threads, alone and while the device
  * reads pinned memory at full speed (bench "host_copy").
+ * BENCH_WRITE_PARTS=1 says where a pipelined write's time goes: per write
+ * of 8, 16 and 64 MiB, the host time inside each backend op (a device
+ * opened with op_times) against the wall clock; and the transfers alone,
+ * pinned, as the pipeline issues them (four chunks back to back on one
+ * stream, or alternating over two) against one copy of the whole size
+ * (bench "write_parts").
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -189,6 +195,120 @@ static int host_copy_probe(const struct hc_hal_ops *H, hc_hal_dev *hd, hc_hal_st
 	return 0;
 }
 
+/* Median of @n doubles (sorts @v). */
+static double median_of(double *v, int n)
+{
+	for (int i = 1; i < n; i++)
+		for (int j = i; j > 0 && v[j - 1] > v[j]; j--) {
+			double t = v[j];
+
+			v[j] = v[j - 1];
+			v[j - 1] = t;
+		}
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+static void parts_emit(const char *metric, const char *label, double us)
+{
+	printf("{\"bench\":\"write_parts\",\"metric\":\"%s_%s\",\"value\":%.1f,"
+	       "\"unit\":\"us\"}\n",
+	       metric, label, us);
+	fflush(stdout);
+}
+
+#define PARTS_REPS 41
+
+/* Microseconds (median) of @n bytes of pinned @pin copied to @dst in
+ * @parts copies issued back to back, over @nstreams streams in turn, then
+ * every stream synced. */
+static double transfer_us(const struct hc_hal_ops *H, hc_hal_dev *hd, hc_hal_stream **hs,
+			  unsigned nstreams, hc_hal_dptr dst, const unsigned char *pin, uint64_t n,
+			  unsigned parts)
+{
+	double t[PARTS_REPS];
+	uint64_t part = n / parts;
+
+	for (int r = 0; r < PARTS_REPS + 1; r++) {
+		double t0 = now_s();
+
+		for (unsigned k = 0; k < parts; k++)
+			H->copy_h2d(hd, hs[k % nstreams], dst + k * part, pin + k * part, part, true);
+		for (unsigned k = 0; k < nstreams; k++)
+			H->stream_sync(hd, hs[k]);
+		if (r > 0) /* one warm-up */
+			t[r - 1] = (now_s() - t0) * 1e6;
+	}
+	return median_of(t, PARTS_REPS);
+}
+
+static int write_parts(const struct hc_hal_ops *H, hc_hal_dev *hd, hc_hal_stream *hs,
+		       hc_hal_dptr raw_dst, const unsigned char *src, const unsigned char *pin)
+{
+	static const uint64_t sizes[] = { 8 * HC_MIB, 16 * HC_MIB, 64 * HC_MIB };
+	hc_policy pol = { 0, 0, 2048 * HC_MIB };
+	hc_device_options o;
+	hc_hal_stream *two[2] = { hs, NULL };
+	hc_device dev;
+	hc_stream s;
+	hc_buffer b;
+
+	if (H->stream_create(hd, &two[1]) != HC_OK)
+		return 1;
+	hc_device_options_init(&o);
+	o.op_times = true;
+	if (hc_device_open("hip", &o, &dev) != HC_OK || hc_device_set_policy(dev, &pol) != HC_OK ||
+	    hc_stream_open(dev, &s) != HC_OK || hc_alloc(s, 64 * HC_MIB, &b) != HC_OK)
+		return 1;
+	for (size_t z = 0; z < sizeof(sizes) / sizeof(sizes[0]); z++) {
+		uint64_t n = sizes[z], chunk = n / 4 < 2 * HC_MIB ? 2 * HC_MIB : n / 4;
+		hc_op_time t0[64], t1[64];
+		size_t k0 = 0, k1 = 0;
+		double wall[PARTS_REPS], w0;
+		char label[32], metric[64];
+
+		label_of(n, label, sizeof(label));
+		hc_write(s, b, 0, src, n, HC_ALLOC_NATIVE, NULL, NULL);
+		hc_sync(s);
+		hc_device_op_times(dev, t0, 64, &k0);
+		w0 = now_s();
+		for (int r = 0; r < PARTS_REPS; r++) {
+			double a = now_s();
+
+			if (hc_write(s, b, 0, src, n, HC_ALLOC_NATIVE, NULL, NULL) != HC_OK ||
+			    hc_sync(s) != HC_OK)
+				return 1;
+			wall[r] = (now_s() - a) * 1e6;
+		}
+		w0 = (now_s() - w0) * 1e6 / PARTS_REPS;
+		hc_device_op_times(dev, t1, 64, &k1);
+		parts_emit("write_mean", label, w0);
+		parts_emit("write_median", label, median_of(wall, PARTS_REPS));
+		for (size_t i = 0; i < k1 && i < k0 && i < 64; i++) {
+			double us = (double)(t1[i].host_ns - t0[i].host_ns) / 1e3 / PARTS_REPS;
+
+			if (t1[i].calls == t0[i].calls)
+				continue;
+			snprintf(metric, sizeof(metric), "op_%s_x%.1f", t1[i].op,
+				 (double)(t1[i].calls - t0[i].calls) / PARTS_REPS);
+			parts_emit(metric, label, us);
+		}
+		parts_emit("pinned_one", label, transfer_us(H, hd, two, 1, raw_dst, pin, n, 1));
+		snprintf(metric, sizeof(metric), "pinned_%llu_chunks_one_stream",
+			 (unsigned long long)(n / chunk));
+		parts_emit(metric, label, transfer_us(H, hd, two, 1, raw_dst, pin, n, (unsigned)(n / chunk)));
+		snprintf(metric, sizeof(metric), "pinned_%llu_chunks_two_streams",
+			 (unsigned long long)(n / chunk));
+		parts_emit(metric, label, transfer_us(H, hd, two, 2, raw_dst, pin, n, (unsigned)(n / chunk)));
+		parts_emit("pinned_8_chunks_one_stream", label, transfer_us(H, hd, two, 1, raw_dst, pin, n, 8));
+		parts_emit("pinned_8_chunks_two_streams", label, transfer_us(H, hd, two, 2, raw_dst, pin, n, 8));
+	}
+	hc_free(b);
+	hc_stream_close(s);
+	hc_device_close(dev);
+	H->stream_destroy(hd, two[1]);
+	return 0;
+}
+
 static const struct hc_pipe_tuning sweep_settings[] = {
 	{ 8, 0, 8 * HC_MIB, 256 * 1024 }, /* the defaults before the sweep */
 	{ 12, 0, 8 * HC_MIB, 256 * 1024 },
@@ -292,9 +412,10 @@ int main(void)
 	}
 	memset(src, 0x5a, max); /* touch every page: pageable, but resident */
 	memset(pin, 0x5a, max);
-	mode = getenv("BENCH_HOST_COPY") ? "host copy probe"
-	       : getenv("BENCH_PIPE_SWEEP") ? "sweep"
-					    : NULL;
+	mode = getenv("BENCH_HOST_COPY")    ? "host copy probe"
+	       : getenv("BENCH_PIPE_SWEEP")  ? "sweep"
+	       : getenv("BENCH_WRITE_PARTS") ? "write parts"
+					     : NULL;
 	if (!mode) {
 		/* Powers of four, plus 8 and 32 MiB: the pipeline starts at 8 MiB. */
 		static const uint64_t sizes[] = { 64 * 1024, 256 * 1024, HC_MIB, 4 * HC_MIB, 8 * HC_MIB,
@@ -321,8 +442,9 @@ int main(void)
 	hc_stream_close(s);
 	hc_device_close(dev);
 	if (mode) { /* the sweep opens a device per setting; the probe uses the raw backend */
-		rc = getenv("BENCH_HOST_COPY") ? host_copy_probe(H, hd, hs, raw_dst, src, pin)
-					       : sweep(H, hd, hs, raw_dst, src, pin);
+		rc = getenv("BENCH_HOST_COPY")	  ? host_copy_probe(H, hd, hs, raw_dst, src, pin)
+		     : getenv("BENCH_WRITE_PARTS") ? write_parts(H, hd, hs, raw_dst, src, pin)
+						   : sweep(H, hd, hs, raw_dst, src, pin);
 		if (rc)
 			fprintf(stderr, "bench_write_gpu: %s failed\n", mode);
 	}
