@@ -145,10 +145,9 @@ static hc_status buf_table_take(struct hc_strm *st, uint32_t *idx)
 	return HC_OK;
 }
 
-static void buf_table_put(struct hc_strm *st, uint32_t idx)
+/* Puts entry @b, index @idx, on the free list.  Context: @st locked. */
+static void buf_table_put(struct hc_strm *st, struct hc_buf *b, uint32_t idx)
 {
-	struct hc_buf *b = &st->bufs[idx];
-
 	b->live = false;
 	b->freed_pinned = false;
 	b->gen = 0; /* never matches a handle while free */
@@ -245,17 +244,18 @@ out_unlock:
 	return rc;
 }
 
-/* Gives the slice back and the entry to the free list.  Context: @st locked. */
-static inline __attribute__((always_inline)) void buf_release(struct hc_strm *st, uint32_t idx)
+/* Gives the slice back and entry @b, index @idx, to the free list: the
+ * caller has both, and getting the index back from the pointer costs a
+ * division by the entry's size.  Context: @st locked. */
+static inline __attribute__((always_inline)) void buf_release(struct hc_strm *st, struct hc_buf *b,
+							      uint32_t idx)
 {
-	struct hc_buf *b = &st->bufs[idx];
-
 	/* hc_et_forget's own test, first: no handle to build when nothing on
 	 * the device was ever tainted (every hc_free passes here). */
 	if (atomic_load_explicit(&st->dev->eg_tainted, memory_order_acquire))
 		hc_et_forget(st->dev, buf_id(st, b->gen, idx));
 	hc_mm_release(st->dmm, b->ref);
-	buf_table_put(st, idx);
+	buf_table_put(st, b, idx);
 }
 
 hc_status hc_free(hc_buffer buffer)
@@ -274,7 +274,8 @@ hc_status hc_free(hc_buffer buffer)
 		b->live = false;
 		b->freed_pinned = true;
 	} else {
-		buf_release(st, (uint32_t)(b - st->bufs));
+		/* buf_lock found the entry at the handle's index. */
+		buf_release(st, b, hc_handle_unpack(buffer.id).index);
 	}
 	HC_TRACE(free, buffer.id, (int32_t)HC_OK, hc_trace_since_ns(t0));
 	hc_strm_unlock(st);
@@ -292,7 +293,7 @@ void hc_buf_remote_unpin(struct hc_strm *st, uint32_t idx)
 	if (b->remote_pins == 0)
 		return;
 	if (--b->remote_pins == 0 && b->freed_pinned)
-		buf_release(st, idx);
+		buf_release(st, b, idx);
 }
 
 hc_status hc_buffer_info_get(hc_buffer buffer, hc_buffer_info *out)
