@@ -165,13 +165,17 @@ static inline void hc_pool_mark_used(struct hc_pool *p, struct hc_slice *s, uint
 		p->largest_alloc = size;
 }
 
+/* Each figure of the pool and of the manager's sum together: written as
+ * the pool's three then the sum's three, GCC's SLP vectorizer paired the
+ * pool's count and bytes into one SSE read-modify-write with a blend,
+ * about ten instructions more per release (bench/callgrind-pair). */
 static inline void hc_pool_mark_unused(struct hc_pool *p, struct hc_slice *s)
 {
 	p->use.number_allocs--;
-	p->use.bytes_in_use -= s->size;
-	p->use.bytes_padding -= s->padding;
 	p->total->number_allocs--;
+	p->use.bytes_in_use -= s->size;
 	p->total->bytes_in_use -= s->size;
+	p->use.bytes_padding -= s->padding;
 	p->total->bytes_padding -= s->padding;
 	if (s->page)
 		s->page->live--;
