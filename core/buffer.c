@@ -186,8 +186,6 @@ hc_status hc_alloc(hc_stream s, uint64_t size, hc_buffer *out)
 	uint64_t t0 = HC_TRACE_T0(alloc);
 	struct hc_strm *st;
 	struct hc_buf *b;
-	struct hc_slice_ref ref;
-	uint64_t addr = 0;
 	uint32_t idx = 0;
 	hc_status rc;
 
@@ -205,11 +203,16 @@ hc_status hc_alloc(hc_stream s, uint64_t size, hc_buffer *out)
 		if (rc != HC_OK)
 			goto out_unlock;
 	}
-	rc = hc_mm_reserve(st->dmm, size, &ref, &addr);
+	/* The manager writes the slice and its address into the entry, free
+	 * until it goes live below, instead of into locals copied over after
+	 * (only buf_table_take moves the table, and not before the entry is
+	 * live or back on the free list). */
+	b = &st->bufs[idx];
+	rc = hc_mm_reserve(st->dmm, size, &b->ref, &b->addr);
 	if (__builtin_expect(rc != HC_OK, 0))
-		rc = reserve_retry(st, st->dmm, size, &ref, &addr, rc);
+		rc = reserve_retry(st, st->dmm, size, &b->ref, &b->addr, rc);
 	if (rc != HC_OK) {
-		/* Give the entry back untouched: the table entry was never live. */
+		/* Give the entry back: the table entry was never live. */
 		st->bufs[idx].next_free = st->free_head;
 		st->free_head = idx;
 		if (rc == HC_ERR_OOM)
@@ -227,9 +230,6 @@ hc_status hc_alloc(hc_stream s, uint64_t size, hc_buffer *out)
 			    (align - size % align) % align);
 	}
 	st->buf_seq = hc_gen_next(st->buf_seq);
-	b = &st->bufs[idx];
-	b->ref = ref;
-	b->addr = addr;
 	b->size = size;
 	b->stamp = hc_cursor_advance(&st->cursor);
 	b->gen = st->buf_seq;
