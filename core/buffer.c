@@ -145,10 +145,9 @@ static hc_status buf_table_take(struct hc_strm *st, uint32_t *idx)
 	return HC_OK;
 }
 
-static void buf_table_put(struct hc_strm *st, uint32_t idx)
+/* Puts entry @b, index @idx, on the free list.  Context: @st locked. */
+static void buf_table_put(struct hc_strm *st, struct hc_buf *b, uint32_t idx)
 {
-	struct hc_buf *b = &st->bufs[idx];
-
 	b->live = false;
 	b->freed_pinned = false;
 	b->gen = 0; /* never matches a handle while free */
@@ -187,8 +186,6 @@ hc_status hc_alloc(hc_stream s, uint64_t size, hc_buffer *out)
 	uint64_t t0 = HC_TRACE_T0(alloc);
 	struct hc_strm *st;
 	struct hc_buf *b;
-	struct hc_slice_ref ref;
-	uint64_t addr = 0;
 	uint32_t idx = 0;
 	hc_status rc;
 
@@ -206,11 +203,16 @@ hc_status hc_alloc(hc_stream s, uint64_t size, hc_buffer *out)
 		if (rc != HC_OK)
 			goto out_unlock;
 	}
-	rc = hc_mm_reserve(st->dmm, size, &ref, &addr);
+	/* The manager writes the slice and its address into the entry, free
+	 * until it goes live below, instead of into locals copied over after
+	 * (only buf_table_take moves the table, and not before the entry is
+	 * live or back on the free list). */
+	b = &st->bufs[idx];
+	rc = hc_mm_reserve(st->dmm, size, &b->ref, &b->addr);
 	if (__builtin_expect(rc != HC_OK, 0))
-		rc = reserve_retry(st, st->dmm, size, &ref, &addr, rc);
+		rc = reserve_retry(st, st->dmm, size, &b->ref, &b->addr, rc);
 	if (rc != HC_OK) {
-		/* Give the entry back untouched: the table entry was never live. */
+		/* Give the entry back: the table entry was never live. */
 		st->bufs[idx].next_free = st->free_head;
 		st->free_head = idx;
 		if (rc == HC_ERR_OOM)
@@ -228,9 +230,6 @@ hc_status hc_alloc(hc_stream s, uint64_t size, hc_buffer *out)
 			    (align - size % align) % align);
 	}
 	st->buf_seq = hc_gen_next(st->buf_seq);
-	b = &st->bufs[idx];
-	b->ref = ref;
-	b->addr = addr;
 	b->size = size;
 	b->stamp = hc_cursor_advance(&st->cursor);
 	b->gen = st->buf_seq;
@@ -245,17 +244,18 @@ out_unlock:
 	return rc;
 }
 
-/* Gives the slice back and the entry to the free list.  Context: @st locked. */
-static inline __attribute__((always_inline)) void buf_release(struct hc_strm *st, uint32_t idx)
+/* Gives the slice back and entry @b, index @idx, to the free list: the
+ * caller has both, and getting the index back from the pointer costs a
+ * division by the entry's size.  Context: @st locked. */
+static inline __attribute__((always_inline)) void buf_release(struct hc_strm *st, struct hc_buf *b,
+							      uint32_t idx)
 {
-	struct hc_buf *b = &st->bufs[idx];
-
 	/* hc_et_forget's own test, first: no handle to build when nothing on
 	 * the device was ever tainted (every hc_free passes here). */
 	if (atomic_load_explicit(&st->dev->eg_tainted, memory_order_acquire))
 		hc_et_forget(st->dev, buf_id(st, b->gen, idx));
 	hc_mm_release(st->dmm, b->ref);
-	buf_table_put(st, idx);
+	buf_table_put(st, b, idx);
 }
 
 hc_status hc_free(hc_buffer buffer)
@@ -274,7 +274,8 @@ hc_status hc_free(hc_buffer buffer)
 		b->live = false;
 		b->freed_pinned = true;
 	} else {
-		buf_release(st, (uint32_t)(b - st->bufs));
+		/* buf_lock found the entry at the handle's index. */
+		buf_release(st, b, hc_handle_unpack(buffer.id).index);
 	}
 	HC_TRACE(free, buffer.id, (int32_t)HC_OK, hc_trace_since_ns(t0));
 	hc_strm_unlock(st);
@@ -292,7 +293,7 @@ void hc_buf_remote_unpin(struct hc_strm *st, uint32_t idx)
 	if (b->remote_pins == 0)
 		return;
 	if (--b->remote_pins == 0 && b->freed_pinned)
-		buf_release(st, idx);
+		buf_release(st, b, idx);
 }
 
 hc_status hc_buffer_info_get(hc_buffer buffer, hc_buffer_info *out)

@@ -416,11 +416,15 @@ static inline bool park_fits(const struct hc_mm *mm, const struct hc_slice *s, u
 }
 
 /* The parked slice @s taken back (the caller has cleared its park): a hit
- * of its pool, as the normal path would make it, handed out. */
+ * of its pool, as the normal path would make it, handed out.  The pool's
+ * hc_pool_mark_used without its tests: a sliced or split slice always has
+ * a page, and largest_alloc, a high-water mark, is at least @size, the
+ * size s was reserved with before its park (park_fits). */
 static inline void park_take(struct hc_mm *mm, struct hc_slice *s, uint64_t size,
 			     struct hc_slice_ref *out, uint64_t *addr)
 {
-	hc_pool_mark_used(s->pool, s, size);
+	hc_pool_count_used(s->pool, s);
+	s->page->live++;
 	mm->last_res = s;
 	mm->last.new_page = false; /* last.pool is still s's pool */
 	s->id = ++mm->next_id;

@@ -260,10 +260,10 @@ static inline __attribute__((always_inline)) hc_status hc_strm_lock(hc_stream s,
 
 	if (__builtin_expect(p.kind == HC_KIND_STREAM, 1)) {
 		dev = atomic_load_explicit(&hc_dev_table[p.dev].dev, memory_order_acquire);
-		/* hc_dev_get's check: the slot's generation is the device's. */
+		/* hc_dev_get's check: the slot's generation is the device's
+		 * (dev->gen, the one its handle packs, read without unpacking). */
 		if (__builtin_expect(dev != NULL, 1) &&
-		    atomic_load_explicit(&hc_dev_table[p.dev].gen, memory_order_acquire) ==
-			    hc_handle_unpack(dev->handle.id).gen &&
+		    atomic_load_explicit(&hc_dev_table[p.dev].gen, memory_order_acquire) == dev->gen &&
 		    (st = __atomic_load_n(&dev->streams[p.stream], __ATOMIC_ACQUIRE)) != NULL) {
 			hc_lock_acquire(&st->lock);
 			if (__builtin_expect(st->open && st->handle.id == s.id, 1)) {
