@@ -16,3 +16,10 @@ bench_gpu_bench_hip_gpu_LDFLAGS = -no-install
 # bench/streams.mk declares bench_write_gpu; linked here without a libtool
 # wrapper too, so that tests/gpu/make-carry.sh can ship the real binary.
 bench_gpu_bench_write_gpu_LDFLAGS = -no-install
+# A probe, not a benchmark (not in hc_benches): the split host copy per
+# call in a workload's conditions; carried by gpu-carry, run on the GPU
+# machine with tests/gpu/run-on-device.sh _carry/gpu hostcopy.
+hc_bench_tools += bench/probes/hostcopy
+bench_probes_hostcopy_SOURCES = bench/probes/hostcopy.c
+bench_probes_hostcopy_LDADD = libhipcore.la
+bench_probes_hostcopy_LDFLAGS = -no-install
