@@ -415,13 +415,13 @@ static inline bool park_fits(const struct hc_mm *mm, const struct hc_slice *s, u
 	return s->size == size && mm->alloc_nr < mm->next_due;
 }
 
-/* The parked slice @s taken back (the caller has cleared its park): a hit
- * of its pool, as the normal path would make it, handed out.  The pool's
- * hc_pool_mark_used without its tests: a sliced or split slice always has
- * a page, and largest_alloc, a high-water mark, is at least @size, the
- * size s was reserved with before its park (park_fits). */
-static inline void park_take(struct hc_mm *mm, struct hc_slice *s, uint64_t size,
-			     struct hc_slice_ref *out, uint64_t *addr)
+/* The parked slice @s taken back (the caller has cleared its park and
+ * checked park_fits): a hit of its pool, as the normal path would make it,
+ * handed out.  The pool's hc_pool_mark_used without its tests: a sliced or
+ * split slice always has a page, and largest_alloc, a high-water mark, is
+ * at least s->size, the size park_fits asks for and s was reserved with. */
+static inline void park_take(struct hc_mm *mm, struct hc_slice *s, struct hc_slice_ref *out,
+			     uint64_t *addr)
 {
 	hc_pool_count_used(s->pool, s);
 	s->page->live++;
@@ -815,7 +815,7 @@ static __attribute__((noinline)) hc_status reserve_split(struct hc_mm *mm, uint6
 	if (!park_fits(mm, s, size))
 		return reserve_slow(mm, size, out, addr);
 	mm->parked_split = NULL;
-	park_take(mm, s, size, out, addr);
+	park_take(mm, s, out, addr);
 	mm->last_shaped = true;
 	hc_split_park_take(s->pool, s);
 	return HC_OK;
@@ -850,7 +850,7 @@ hc_status hc_mm_reserve(struct hc_mm *mm, uint64_t size, struct hc_slice_ref *ou
 		return reserve_slow(mm, size, out, addr);
 	}
 	mm->parked = NULL;
-	park_take(mm, s, size, out, addr);
+	park_take(mm, s, out, addr);
 	return HC_OK;
 }
 

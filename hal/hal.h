@@ -128,14 +128,15 @@ struct hc_hal_failed_arg {
  * workers when @parallel.  The backend runs the copy itself, @copy(@ctx),
  * when @copy is set (else the copy already happened): so the timing shim,
  * which times this ctl as the op "host_copy" (one thread) or
- * "host_copy_split" (@parallel: over the copy workers), sees the real memcpy on a
- * GPU.  A real device lets the copy take its time; the simulator runs it
- * (data mode needs the bytes) and charges its model to the host clock,
- * since that memcpy is host time its other ops never see (profile keys
- * host_copy_bw and host_copy_max_bw).  Without data mode no copy of the
- * simulator moves bytes, so it sets @unread instead of running the copy:
- * a replay or a what-if run then neither reads its writes' sources nor
- * touches staging memory (a read's destination is left as it was).
+ * "host_copy_split" (@parallel: over the copy workers), sees the real
+ * memcpy on a GPU.  A real device lets the copy take its time; the
+ * simulator runs it (data mode needs the bytes) and charges its model to
+ * the host clock, since that memcpy is host time its other ops never see
+ * (profile keys host_copy_bw and host_copy_max_bw).  Without data mode no
+ * copy of the simulator moves bytes, so it sets @unread instead of running
+ * the copy: a replay or a what-if run then neither reads its writes'
+ * sources nor touches staging memory (a read's destination is left as it
+ * was).
  */
 struct hc_hal_host_copy {
 	uint64_t bytes;

@@ -214,14 +214,13 @@ static hc_status t_ctl(hc_hal_dev *dev, int op, void *arg)
 		return HC_OK;
 	}
 	if (op == HC_HAL_CTL_HOST_COPY) { /* the backend runs the library's memcpy */
+		const struct hc_hal_host_copy *h = arg;
 		uint64_t t0 = now(o);
 		hc_status st = o->real_ops->ctl(o->real, op, arg);
 
 		/* The two paths have their own keys in the profile, so
 		 * they are counted apart: a table then says which is off. */
-		count(o, arg && ((const struct hc_hal_host_copy *)arg)->parallel ? HC_OPTIME_host_copy_split
-									  : HC_OPTIME_host_copy,
-		      t0);
+		count(o, h && h->parallel ? HC_OPTIME_host_copy_split : HC_OPTIME_host_copy, t0);
 		return st;
 	}
 	return o->real_ops->ctl(o->real, op, arg);
