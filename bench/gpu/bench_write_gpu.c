@@ -26,9 +26,9 @@
  * BENCH_WRITE_PARTS=1 says where a pipelined write's time goes: per write
  * of 8, 16 and 64 MiB, the host time inside each backend op (a device
  * opened with op_times) against the wall clock; and the transfers alone,
- * pinned, as the pipeline issues them (four chunks back to back on one
- * stream, or alternating over two) against one copy of the whole size
- * (bench "write_parts").
+ * pinned, in chunks as the pipeline issues them (four or eight back to
+ * back on one stream, or alternating over two) against one copy of the
+ * whole size (bench "write_parts").
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -39,6 +39,7 @@
 #include "core/internal.h"
 #include "core/stage_copy.h"
 #include "core/streamops.h"
+#include "bench/probes/probe.h"
 #include "hipcore/hipcore.h"
 
 static double now_s(void)
@@ -195,19 +196,6 @@ static int host_copy_probe(const struct hc_hal_ops *H, hc_hal_dev *hd, hc_hal_st
 	return 0;
 }
 
-/* Median of @n doubles (sorts @v). */
-static double median_of(double *v, int n)
-{
-	for (int i = 1; i < n; i++)
-		for (int j = i; j > 0 && v[j - 1] > v[j]; j--) {
-			double t = v[j];
-
-			v[j] = v[j - 1];
-			v[j - 1] = t;
-		}
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 static void parts_emit(const char *metric, const char *label, double us)
 {
 	printf("{\"bench\":\"write_parts\",\"metric\":\"%s_%s\",\"value\":%.1f,"
@@ -225,20 +213,20 @@ static double transfer_us(const struct hc_hal_ops *H, hc_hal_dev *hd, hc_hal_str
 			  unsigned nstreams, hc_hal_dptr dst, const unsigned char *pin, uint64_t n,
 			  unsigned parts)
 {
-	double t[PARTS_REPS];
+	uint64_t t[PARTS_REPS];
 	uint64_t part = n / parts;
 
 	for (int r = 0; r < PARTS_REPS + 1; r++) {
-		double t0 = now_s();
+		uint64_t t0 = probe_now_ns();
 
 		for (unsigned k = 0; k < parts; k++)
 			H->copy_h2d(hd, hs[k % nstreams], dst + k * part, pin + k * part, part, true);
 		for (unsigned k = 0; k < nstreams; k++)
 			H->stream_sync(hd, hs[k]);
 		if (r > 0) /* one warm-up */
-			t[r - 1] = (now_s() - t0) * 1e6;
+			t[r - 1] = probe_now_ns() - t0;
 	}
-	return median_of(t, PARTS_REPS);
+	return probe_median(t, PARTS_REPS) / 1e3;
 }
 
 static int write_parts(const struct hc_hal_ops *H, hc_hal_dev *hd, hc_hal_stream *hs,
@@ -260,10 +248,10 @@ static int write_parts(const struct hc_hal_ops *H, hc_hal_dev *hd, hc_hal_stream
 	    hc_stream_open(dev, &s) != HC_OK || hc_alloc(s, 64 * HC_MIB, &b) != HC_OK)
 		return 1;
 	for (size_t z = 0; z < sizeof(sizes) / sizeof(sizes[0]); z++) {
-		uint64_t n = sizes[z], chunk = n / 4 < 2 * HC_MIB ? 2 * HC_MIB : n / 4;
+		uint64_t n = sizes[z], wall[PARTS_REPS];
 		hc_op_time t0[64], t1[64];
 		size_t k0 = 0, k1 = 0;
-		double wall[PARTS_REPS], w0;
+		double w0;
 		char label[32], metric[64];
 
 		label_of(n, label, sizeof(label));
@@ -272,17 +260,17 @@ static int write_parts(const struct hc_hal_ops *H, hc_hal_dev *hd, hc_hal_stream
 		hc_device_op_times(dev, t0, 64, &k0);
 		w0 = now_s();
 		for (int r = 0; r < PARTS_REPS; r++) {
-			double a = now_s();
+			uint64_t a = probe_now_ns();
 
 			if (hc_write(s, b, 0, src, n, HC_ALLOC_NATIVE, NULL, NULL) != HC_OK ||
 			    hc_sync(s) != HC_OK)
 				return 1;
-			wall[r] = (now_s() - a) * 1e6;
+			wall[r] = probe_now_ns() - a;
 		}
 		w0 = (now_s() - w0) * 1e6 / PARTS_REPS;
 		hc_device_op_times(dev, t1, 64, &k1);
 		parts_emit("write_mean", label, w0);
-		parts_emit("write_median", label, median_of(wall, PARTS_REPS));
+		parts_emit("write_median", label, probe_median(wall, PARTS_REPS) / 1e3);
 		for (size_t i = 0; i < k1 && i < k0 && i < 64; i++) {
 			double us = (double)(t1[i].host_ns - t0[i].host_ns) / 1e3 / PARTS_REPS;
 
@@ -293,12 +281,8 @@ static int write_parts(const struct hc_hal_ops *H, hc_hal_dev *hd, hc_hal_stream
 			parts_emit(metric, label, us);
 		}
 		parts_emit("pinned_one", label, transfer_us(H, hd, two, 1, raw_dst, pin, n, 1));
-		snprintf(metric, sizeof(metric), "pinned_%llu_chunks_one_stream",
-			 (unsigned long long)(n / chunk));
-		parts_emit(metric, label, transfer_us(H, hd, two, 1, raw_dst, pin, n, (unsigned)(n / chunk)));
-		snprintf(metric, sizeof(metric), "pinned_%llu_chunks_two_streams",
-			 (unsigned long long)(n / chunk));
-		parts_emit(metric, label, transfer_us(H, hd, two, 2, raw_dst, pin, n, (unsigned)(n / chunk)));
+		parts_emit("pinned_4_chunks_one_stream", label, transfer_us(H, hd, two, 1, raw_dst, pin, n, 4));
+		parts_emit("pinned_4_chunks_two_streams", label, transfer_us(H, hd, two, 2, raw_dst, pin, n, 4));
 		parts_emit("pinned_8_chunks_one_stream", label, transfer_us(H, hd, two, 1, raw_dst, pin, n, 8));
 		parts_emit("pinned_8_chunks_two_streams", label, transfer_us(H, hd, two, 2, raw_dst, pin, n, 8));
 	}

@@ -30,6 +30,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench/probes/probe.h"
 #include "hipcore/hipcore.h"
 
 #define REPS 41
@@ -63,18 +64,11 @@ static uint64_t split_ns(uint64_t *calls)
 	return 0;
 }
 
-static int cmp(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 /* Median ns of one split host copy in a call of @len in condition @c;
  * < 0 on error. */
 static double one(enum cond c, uint64_t len)
 {
-	double v[REPS];
+	uint64_t v[REPS];
 
 	for (int r = 0; r < REPS + 2; r++) {
 		bool cold = c == COLD || c == COLD_IDLE || c == READ_COLD;
@@ -108,12 +102,11 @@ static double one(enum cond c, uint64_t len)
 		/* a write's transfer runs on; the next write's copy overlaps it
 		 * as in a workload, except where the condition idles */
 		if (r >= 2)
-			v[r - 2] = (double)(n1 - n0) / (double)(c1 - c0);
+			v[r - 2] = (n1 - n0) / (c1 - c0);
 		per_call = len / (c1 - c0);
 	}
 	hc_sync(st);
-	qsort(v, REPS, sizeof(v[0]), cmp);
-	return v[REPS / 2];
+	return probe_median(v, REPS);
 }
 
 int main(int argc, char **argv)
