@@ -239,14 +239,18 @@ static int write_parts(const struct hc_hal_ops *H, hc_hal_dev *hd, hc_hal_stream
 	hc_device dev;
 	hc_stream s;
 	hc_buffer b;
+	int rc = 1;
 
 	if (H->stream_create(hd, &two[1]) != HC_OK)
 		return 1;
 	hc_device_options_init(&o);
 	o.op_times = true;
-	if (hc_device_open("hip", &o, &dev) != HC_OK || hc_device_set_policy(dev, &pol) != HC_OK ||
-	    hc_stream_open(dev, &s) != HC_OK || hc_alloc(s, 64 * HC_MIB, &b) != HC_OK)
-		return 1;
+	if (hc_device_open("hip", &o, &dev) != HC_OK)
+		goto out_hal_stream;
+	if (hc_device_set_policy(dev, &pol) != HC_OK || hc_stream_open(dev, &s) != HC_OK)
+		goto out_device;
+	if (hc_alloc(s, 64 * HC_MIB, &b) != HC_OK)
+		goto out_stream;
 	for (size_t z = 0; z < sizeof(sizes) / sizeof(sizes[0]); z++) {
 		uint64_t n = sizes[z], wall[PARTS_REPS];
 		hc_op_time t0[64], t1[64];
@@ -264,7 +268,7 @@ static int write_parts(const struct hc_hal_ops *H, hc_hal_dev *hd, hc_hal_stream
 
 			if (hc_write(s, b, 0, src, n, HC_ALLOC_NATIVE, NULL, NULL) != HC_OK ||
 			    hc_sync(s) != HC_OK)
-				return 1;
+				goto out_buffer;
 			wall[r] = probe_now_ns() - a;
 		}
 		w0 = (now_s() - w0) * 1e6 / PARTS_REPS;
@@ -286,11 +290,16 @@ static int write_parts(const struct hc_hal_ops *H, hc_hal_dev *hd, hc_hal_stream
 		parts_emit("pinned_8_chunks_one_stream", label, transfer_us(H, hd, two, 1, raw_dst, pin, n, 8));
 		parts_emit("pinned_8_chunks_two_streams", label, transfer_us(H, hd, two, 2, raw_dst, pin, n, 8));
 	}
+	rc = 0;
+out_buffer:
 	hc_free(b);
+out_stream:
 	hc_stream_close(s);
+out_device:
 	hc_device_close(dev);
+out_hal_stream:
 	H->stream_destroy(hd, two[1]);
-	return 0;
+	return rc;
 }
 
 static const struct hc_pipe_tuning sweep_settings[] = {

@@ -462,7 +462,17 @@ static const uint64_t host_copy_len[2][HOST_COPY_SIZES] = {
 	{ 1 * MIB, 2 * MIB, 3 * MIB, 4 * MIB },
 };
 
-/* The ops host_copy and host_copy_split, summed: their totals so far. */
+/* The ops that copy between host buffers, summed: their totals so far. */
+static const char *const host_copy_ops[] = { "host_copy", "host_copy_split" };
+
+static bool is_host_copy_op(const char *op)
+{
+	for (size_t k = 0; k < sizeof(host_copy_ops) / sizeof(host_copy_ops[0]); k++)
+		if (strcmp(op, host_copy_ops[k]) == 0)
+			return true;
+	return false;
+}
+
 static hc_status lib_copy_totals(hc_device d, uint64_t *calls, uint64_t *ns)
 {
 	hc_op_time t[64];
@@ -472,7 +482,7 @@ static hc_status lib_copy_totals(hc_device d, uint64_t *calls, uint64_t *ns)
 
 	*calls = *ns = 0;
 	for (size_t i = 0; st == HC_OK && i < n && i < 64; i++)
-		if (strncmp(t[i].op, "host_copy", 9) == 0) {
+		if (is_host_copy_op(t[i].op)) {
 			*calls += t[i].calls;
 			*ns += t[i].host_ns;
 			seen = true;
