@@ -50,10 +50,59 @@ void hc_et_desc_format(const struct hc_et_desc *d, char *buf, size_t len)
 		snprintf(buf, len, "write of %llu bytes at %llu", (unsigned long long)d->a,
 			 (unsigned long long)d->b);
 		break;
+	case HC_ET_READ:
+		snprintf(buf, len, "read of %llu bytes at %llu", (unsigned long long)d->a,
+			 (unsigned long long)d->b);
+		break;
 	case HC_ET_REPLAY:
 		snprintf(buf, len, "replay of graph %#llx", (unsigned long long)d->a);
 		break;
 	}
+}
+
+static hc_failure_id eg_fail(struct hc_strm *st, enum hc_eg_kind kind, const char *desc,
+			     const hc_failure_id *causes, size_t n);
+static void eg_taint_writes(struct hc_dev *dev, hc_failure_id id, const struct hc_et_range *r,
+			    size_t nr);
+
+void hc_et_call_open(struct hc_strm *st, enum hc_eg_kind kind, const struct hc_et_desc *desc,
+		     const struct hc_et_range *r)
+{
+	struct hc_et_call *c = &st->et.call;
+
+	if (hc_capture_is_recording(&st->capture))
+		return;
+	memset(c, 0, sizeof(*c));
+	c->open = true;
+	c->mark = hc_et_mark(st);
+	c->kind = kind;
+	c->desc = *desc;
+	if (r)
+		c->r = *r;
+}
+
+hc_failure_id hc_et_call_close(struct hc_strm *st)
+{
+	struct hc_et_call *c = &st->et.call;
+	hc_failure_id id = c->open ? c->failed : 0;
+
+	memset(c, 0, sizeof(*c));
+	return id;
+}
+
+/* The open call's failure, recorded once: its write range tainted.
+ * eg_lock held. */
+static void eg_fail_call(struct hc_strm *st, const char *how)
+{
+	struct hc_et_call *c = &st->et.call;
+	char desc[HC_EG_DESC_MAX], what[HC_ET_DESC_MAX];
+
+	if (c->failed)
+		return;
+	hc_et_desc_format(&c->desc, what, sizeof(what));
+	snprintf(desc, sizeof(desc), "%s %s", what, how);
+	c->failed = eg_fail(st, c->kind, desc, NULL, 0);
+	eg_taint_writes(st->dev, c->failed, &c->r, c->r.size ? 1 : 0);
 }
 
 void hc_et_add(struct hc_strm *st, enum hc_eg_kind kind, uint64_t mark,
@@ -384,6 +433,10 @@ static void attribute_exact(struct hc_strm *st, const uint64_t *ops, size_t nops
 	for (size_t i = 0; i < nops; i++) {
 		if (used[i])
 			continue;
+		if (et->call.open && ops[i] > et->call.mark) {
+			eg_fail_call(st, "failed on the device");
+			continue;
+		}
 		snprintf(desc, sizeof(desc), "untracked work (op %llu) failed on the device",
 			 (unsigned long long)ops[i]);
 		eg_fail(st, HC_EG_DEVICE, desc, NULL, 0);
@@ -399,12 +452,20 @@ static void attribute_conservative(struct hc_strm *st)
 	char desc[HC_EG_DESC_MAX];
 	hc_failure_id id;
 
+	/* the open call's work is in flight too, and fails with the rest */
+	bool call = et->call.open && !et->call.failed;
+	size_t n = et->n + call;
+
 	snprintf(desc, sizeof(desc), "device error at a fence; %zu work item%s in flight tainted%s",
-		 et->n, et->n == 1 ? "" : "s", et->lost ? " (some untracked)" : "");
+		 n, n == 1 ? "" : "s", et->lost ? " (some untracked)" : "");
 	pthread_mutex_lock(&dev->eg_lock);
 	id = eg_fail(st, HC_EG_DEVICE, desc, NULL, 0);
 	for (size_t i = 0; i < et->n; i++)
 		eg_taint_writes(dev, id, et->items[i].r, et->items[i].nr);
+	if (call) {
+		eg_taint_writes(dev, id, &et->call.r, et->call.r.size ? 1 : 0);
+		et->call.failed = id;
+	}
 	pthread_mutex_unlock(&dev->eg_lock);
 }
 

@@ -60,6 +60,7 @@ struct hc_et_range {
 enum hc_et_what {
 	HC_ET_LAUNCH, /* "kernel NAME (launch A)" */
 	HC_ET_WRITE,  /* "write of A bytes at B" */
+	HC_ET_READ,   /* "read of A bytes at B" */
 	HC_ET_REPLAY, /* "replay of graph A" (a graph handle) */
 };
 
@@ -81,6 +82,24 @@ struct hc_et_item {
 	size_t nr;
 };
 
+/*
+ * A public call that waits on fences for its own work before it returns (a
+ * pipelined write reusing its ring, a read's bounce).  A fence it waits on
+ * may find its own ops failed; they belong to no item yet, and without this
+ * they would be recorded as "untracked work" and then the call's own error
+ * path would record the same fault a second time.  While a call is open,
+ * failed ops after its mark are its own: one failure with its description,
+ * tainting its write range.
+ */
+struct hc_et_call {
+	bool open;
+	uint64_t mark; /* ops after it are the call's */
+	enum hc_eg_kind kind;
+	struct hc_et_desc desc;
+	struct hc_et_range r; /* size 0: writes no device bytes */
+	hc_failure_id failed; /* recorded for the call by a fence; 0 none */
+};
+
 #define HC_ET_FENCES 8
 
 /* Per-stream state; guarded by the stream lock. */
@@ -97,6 +116,7 @@ struct hc_errtrack {
 	uint64_t *last_ops; /* failed op ids the last failed fence took */
 	size_t nlast_ops;
 	bool last_exact; /* ... and whether it was attributed exactly */
+	struct hc_et_call call;
 };
 
 /* hc_et_fini - free the items.  Context: stream teardown. */
@@ -129,6 +149,17 @@ void hc_et_add(struct hc_strm *st, enum hc_eg_kind kind, uint64_t mark,
 hc_status hc_et_check_reads(struct hc_strm *st, const char *fn, const struct hc_et_desc *desc,
 			    const struct hc_et_range *r, size_t nr, hc_failure_id *out);
 
+/*
+ * hc_et_call_open - a call begins queuing work it will wait for itself
+ * @kind, @desc: what it is, for its failure (copied)
+ * @r: the device range it writes, or NULL
+ * Does nothing while a capture records.  Context: @st locked.
+ */
+void hc_et_call_open(struct hc_strm *st, enum hc_eg_kind kind, const struct hc_et_desc *desc,
+		     const struct hc_et_range *r);
+/* hc_et_call_close - the call is done queuing.  Return: the failure a fence
+ * recorded for it meanwhile, or 0.  Context: @st locked. */
+hc_failure_id hc_et_call_close(struct hc_strm *st);
 /* hc_et_fail_now - work failed when queued (HC_ERR_DEVICE from the call):
  * record a @kind failure and taint the write ranges.  Context: as above. */
 hc_failure_id hc_et_fail_now(struct hc_strm *st, enum hc_eg_kind kind,

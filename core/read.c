@@ -87,8 +87,13 @@ hc_status hc_read(hc_stream s, hc_buffer b, uint64_t off, void *dst, uint64_t n,
 	if (n == 0)
 		goto out_unlock;
 	rc = hc_xs_before(&ls, u);
-	if (rc == HC_OK)
+	if (rc == HC_OK) {
+		struct hc_et_desc desc = { .what = HC_ET_READ, .a = n, .b = off };
+
+		hc_et_call_open(ls.st, HC_EG_COPY, &desc, NULL);
 		rc = read_bounce(ls.st, dst, u->buf->addr + off, n);
+		hc_et_call_close(ls.st);
+	}
 	if (rc == HC_OK || rc == HC_ERR_DEVICE) {
 		/* After the wait: a late failure found by it has tainted already. */
 		hc_failure_id f = hc_et_query(ls.st->dev, b.id, off, n);

@@ -123,8 +123,10 @@ hc_status hc_write(hc_stream s, hc_buffer b, uint64_t off, const void *src, uint
 	rr = (struct hc_et_range){ b.id, off, n, true, false };
 	desc.a = n;
 	desc.b = off;
-	if (!recording)
+	if (!recording) {
 		mark = hc_et_mark(st);
+		hc_et_call_open(st, HC_EG_COPY, &desc, &rr);
+	}
 	if (dec.through_pinned) {
 		rc = hc_write_staged(st, u->buf->addr + off, src, n, &pipelined);
 	} else if (pipe_direct) {
@@ -136,7 +138,8 @@ hc_status hc_write(hc_stream s, hc_buffer b, uint64_t off, const void *src, uint
 	}
 	HC_TRACE(staging, st->handle.id, b.id, n, (uint8_t)prop, dec.through_pinned,
 		 dec.flush_after, pipelined);
-	if (rc == HC_ERR_DEVICE && !recording)
+	/* A fence inside the write may have recorded its failure already. */
+	if (!recording && hc_et_call_close(st) == 0 && rc == HC_ERR_DEVICE)
 		hc_et_fail_now(st, HC_EG_COPY, &desc, &rr, 1);
 	if (rc != HC_OK)
 		goto out_unpin;
