@@ -20,6 +20,15 @@
  * up: the first is hc_pipe_tuning.first_chunk and each next one doubles up
  * to the ring's slot size.
  *
+ * The copies of the next hc_pipe_tuning.lookahead chunks (2) are queued to
+ * the workers as soon as their ring slots are free, so the workers go from
+ * one chunk to the next without waiting for the caller to issue the
+ * transfer in between; the caller waits for its chunk, issues the transfer
+ * and plans the next chunk.  A slot is waited for two transfers behind, so
+ * one stays queued on the link.  H200 machine, 2026-12-05, pipelined /
+ * pinned without -> with lookahead: 64 MiB 0.75-0.78 -> 0.76-0.79, 256 MiB
+ * 0.58-0.76 -> 0.89-0.92 (BENCHMARKS.md).
+ *
  * The host copy of a chunk is split over the calling thread and a
  * device-level pool of copy workers (min(8, online CPUs - 1), created on
  * first use, joined when the device closes): one thread's memcpy from
@@ -41,11 +50,20 @@
 
 #include "core/streamops.h"
 
+/* How many chunks' copies are queued ahead; a build may set it to test
+ * another value through every suite. */
+#ifndef HC_PIPE_LOOKAHEAD
+#define HC_PIPE_LOOKAHEAD 2
+#endif
+
 struct hc_pipe_tuning hc_pipe_tuning = {
 	.max_workers = 8,
 	.first_chunk = 0, /* 0: no ramp, every chunk is a slot */
 	.chunk_max = HC_PIPE_CHUNK_BYTES,
 	.piece_min = 256 * 1024, /* below it a hand-off costs more than it saves */
+	.lookahead = HC_PIPE_LOOKAHEAD,
+	.parts = 4,
+	.chunk_min = 2 * HC_MIB,
 };
 
 /* One host copy split into pieces. */
@@ -261,57 +279,79 @@ void hc_pipeline_workers_stop(struct hc_dev *dev)
 	free(w);
 }
 
+/* Sets @b up to copy @len bytes in pieces for @w's workers and the caller. */
+static void batch_init(struct copy_batch *b, const struct hc_copy_workers *w, void *dst,
+		       const void *src, uint64_t len, bool to_device)
+{
+	uint64_t piece = (len + w->n) / (w->n + 1);
+
+	if (piece < hc_pipe_tuning.piece_min)
+		piece = hc_pipe_tuning.piece_min;
+	b->dst = dst;
+	b->src = src;
+	b->len = len;
+	b->piece = piece;
+	b->to_device = to_device;
+	b->next = 0;
+	b->npieces = (len + piece - 1) / piece;
+	atomic_init(&b->done, 0);
+	b->link = NULL;
+}
+
+/* Queues @b for the workers; it must stay in place until batch_finish. */
+static void batch_start(struct hc_copy_workers *w, struct copy_batch *b)
+{
+	pthread_mutex_lock(&w->lock);
+	if (w->tail)
+		w->tail->link = b;
+	else
+		w->head = b;
+	w->tail = b;
+	atomic_store_explicit(&w->queued, true, memory_order_release);
+	pthread_cond_broadcast(&w->work);
+	pthread_mutex_unlock(&w->lock);
+}
+
+/* Returns once every piece of @b is copied; the caller copies the pieces
+ * of @b no worker has taken yet rather than sleep.  Batches queued before
+ * @b are not waited for. */
+static void batch_finish(struct hc_copy_workers *w, struct copy_batch *b)
+{
+	uint64_t i;
+
+	pthread_mutex_lock(&w->lock);
+	while (batch_take(w, b, &i)) {
+		uint64_t off = i * b->piece;
+		uint64_t n = b->len - off < b->piece ? b->len - off : b->piece;
+
+		pthread_mutex_unlock(&w->lock);
+		piece_copy(b, off, n);
+		pthread_mutex_lock(&w->lock);
+		atomic_fetch_add_explicit(&b->done, 1, memory_order_release);
+	}
+	if (atomic_load_explicit(&b->done, memory_order_acquire) < b->npieces) {
+		pthread_mutex_unlock(&w->lock);
+		spin_until(NULL, &b->done, b->npieces, HC_PIPE_SPIN_WAIT_NS);
+		pthread_mutex_lock(&w->lock);
+	}
+	while (atomic_load_explicit(&b->done, memory_order_acquire) < b->npieces)
+		pthread_cond_wait(&w->done, &w->lock);
+	pthread_mutex_unlock(&w->lock);
+}
+
 /* Copies @len bytes, spread over the workers and the calling thread. */
 static void host_copy(struct hc_copy_workers *w, void *dst, const void *src, uint64_t len,
 		      bool to_device)
 {
 	struct copy_batch b;
-	uint64_t piece, i;
 
-	uint64_t piece_min = hc_pipe_tuning.piece_min;
-
-	if (!w || len < 2 * piece_min) {
+	if (!w || len < 2 * hc_pipe_tuning.piece_min) {
 		copy_bytes(dst, src, len, to_device);
 		return;
 	}
-	piece = (len + w->n) / (w->n + 1);
-	if (piece < piece_min)
-		piece = piece_min;
-	b.dst = dst;
-	b.src = src;
-	b.len = len;
-	b.piece = piece;
-	b.to_device = to_device;
-	b.next = 0;
-	b.npieces = (len + piece - 1) / piece;
-	atomic_init(&b.done, 0);
-	b.link = NULL;
-	pthread_mutex_lock(&w->lock);
-	if (w->tail)
-		w->tail->link = &b;
-	else
-		w->head = &b;
-	w->tail = &b;
-	atomic_store_explicit(&w->queued, true, memory_order_release);
-	pthread_cond_broadcast(&w->work);
-	/* The caller copies pieces of its own batch rather than sleep. */
-	while (batch_take(w, &b, &i)) {
-		uint64_t off = i * b.piece;
-		uint64_t n = b.len - off < b.piece ? b.len - off : b.piece;
-
-		pthread_mutex_unlock(&w->lock);
-		piece_copy(&b, off, n);
-		pthread_mutex_lock(&w->lock);
-		atomic_fetch_add_explicit(&b.done, 1, memory_order_release);
-	}
-	if (atomic_load_explicit(&b.done, memory_order_acquire) < b.npieces) {
-		pthread_mutex_unlock(&w->lock);
-		spin_until(NULL, &b.done, b.npieces, HC_PIPE_SPIN_WAIT_NS);
-		pthread_mutex_lock(&w->lock);
-	}
-	while (atomic_load_explicit(&b.done, memory_order_acquire) < b.npieces)
-		pthread_cond_wait(&w->done, &w->lock);
-	pthread_mutex_unlock(&w->lock);
+	batch_init(&b, w, dst, src, len, to_device);
+	batch_start(w, &b);
+	batch_finish(w, &b);
 }
 
 /*
@@ -355,73 +395,161 @@ struct chunk {
 	unsigned char *host;
 	hc_hal_event *ev; /* behind the chunk's last transfer; NULL when none */
 	bool reserved;
+	bool started;          /* b is queued and not yet finished */
+	uint64_t off, len;     /* the part of the write it holds now */
+	struct copy_batch b;
 };
+
+/*
+ * One pipelined write.  Chunk k lives in ring slot k % HC_PIPE_CHUNKS.
+ * "Planned" chunks have a free slot and their bytes assigned; a planned
+ * chunk's copy is queued to the workers (started) from inside the backend's
+ * HOST_COPY of an earlier chunk, so a backend that reads no bytes (the
+ * simulator without data mode) starts none.
+ */
+struct pipe {
+	struct hc_strm *st;
+	struct hc_copy_workers *w;
+	const unsigned char *src;
+	uint64_t n, chunk, next_len, planned_bytes;
+	uint64_t mark; /* the backend's last op before the write (hc_et_mark) */
+	unsigned planned, started; /* chunks so far */
+	unsigned current;          /* the chunk HOST_COPY is for */
+	bool stream_stores, copied;
+	struct chunk ring[HC_PIPE_CHUNKS];
+};
+
+/* Gives chunk p->planned a slot: waits for the slot's previous transfer. */
+static hc_status plan_next(struct pipe *p)
+{
+	struct hc_strm *st = p->st;
+	struct chunk *c = &p->ring[p->planned % HC_PIPE_CHUNKS];
+	hc_status rc;
+
+	if (!c->reserved) {
+		uint64_t addr;
+
+		rc = hc_strm_reserve(st, st->pmm, p->chunk, &c->ref, &addr);
+		if (rc != HC_OK)
+			return rc;
+		c->host = (unsigned char *)(uintptr_t)addr;
+		c->reserved = true;
+	}
+	if (c->ev) {
+		/* Reuse waits for the chunk's previous transfer. */
+		rc = hc_strm_fence_wait(st, c->ev);
+		st->dev->ops->event_destroy(st->dev->hal, c->ev);
+		c->ev = NULL;
+		/* Other work's failure: this write's transfers are good. */
+		if (rc == HC_ERR_DEVICE && hc_et_ops_clean(st, p->mark, hc_et_mark(st)))
+			rc = HC_OK;
+		if (rc != HC_OK)
+			return rc;
+	}
+	c->off = p->planned_bytes;
+	c->len = p->n - c->off < p->next_len ? p->n - c->off : p->next_len;
+	p->planned_bytes += c->len;
+	p->planned++;
+	p->next_len = p->next_len * 2 < p->chunk ? p->next_len * 2 : p->chunk;
+	return HC_OK;
+}
+
+/* HOST_COPY's work for chunk p->current: queue the planned chunks' copies,
+ * then see the current one done.  Without workers, the caller copies. */
+static void pipe_copy_run(void *arg)
+{
+	struct pipe *p = arg;
+	struct chunk *cur = &p->ring[p->current % HC_PIPE_CHUNKS];
+
+	p->copied = true;
+	if (!p->w) {
+		copy_bytes(cur->host, p->src + cur->off, cur->len, p->stream_stores);
+		return;
+	}
+	for (; p->started < p->planned; p->started++) {
+		struct chunk *c = &p->ring[p->started % HC_PIPE_CHUNKS];
+
+		batch_init(&c->b, p->w, c->host, p->src + c->off, c->len, p->stream_stores);
+		batch_start(p->w, &c->b);
+		c->started = true;
+	}
+	batch_finish(p->w, &cur->b);
+	cur->started = false;
+}
 
 hc_status hc_pipeline_write(struct hc_strm *st, uint64_t dst, const void *src, uint64_t n)
 {
 	const struct hc_hal_ops *ops = st->dev->ops;
-	struct chunk ring[HC_PIPE_CHUNKS];
-	uint64_t done = 0, k = 0, chunk, next;
+	unsigned ahead = hc_pipe_tuning.lookahead;
+	struct pipe p;
 	hc_status rc = HC_OK;
+	uint64_t chunk;
+
+	/* A ring slot must be free while two transfers stay queued behind the
+	 * one in flight: at most HC_PIPE_CHUNKS - 2 chunks copy ahead. */
+	if (ahead > HC_PIPE_CHUNKS - 2)
+		ahead = HC_PIPE_CHUNKS - 2;
+	/* A quarter of the write (parts), 2 to 8 MiB: a 16 MiB write then has
+	 * four chunks in flight instead of two, so less of it waits for the
+	 * first chunk's host copy (H200: 8 MiB chunks gave 0.41 x pinned at
+	 * 16 MiB). */
+	chunk = (n / (hc_pipe_tuning.parts ? hc_pipe_tuning.parts : 4)) & ~(HC_MIB - 1);
+	if (chunk < hc_pipe_tuning.chunk_min)
+		chunk = hc_pipe_tuning.chunk_min;
+	if (chunk < HC_MIB)
+		chunk = HC_MIB;
+	if (chunk > hc_pipe_tuning.chunk_max)
+		chunk = hc_pipe_tuning.chunk_max;
+	memset(&p, 0, sizeof(p));
+	p.st = st;
+	p.mark = hc_et_mark(st);
+	p.w = workers_get(st->dev);
+	p.src = src;
+	p.n = n;
+	p.chunk = chunk;
+	p.next_len = hc_pipe_tuning.first_chunk && hc_pipe_tuning.first_chunk < chunk
+			     ? hc_pipe_tuning.first_chunk
+			     : chunk;
 	/* Streaming stores up to HC_PIPE_STREAM_MAX only.  H200 machine,
 	 * GB/s (pinned ~54): 16 MiB 17.7 -> 37.7, 64 MiB 33.7 -> 40.7 with
 	 * them; 256 MiB 42.4 -> 32.7 (a source that no longer fits in the
 	 * caches, read from memory while every chunk goes to memory too, where
 	 * ordinary stores keep the 32 MiB ring in the last-level cache). */
-	bool stream_stores = n < HC_PIPE_STREAM_MAX;
+	p.stream_stores = n < HC_PIPE_STREAM_MAX;
 
-	/* A quarter of the write, 2 to 8 MiB: a 16 MiB write then has four
-	 * chunks in flight instead of two, so less of it waits for the first
-	 * chunk's host copy (H200: 8 MiB chunks gave 0.41 x pinned at 16 MiB). */
-	chunk = (n / 4) & ~(HC_MIB - 1);
-	if (chunk < 2 * HC_MIB)
-		chunk = 2 * HC_MIB;
-	if (chunk > hc_pipe_tuning.chunk_max)
-		chunk = hc_pipe_tuning.chunk_max;
-	next = hc_pipe_tuning.first_chunk && hc_pipe_tuning.first_chunk < chunk
-		       ? hc_pipe_tuning.first_chunk
-		       : chunk;
+	for (unsigned k = 0; rc == HC_OK && (k < p.planned || p.planned_bytes < n); k++) {
+		struct chunk *c = &p.ring[k % HC_PIPE_CHUNKS];
+		struct hc_hal_host_copy h;
 
-	memset(ring, 0, sizeof(ring));
-	while (done < n) {
-		struct chunk *c = &ring[k % HC_PIPE_CHUNKS];
-		uint64_t len = n - done < next ? n - done : next;
-
-		if (!c->reserved) {
-			uint64_t addr;
-
-			rc = hc_strm_reserve(st, st->pmm, chunk, &c->ref, &addr);
-			if (rc != HC_OK)
-				break;
-			c->host = (unsigned char *)(uintptr_t)addr;
-			c->reserved = true;
-		}
-		if (c->ev) {
-			/* Reuse waits for the chunk's previous transfer. */
-			rc = hc_strm_fence_wait(st, c->ev);
-			ops->event_destroy(st->dev->hal, c->ev);
-			c->ev = NULL;
-			if (rc != HC_OK)
-				break;
-		}
-		hc_host_copy(st->dev, c->host, (const unsigned char *)src + done, len, stream_stores);
-		rc = ops->copy_h2d(st->dev->hal, st->hal, dst + done, c->host, len, true);
+		while (rc == HC_OK && p.planned <= k + ahead && p.planned_bytes < n)
+			rc = plan_next(&p);
+		if (rc != HC_OK)
+			break;
+		p.current = k;
+		p.copied = false;
+		/* split or not by length alone, as hc_host_copy classes it */
+		h = (struct hc_hal_host_copy){ c->len, c->len >= 2 * hc_pipe_tuning.piece_min,
+					       pipe_copy_run, &p, false };
+		(void)ops->ctl(st->dev->hal, HC_HAL_CTL_HOST_COPY, &h);
+		if (!p.copied && !h.unread) /* a backend that did not run it */
+			pipe_copy_run(&p);
+		rc = ops->copy_h2d(st->dev->hal, st->hal, dst + c->off, c->host, c->len, true);
 		if (rc != HC_OK)
 			break;
 		rc = ops->event_record(st->dev->hal, st->hal, &c->ev);
-		if (rc != HC_OK) {
+		if (rc != HC_OK)
 			c->ev = NULL;
-			break;
-		}
-		done += len;
-		k++;
-		next = next * 2 < chunk ? next * 2 : chunk;
 	}
 	for (unsigned i = 0; i < HC_PIPE_CHUNKS; i++) {
-		if (ring[i].ev)
-			ops->event_destroy(st->dev->hal, ring[i].ev);
-		if (ring[i].reserved)
-			hc_strm_defer_slice(st, st->pmm, ring[i].ref, chunk);
+		struct chunk *c = &p.ring[i];
+
+		/* A failure leaves copies queued into slots about to be freed. */
+		if (c->started)
+			batch_finish(p.w, &c->b);
+		if (c->ev)
+			ops->event_destroy(st->dev->hal, c->ev);
+		if (c->reserved)
+			hc_strm_defer_slice(st, st->pmm, c->ref, chunk);
 	}
 	return rc;
 }

@@ -90,6 +90,10 @@ struct hc_pipe_tuning {
 	uint64_t first_chunk; /* the first chunk; each next one doubles */
 	uint64_t chunk_max;   /* the largest chunk (a ring slot's size) */
 	uint64_t piece_min;   /* the smallest piece handed to a worker */
+	unsigned lookahead;   /* chunks whose copy is queued ahead of the one
+				 the next transfer waits for (0 to HC_PIPE_CHUNKS - 2) */
+	unsigned parts;       /* a write's chunk is 1/parts of it ... */
+	uint64_t chunk_min;   /* ... but no smaller than this (nor 1 MiB) */
 };
 extern struct hc_pipe_tuning hc_pipe_tuning;
 /* Pipelined pageable write; returns once every source byte is in pinned

@@ -77,7 +77,8 @@ static double one(enum cond c, uint64_t len)
 		hc_status s;
 
 		if (cold) {
-			cursor = (cursor + 4 * MIB) % BIG;
+			/* the region must fit: the largest copy is 8 MiB */
+			cursor = (cursor + 4 * MIB) % (BIG - 8 * MIB);
 			p = host + cursor;
 		}
 		if (c == FRESH)
