@@ -17,9 +17,11 @@
  *    bytes tainted by then gets a derived failure with an edge to each cause
  *    and taints its writes; any other item is retired as clean (clearing its
  *    write ranges, so a later host write repairs what a failed kernel
- *    before it tainted).  Failed ops
- *    that match no item (a read's copy, a graph launch) record one device
- *    failure without taint.  A failed fence for which the backend names no
+ *    before it tainted).  Failed ops of the call in progress (struct
+ *    hc_et_call: a read's bounce, a pipelined write's chunks, waited for
+ *    inside the call) record one failure named after the call, tainting
+ *    what it writes.  Other failed ops that match no item (a graph launch)
+ *    record one device failure without taint.  A failed fence for which the backend names no
  *    failed op (an injected fence fault, a failure inherited through an
  *    event wait) is handled conservatively, as below.
  *  - conservative (hip: errors are sticky and name no op): one device
