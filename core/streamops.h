@@ -94,6 +94,9 @@ struct hc_pipe_tuning {
 				 the next transfer waits for (0 to HC_PIPE_CHUNKS - 2) */
 	unsigned parts;       /* a write's chunk is 1/parts of it ... */
 	uint64_t chunk_min;   /* ... but no smaller than this (nor 1 MiB) */
+	uint64_t chunk_piece_min; /* a pipeline chunk's smallest piece (0: piece_min):
+				     a write's first chunk is copied before any
+				     transfer, so it is worth splitting finer */
 };
 extern struct hc_pipe_tuning hc_pipe_tuning;
 /* Pipelined pageable write; returns once every source byte is in pinned

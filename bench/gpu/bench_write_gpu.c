@@ -17,7 +17,7 @@
  *
  * BENCH_PIPE_SWEEP=1 instead sweeps the pipeline's knobs (hc_pipe_tuning:
  * copy workers, first chunk, largest chunk, smallest piece, lookahead) over the
- * pipelined sizes, three rounds with the settings interleaved, and prints
+ * pipelined sizes, three rounds (BENCH_SWEEP_ROUNDS) with the settings interleaved, and prints
  * pipelined / pinned per setting and size (bench "write_gpu_sweep").
  * BENCH_HOST_COPY=1 measures what bounds the pipeline: the host's
  * aggregate copy rate from pageable into pinned memory (the library's
@@ -303,12 +303,12 @@ out_hal_stream:
 }
 
 static const struct hc_pipe_tuning sweep_settings[] = {
-	{ 8, 0, 8 * HC_MIB, 256 * 1024, 0, 4, 2 * HC_MIB }, /* before lookahead */
-	{ 8, 0, 8 * HC_MIB, 256 * 1024, 2, 4, 2 * HC_MIB }, /* the defaults */
-	{ 8, 1 * HC_MIB, 8 * HC_MIB, 256 * 1024, 2, 4, 2 * HC_MIB },
-	{ 8, 0, 8 * HC_MIB, 256 * 1024, 2, 8, 1 * HC_MIB },
-	{ 8, 512 * 1024, 8 * HC_MIB, 128 * 1024, 2, 8, 1 * HC_MIB },
-	{ 15, 1 * HC_MIB, 8 * HC_MIB, 256 * 1024, 2, 4, 2 * HC_MIB },
+	{ 8, 0, 8 * HC_MIB, 256 * 1024, 0, 4, 2 * HC_MIB, 0 }, /* before lookahead */
+	{ 8, 1 * HC_MIB, 8 * HC_MIB, 256 * 1024, 2, 4, 2 * HC_MIB, 64 * 1024 }, /* the defaults */
+	{ 8, 512 * 1024, 8 * HC_MIB, 256 * 1024, 2, 4, 2 * HC_MIB, 64 * 1024 },
+	{ 8, 1 * HC_MIB, 8 * HC_MIB, 256 * 1024, 2, 4, 2 * HC_MIB, 32 * 1024 },
+	{ 8, 1 * HC_MIB, 8 * HC_MIB, 256 * 1024, 2, 8, 1 * HC_MIB, 64 * 1024 },
+	{ 11, 1 * HC_MIB, 8 * HC_MIB, 256 * 1024, 2, 4, 2 * HC_MIB, 64 * 1024 },
 };
 #define NSET (sizeof(sweep_settings) / sizeof(sweep_settings[0]))
 
@@ -323,7 +323,10 @@ static int sweep(const struct hc_hal_ops *H, hc_hal_dev *hd, hc_hal_stream *hs,
 	double pinned[sizeof(sizes) / sizeof(sizes[0])];
 	const struct hc_pipe_tuning saved = hc_pipe_tuning;
 
-	for (int round = 0; round < 3; round++) {
+	const char *rounds_env = getenv("BENCH_SWEEP_ROUNDS");
+	int rounds = rounds_env && atoi(rounds_env) > 0 ? atoi(rounds_env) : 3;
+
+	for (int round = 0; round < rounds; round++) {
 		/* per round: a host that warms up or slows down moves both sides */
 		for (uint64_t z = 0; z < nsz; z++)
 			pinned[z] = raw_gbps(H, hd, hs, raw_dst, pin, sizes[z], true);
@@ -340,16 +343,17 @@ static int sweep(const struct hc_hal_ops *H, hc_hal_dev *hd, hc_hal_stream *hs,
 				return 1;
 			for (uint64_t z = 0; z < nsz; z++) {
 				double r = api_gbps(s, b, src, sizes[z]);
-				char label[32], metric[128];
+				char label[32], metric[192];
 
 				if (r < 0)
 					return 1;
 				label_of(sizes[z], label, sizeof(label));
-				snprintf(metric, sizeof(metric), "r%d_w%u_ahead%u_parts%u_first%lluK_max%lluM_piece%lluK_%s",
+				snprintf(metric, sizeof(metric), "r%d_w%u_ahead%u_parts%u_first%lluK_max%lluM_piece%lluK_cpiece%lluK_%s",
 					 round, t->max_workers, t->lookahead, t->parts,
 					 (unsigned long long)(t->first_chunk / 1024),
 					 (unsigned long long)(t->chunk_max / HC_MIB),
-					 (unsigned long long)(t->piece_min / 1024), label);
+					 (unsigned long long)(t->piece_min / 1024),
+					 (unsigned long long)(t->chunk_piece_min / 1024), label);
 				printf("{\"bench\":\"write_gpu_sweep\",\"metric\":\"%s\",\"value\":%.3f,"
 				       "\"unit\":\"ratio\",\"gbps\":%.2f,\"pinned_gbps\":%.2f}\n",
 				       metric, r / pinned[z], r, pinned[z]);
