@@ -60,51 +60,6 @@ void hc_et_desc_format(const struct hc_et_desc *d, char *buf, size_t len)
 	}
 }
 
-static hc_failure_id eg_fail(struct hc_strm *st, enum hc_eg_kind kind, const char *desc,
-			     const hc_failure_id *causes, size_t n);
-static void eg_taint_writes(struct hc_dev *dev, hc_failure_id id, const struct hc_et_range *r,
-			    size_t nr);
-
-void hc_et_call_open(struct hc_strm *st, enum hc_eg_kind kind, const struct hc_et_desc *desc,
-		     const struct hc_et_range *r)
-{
-	struct hc_et_call *c = &st->et.call;
-
-	if (hc_capture_is_recording(&st->capture))
-		return;
-	memset(c, 0, sizeof(*c));
-	c->open = true;
-	c->mark = hc_et_mark(st);
-	c->kind = kind;
-	c->desc = *desc;
-	if (r)
-		c->r = *r;
-}
-
-hc_failure_id hc_et_call_close(struct hc_strm *st)
-{
-	struct hc_et_call *c = &st->et.call;
-	hc_failure_id id = c->open ? c->failed : 0;
-
-	memset(c, 0, sizeof(*c));
-	return id;
-}
-
-/* The open call's failure, recorded once: its write range tainted.
- * eg_lock held. */
-static void eg_fail_call(struct hc_strm *st, const char *how)
-{
-	struct hc_et_call *c = &st->et.call;
-	char desc[HC_EG_DESC_MAX], what[HC_ET_DESC_MAX];
-
-	if (c->failed)
-		return;
-	hc_et_desc_format(&c->desc, what, sizeof(what));
-	snprintf(desc, sizeof(desc), "%s %s", what, how);
-	c->failed = eg_fail(st, c->kind, desc, NULL, 0);
-	eg_taint_writes(st->dev, c->failed, &c->r, c->r.size ? 1 : 0);
-}
-
 void hc_et_add(struct hc_strm *st, enum hc_eg_kind kind, uint64_t mark,
 	       const struct hc_et_desc *desc, const struct hc_et_range *r, size_t nr)
 {
@@ -174,6 +129,48 @@ static void eg_taint_writes(struct hc_dev *dev, hc_failure_id id, const struct h
 		if (hc_eg_taint(dev->errors, r[i].buf, r[i].off, r[i].size, id) == HC_OK)
 			HC_TRACE(taint, id, r[i].buf, r[i].off, r[i].size);
 	}
+}
+
+/* --- the call in progress (struct hc_et_call) ----------------------------- */
+
+void hc_et_call_open(struct hc_strm *st, enum hc_eg_kind kind, const struct hc_et_desc *desc,
+		     const struct hc_et_range *r)
+{
+	struct hc_et_call *c = &st->et.call;
+
+	if (hc_capture_is_recording(&st->capture))
+		return;
+	memset(c, 0, sizeof(*c));
+	c->open = true;
+	c->mark = hc_et_mark(st);
+	c->kind = kind;
+	c->desc = *desc;
+	if (r)
+		c->r = *r;
+}
+
+hc_failure_id hc_et_call_close(struct hc_strm *st)
+{
+	struct hc_et_call *c = &st->et.call;
+	hc_failure_id id = c->open ? c->failed : 0;
+
+	memset(c, 0, sizeof(*c));
+	return id;
+}
+
+/* The open call's failure, recorded once: its write range tainted.
+ * eg_lock held. */
+static void eg_fail_call(struct hc_strm *st, const char *how)
+{
+	struct hc_et_call *c = &st->et.call;
+	char desc[HC_EG_DESC_MAX], what[HC_ET_DESC_MAX];
+
+	if (c->failed)
+		return;
+	hc_et_desc_format(&c->desc, what, sizeof(what));
+	snprintf(desc, sizeof(desc), "%s %s", what, how);
+	c->failed = eg_fail(st, c->kind, desc, NULL, 0);
+	eg_taint_writes(st->dev, c->failed, &c->r, c->r.size ? 1 : 0);
 }
 
 /* The distinct failures tainting the read ranges of @r (at most @cap). */

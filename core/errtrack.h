@@ -21,9 +21,9 @@
  *    hc_et_call: a read's bounce, a pipelined write's chunks, waited for
  *    inside the call) record one failure named after the call, tainting
  *    what it writes.  Other failed ops that match no item (a graph launch)
- *    record one device failure without taint.  A failed fence for which the backend names no
- *    failed op (an injected fence fault, a failure inherited through an
- *    event wait) is handled conservatively, as below.
+ *    record one device failure without taint.  A failed fence for which
+ *    the backend names no failed op (an injected fence fault, a failure
+ *    inherited through an event wait) is handled conservatively, as below.
  *  - conservative (hip: errors are sticky and name no op): one device
  *    failure taints the write ranges of every item in flight.
  * Either way the stream's item list is empty afterwards.

@@ -65,7 +65,7 @@
 
 struct hc_pipe_tuning hc_pipe_tuning = {
 	.max_workers = 8,
-	.first_chunk = 1 * HC_MIB, /* 0: no ramp, every chunk is a slot */
+	.first_chunk = 1 * HC_MIB, /* where the ramp starts; 0: none, every chunk a slot */
 	.chunk_max = HC_PIPE_CHUNK_BYTES,
 	.piece_min = 256 * 1024, /* below it a hand-off costs more than it saves */
 	.lookahead = HC_PIPE_LOOKAHEAD,
