@@ -23,3 +23,9 @@ hc_bench_tools += bench/probes/hostcopy
 bench_probes_hostcopy_SOURCES = bench/probes/hostcopy.c
 bench_probes_hostcopy_LDADD = libhipcore.la
 bench_probes_hostcopy_LDFLAGS = -no-install
+# Another probe: the backend's calls in a workload's conditions against
+# calibrate's way of timing them (tests/gpu/run-on-device.sh _carry/gpu callmix).
+hc_bench_tools += bench/probes/callmix
+bench_probes_callmix_SOURCES = bench/probes/callmix.c
+bench_probes_callmix_LDADD = libhipcore-internal.la
+bench_probes_callmix_LDFLAGS = -no-install

@@ -62,6 +62,9 @@
 #ifndef HC_PIPE_LOOKAHEAD
 #define HC_PIPE_LOOKAHEAD 2
 #endif
+/* An idle copy worker's polling before it sleeps (the hand-off comment
+ * below says why they poll at all). */
+#define HC_PIPE_SPIN_NS 50000u
 
 struct hc_pipe_tuning hc_pipe_tuning = {
 	.max_workers = 8,
@@ -72,6 +75,7 @@ struct hc_pipe_tuning hc_pipe_tuning = {
 	.parts = 4,
 	.chunk_min = 2 * HC_MIB,
 	.chunk_piece_min = 64 * 1024, /* 0: piece_min */
+	.worker_spin_ns = HC_PIPE_SPIN_NS,
 };
 
 /* One host copy split into pieces. */
@@ -92,6 +96,7 @@ struct hc_copy_workers {
 	_Atomic bool queued; /* head != NULL, for spinning without the lock */
 	pthread_t thr[HC_PIPE_WORKERS_CAP];
 	unsigned n;
+	uint64_t spin_ns; /* hc_pipe_tuning.worker_spin_ns when they started */
 	bool stop;
 };
 
@@ -103,7 +108,6 @@ struct hc_copy_workers {
  * it sleeps (the next chunk usually comes within that), and the caller
  * polls its batch's pieces for up to HC_PIPE_SPIN_WAIT_NS.
  */
-#define HC_PIPE_SPIN_NS 50000u
 #define HC_PIPE_SPIN_WAIT_NS 500000u
 
 static uint64_t spin_now_ns(void)
@@ -193,7 +197,7 @@ static void *worker_main(void *p)
 
 		if (!w->stop && !w->head) {
 			pthread_mutex_unlock(&w->lock);
-			spin_until(&w->queued, NULL, 0, HC_PIPE_SPIN_NS);
+			spin_until(&w->queued, NULL, 0, w->spin_ns);
 			pthread_mutex_lock(&w->lock);
 		}
 		while (!w->stop && !w->head)
@@ -246,6 +250,7 @@ static struct hc_copy_workers *workers_get(struct hc_dev *dev)
 	pthread_mutex_init(&w->lock, NULL);
 	pthread_cond_init(&w->work, NULL);
 	pthread_cond_init(&w->done, NULL);
+	w->spin_ns = hc_pipe_tuning.worker_spin_ns;
 	for (unsigned i = 0; i < workers_default(); i++) {
 		if (pthread_create(&w->thr[w->n], NULL, worker_main, w) != 0)
 			break;

@@ -97,6 +97,8 @@ struct hc_pipe_tuning {
 	uint64_t chunk_piece_min; /* a pipeline chunk's smallest piece (0: piece_min):
 				     a write's first chunk is copied before any
 				     transfer, so it is worth splitting finer */
+	uint64_t worker_spin_ns; /* how long an idle copy worker polls before it
+				    sleeps (taken when the workers start) */
 };
 extern struct hc_pipe_tuning hc_pipe_tuning;
 /* Pipelined pageable write; returns once every source byte is in pinned
