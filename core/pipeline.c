@@ -76,6 +76,7 @@ struct hc_pipe_tuning hc_pipe_tuning = {
 	.chunk_min = 2 * HC_MIB,
 	.chunk_piece_min = 64 * 1024, /* 0: piece_min */
 	.worker_spin_ns = HC_PIPE_SPIN_NS,
+	.chunk_pieces_per_thread = 1,
 };
 
 /* One host copy split into pieces. */
@@ -292,12 +293,14 @@ void hc_pipeline_workers_stop(struct hc_dev *dev)
 	free(w);
 }
 
-/* Sets @b up to copy @len bytes in pieces of at least @piece_min for @w's
- * workers and the caller. */
+/* Sets @b up to copy @len bytes in @per_thread pieces for each of @w's
+ * workers and the caller, each of at least @piece_min. */
 static void batch_init(struct copy_batch *b, const struct hc_copy_workers *w, void *dst,
-		       const void *src, uint64_t len, bool to_device, uint64_t piece_min)
+		       const void *src, uint64_t len, bool to_device, uint64_t piece_min,
+		       unsigned per_thread)
 {
-	uint64_t piece = (len + w->n) / (w->n + 1);
+	uint64_t parts = (uint64_t)(w->n + 1) * (per_thread ? per_thread : 1);
+	uint64_t piece = (len + parts - 1) / parts;
 
 	if (piece < piece_min)
 		piece = piece_min;
@@ -363,7 +366,7 @@ static void host_copy(struct hc_copy_workers *w, void *dst, const void *src, uin
 		copy_bytes(dst, src, len, to_device);
 		return;
 	}
-	batch_init(&b, w, dst, src, len, to_device, hc_pipe_tuning.piece_min);
+	batch_init(&b, w, dst, src, len, to_device, hc_pipe_tuning.piece_min, 1);
 	batch_start(w, &b);
 	batch_finish(w, &b);
 }
@@ -485,7 +488,8 @@ static void pipe_copy_run(void *arg)
 
 		batch_init(&c->b, p->w, c->host, p->src + c->off, c->len, p->stream_stores,
 			   hc_pipe_tuning.chunk_piece_min ? hc_pipe_tuning.chunk_piece_min
-							 : hc_pipe_tuning.piece_min);
+							 : hc_pipe_tuning.piece_min,
+			   hc_pipe_tuning.chunk_pieces_per_thread);
 		batch_start(p->w, &c->b);
 		c->started = true;
 	}

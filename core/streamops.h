@@ -99,6 +99,8 @@ struct hc_pipe_tuning {
 				     transfer, so it is worth splitting finer */
 	uint64_t worker_spin_ns; /* how long an idle copy worker polls before it
 				    sleeps (taken when the workers start) */
+	unsigned chunk_pieces_per_thread; /* a pipeline chunk's pieces per copying
+					     thread (0 or 1: one each) */
 };
 extern struct hc_pipe_tuning hc_pipe_tuning;
 /* Pipelined pageable write; returns once every source byte is in pinned

@@ -17,7 +17,7 @@
  *
  * BENCH_PIPE_SWEEP=1 instead sweeps the pipeline's knobs (hc_pipe_tuning:
  * copy workers, first chunk, largest chunk, smallest piece, lookahead,
- * workers' spin) over the
+ * workers' spin, chunk pieces per thread) over the
  * pipelined sizes, three rounds (BENCH_SWEEP_ROUNDS) with the settings interleaved, and prints
  * pipelined / pinned per setting and size (bench "write_gpu_sweep").
  * BENCH_HOST_COPY=1 measures what bounds the pipeline: the host's
@@ -304,12 +304,13 @@ out_hal_stream:
 }
 
 static const struct hc_pipe_tuning sweep_settings[] = {
-	{ 8, 1 * HC_MIB, 8 * HC_MIB, 256 * 1024, 2, 4, 2 * HC_MIB, 64 * 1024, 50000 }, /* the defaults */
-	{ 8, 1 * HC_MIB, 8 * HC_MIB, 256 * 1024, 2, 4, 2 * HC_MIB, 64 * 1024, 250000 },
-	{ 8, 1 * HC_MIB, 8 * HC_MIB, 256 * 1024, 2, 4, 2 * HC_MIB, 64 * 1024, 1000000 },
-	{ 8, 512 * 1024, 8 * HC_MIB, 256 * 1024, 2, 4, 2 * HC_MIB, 32 * 1024, 250000 },
-	{ 8, 256 * 1024, 8 * HC_MIB, 256 * 1024, 2, 4, 2 * HC_MIB, 32 * 1024, 250000 },
-	{ 11, 1 * HC_MIB, 8 * HC_MIB, 256 * 1024, 2, 4, 2 * HC_MIB, 64 * 1024, 250000 },
+	{ 8, 1 * HC_MIB, 8 * HC_MIB, 256 * 1024, 2, 4, 2 * HC_MIB, 64 * 1024, 50000, 1 }, /* the defaults */
+	{ 8, 1 * HC_MIB, 8 * HC_MIB, 256 * 1024, 2, 4, 2 * HC_MIB, 64 * 1024, 250000, 1 },
+	{ 8, 1 * HC_MIB, 8 * HC_MIB, 256 * 1024, 2, 4, 2 * HC_MIB, 64 * 1024, 1000000, 1 },
+	{ 8, 1 * HC_MIB, 8 * HC_MIB, 256 * 1024, 2, 4, 2 * HC_MIB, 32 * 1024, 250000, 4 },
+	{ 8, 512 * 1024, 8 * HC_MIB, 256 * 1024, 2, 4, 2 * HC_MIB, 32 * 1024, 250000, 2 },
+	{ 8, 256 * 1024, 8 * HC_MIB, 256 * 1024, 2, 4, 2 * HC_MIB, 32 * 1024, 250000, 2 },
+	{ 11, 1 * HC_MIB, 8 * HC_MIB, 256 * 1024, 2, 4, 2 * HC_MIB, 64 * 1024, 250000, 2 },
 };
 #define NSET (sizeof(sweep_settings) / sizeof(sweep_settings[0]))
 
@@ -349,8 +350,9 @@ static int sweep(const struct hc_hal_ops *H, hc_hal_dev *hd, hc_hal_stream *hs,
 				if (r < 0)
 					return 1;
 				label_of(sizes[z], label, sizeof(label));
-				snprintf(metric, sizeof(metric), "r%d_w%u_spin%lluus_ahead%u_parts%u_first%lluK_max%lluM_piece%lluK_cpiece%lluK_%s",
-					 round, t->max_workers, (unsigned long long)(t->worker_spin_ns / 1000), t->lookahead, t->parts,
+				snprintf(metric, sizeof(metric), "r%d_w%u_spin%lluus_ppt%u_ahead%u_parts%u_first%lluK_max%lluM_piece%lluK_cpiece%lluK_%s",
+					 round, t->max_workers, (unsigned long long)(t->worker_spin_ns / 1000),
+					 t->chunk_pieces_per_thread, t->lookahead, t->parts,
 					 (unsigned long long)(t->first_chunk / 1024),
 					 (unsigned long long)(t->chunk_max / HC_MIB),
 					 (unsigned long long)(t->piece_min / 1024),
