@@ -55,4 +55,19 @@ graph_instantiate = 10 us
 graph_instantiate_node = 2430 ns
 graph_launch = 5 us
 
+# Calls after host copies: a call whose kind has not run since
+# host_cold_bytes were host-copied (0: never) costs its cold_ figure more.
+# Off here: the probe behind this profile timed calls hot.
+host_cold_bytes = 0 B
+cold_copy = 0 ns
+cold_launch = 0 ns
+cold_event_record = 0 ns
+cold_event_query = 0 ns
+cold_event_wait = 0 ns
+cold_event_sync = 0 ns
+cold_event_destroy = 0 ns
+cold_stream_sync = 0 ns
+cold_dev_alloc = 0 ns
+cold_dev_free = 0 ns
+
 jitter_ppm = 0

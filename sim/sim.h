@@ -65,6 +65,15 @@ struct hc_sim_profile {
 	uint64_t graph_instantiate_ns, graph_instantiate_node_ns;
 	uint64_t graph_launch_ns;
 
+	/* calls after host copies (sim_cold.c): a call whose kind has not run
+	 * since host_cold_bytes were host-copied (0: never) costs its cold_
+	 * figure on top */
+	uint64_t host_cold_bytes;
+	uint64_t cold_copy_ns, cold_launch_ns;
+	uint64_t cold_event_record_ns, cold_event_query_ns, cold_event_wait_ns;
+	uint64_t cold_event_sync_ns, cold_event_destroy_ns, cold_stream_sync_ns;
+	uint64_t cold_dev_alloc_ns, cold_dev_free_ns;
+
 	/* deterministic jitter on device durations, parts per million */
 	uint64_t jitter_ppm;
 };

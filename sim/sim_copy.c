@@ -108,7 +108,7 @@ static hc_status sim_queue_copy(hc_hal_dev *dev, hc_hal_stream *s, struct sim_op
 		sim_host_cost(dev, dev->prof.capture_node_ns);
 		return sim_capture_add(dev, s, op);
 	}
-	sim_host_cost(dev, dev->prof.copy_call_ns);
+	sim_host_cost(dev, sim_call_cost(dev, SIM_CALL_COPY, dev->prof.copy_call_ns));
 	s->op_seq++;
 	sim_run_copy(dev, s, op);
 	return HC_OK;

@@ -170,6 +170,7 @@ static hc_status sim_ctl_locked(hc_hal_dev *dev, int op, void *arg)
 
 		/* The bytes move only in data mode (sim_copy.c's rule too);
 		 * the time is the model's either way. */
+		dev->host_copied += h->bytes; /* for sim_cold.c */
 		if (!dev->data_mode)
 			h->unread = true;
 		else if (h->copy)

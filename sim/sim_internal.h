@@ -124,6 +124,21 @@ struct hc_hal_module {
 	bool unloaded;  /* module_unload called; freed when refs drops to 0 */
 };
 
+/* The calls whose host cost depends on the caches (sim_cold.c). */
+enum sim_call {
+	SIM_CALL_COPY,
+	SIM_CALL_LAUNCH,
+	SIM_CALL_EVENT_RECORD,
+	SIM_CALL_EVENT_QUERY,
+	SIM_CALL_EVENT_WAIT,
+	SIM_CALL_EVENT_SYNC,
+	SIM_CALL_EVENT_DESTROY,
+	SIM_CALL_STREAM_SYNC,
+	SIM_CALL_MEM_ALLOC,
+	SIM_CALL_MEM_FREE,
+	SIM_N_CALLS
+};
+
 struct hc_hal_dev {
 	pthread_mutex_t lock;
 	struct hc_sim_profile prof;
@@ -134,6 +149,8 @@ struct hc_hal_dev {
 	uint64_t host_ns;               /* the host thread's virtual clock */
 	uint64_t split_end_ns;          /* host clock after the last split host copy */
 	bool split_seen;                /* there was one */
+	uint64_t host_copied;           /* bytes of host copies so far */
+	uint64_t cold_mark[SIM_N_CALLS]; /* host_copied at each kind's last call */
 	uint64_t h2d_free_ns, d2h_free_ns; /* copy engines */
 
 	/* memory */
@@ -165,6 +182,10 @@ struct hc_hal_dev {
 /* sim_device.c */
 uint64_t sim_jitter(struct hc_hal_dev *dev, uint64_t ns);
 void sim_host_cost(struct hc_hal_dev *dev, uint64_t ns);
+
+/* sim_cold.c: @hot_ns, plus the kind's cold figure when its caches went
+ * cold since its last call; notes the call. */
+uint64_t sim_call_cost(struct hc_hal_dev *dev, enum sim_call k, uint64_t hot_ns);
 
 /* sim_memory.c */
 hc_status sim_mem_alloc(hc_hal_dev *dev, uint64_t size, hc_hal_dptr *out);

@@ -246,7 +246,7 @@ hc_status sim_launch(hc_hal_dev *dev, hc_hal_stream *s, hc_hal_function *fn,
 		op.arg_bytes = (uint64_t *)l->arg_bytes;
 	}
 	if (!s->capturing) {
-		sim_host_cost(dev, dev->prof.launch_call_ns);
+		sim_host_cost(dev, sim_call_cost(dev, SIM_CALL_LAUNCH, dev->prof.launch_call_ns));
 		s->op_seq++;
 		sim_run_kernel(dev, s, &op);
 		return HC_OK;

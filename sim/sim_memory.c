@@ -179,8 +179,9 @@ hc_status sim_mem_alloc(hc_hal_dev *dev, uint64_t size, hc_hal_dptr *out)
 	st = sim_not_while_capturing(dev, "mem_alloc", true);
 	if (st)
 		return st;
-	sim_host_cost(dev, sim_alloc_cost(dev->prof.dev_alloc_ns, dev->prof.dev_alloc_ns_per_mib,
-					  size));
+	sim_host_cost(dev, sim_call_cost(dev, SIM_CALL_MEM_ALLOC,
+					 sim_alloc_cost(dev->prof.dev_alloc_ns,
+							dev->prof.dev_alloc_ns_per_mib, size)));
 	if (size > UINT64_MAX - (align - 1))
 		return hc_hal_error(HC_ERR_OOM, 0, NULL,
 				    "sim mem_alloc: %llu bytes requested, more than any device has",
@@ -260,8 +261,9 @@ hc_status sim_mem_free(hc_hal_dev *dev, hc_hal_dptr ptr)
 				    (unsigned long long)ptr);
 	r = dev->live.v[i];
 	sim_device_drain(dev);
-	sim_host_cost(dev, sim_alloc_cost(dev->prof.dev_free_ns, dev->prof.dev_free_ns_per_mib,
-					  r.size));
+	sim_host_cost(dev, sim_call_cost(dev, SIM_CALL_MEM_FREE,
+					 sim_alloc_cost(dev->prof.dev_free_ns,
+							dev->prof.dev_free_ns_per_mib, r.size)));
 	vec_remove(&dev->live, (size_t)i);
 	space_give(dev, r.base, r.size);
 	if (r.data) {

@@ -136,6 +136,19 @@ static const struct hc_sim_profile_key prof_keys[] = {
 	PK("graph_instantiate", graph_instantiate_ns, HC_SIM_KEY_TIME, false),
 	PK("graph_instantiate_node", graph_instantiate_node_ns, HC_SIM_KEY_TIME, false),
 	PK("graph_launch", graph_launch_ns, HC_SIM_KEY_TIME, false),
+	PKS("\n# Calls after host copies: a call whose kind has not run since\n"
+	    "# host_cold_bytes were host-copied (0: never) costs its cold_ figure more.\n",
+	    "host_cold_bytes", host_cold_bytes, HC_SIM_KEY_BYTES, false),
+	PK("cold_copy", cold_copy_ns, HC_SIM_KEY_TIME, false),
+	PK("cold_launch", cold_launch_ns, HC_SIM_KEY_TIME, false),
+	PK("cold_event_record", cold_event_record_ns, HC_SIM_KEY_TIME, false),
+	PK("cold_event_query", cold_event_query_ns, HC_SIM_KEY_TIME, false),
+	PK("cold_event_wait", cold_event_wait_ns, HC_SIM_KEY_TIME, false),
+	PK("cold_event_sync", cold_event_sync_ns, HC_SIM_KEY_TIME, false),
+	PK("cold_event_destroy", cold_event_destroy_ns, HC_SIM_KEY_TIME, false),
+	PK("cold_stream_sync", cold_stream_sync_ns, HC_SIM_KEY_TIME, false),
+	PK("cold_dev_alloc", cold_dev_alloc_ns, HC_SIM_KEY_TIME, false),
+	PK("cold_dev_free", cold_dev_free_ns, HC_SIM_KEY_TIME, false),
 	PKS("\n", "jitter_ppm", jitter_ppm, HC_SIM_KEY_COUNT, false),
 };
 #undef PK

@@ -196,7 +196,7 @@ hc_status sim_stream_sync(hc_hal_dev *dev, hc_hal_stream *s)
 	st = sim_not_while_capturing(dev, "stream_sync", false);
 	if (st)
 		return st;
-	sim_host_cost(dev, dev->prof.stream_sync_ns);
+	sim_host_cost(dev, sim_call_cost(dev, SIM_CALL_STREAM_SYNC, dev->prof.stream_sync_ns));
 	sim_host_wait(dev, s->ready_ns);
 	return sim_fence_result(dev, s->fail, s, "stream_sync");
 }
@@ -253,7 +253,7 @@ hc_status sim_event_record(hc_hal_dev *dev, hc_hal_stream *s, hc_hal_event **out
 	e = calloc(1, sizeof(*e));
 	if (!e)
 		return hc_hal_error(HC_ERR_OOM, 0, NULL, "sim event_record: no host memory");
-	sim_host_cost(dev, dev->prof.event_record_ns);
+	sim_host_cost(dev, sim_call_cost(dev, SIM_CALL_EVENT_RECORD, dev->prof.event_record_ns));
 	e->dev = dev;
 	e->captured = s->capturing;
 	e->done_ns = s->ready_ns;
@@ -272,7 +272,7 @@ hc_status sim_event_wait(hc_hal_dev *dev, hc_hal_stream *s, hc_hal_event *e)
 	st = sim_check_event(dev, e, "event_wait");
 	if (st)
 		return st;
-	sim_host_cost(dev, dev->prof.event_wait_ns);
+	sim_host_cost(dev, sim_call_cost(dev, SIM_CALL_EVENT_WAIT, dev->prof.event_wait_ns));
 	dev->stats.stream_waits++;
 	if (s->capturing) {
 		struct sim_op op = { .kind = SIM_OP_WAIT,
@@ -296,7 +296,7 @@ hc_status sim_event_sync(hc_hal_dev *dev, hc_hal_event *e)
 	st = sim_check_event(dev, e, "event_sync");
 	if (st)
 		return st;
-	sim_host_cost(dev, dev->prof.event_sync_ns);
+	sim_host_cost(dev, sim_call_cost(dev, SIM_CALL_EVENT_SYNC, dev->prof.event_sync_ns));
 	sim_host_wait(dev, e->done_ns);
 	return sim_fence_result(dev, e->fail, NULL, "event_sync");
 }
@@ -309,7 +309,7 @@ hc_status sim_event_query(hc_hal_dev *dev, hc_hal_event *e, bool *done)
 		return st;
 	if (!done)
 		return hc_hal_error(HC_ERR_INVALID, 0, NULL, "sim event_query: done is NULL");
-	sim_host_cost(dev, dev->prof.event_query_ns);
+	sim_host_cost(dev, sim_call_cost(dev, SIM_CALL_EVENT_QUERY, dev->prof.event_query_ns));
 	*done = dev->host_ns >= e->done_ns;
 	return HC_OK;
 }
@@ -326,7 +326,7 @@ void sim_event_destroy(hc_hal_dev *dev, hc_hal_event *e)
 {
 	if (!e || e->dev != dev)
 		return;
-	sim_host_cost(dev, dev->prof.event_destroy_ns);
+	sim_host_cost(dev, sim_call_cost(dev, SIM_CALL_EVENT_DESTROY, dev->prof.event_destroy_ns));
 	event_free(dev, e);
 }
 

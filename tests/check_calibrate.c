@@ -51,7 +51,10 @@ static void assert_close(const struct hc_sim_profile *a, const struct hc_sim_pro
 		F(event_record_ns), F(event_query_ns), F(event_wait_ns), F(event_sync_ns), F(event_destroy_ns),
 		F(stream_create_ns), F(stream_destroy_ns), F(stream_sync_ns), F(capture_begin_ns),
 		F(capture_node_ns), F(graph_instantiate_ns), F(graph_instantiate_node_ns),
-		F(graph_launch_ns), F(jitter_ppm),
+		F(graph_launch_ns), F(jitter_ppm), F(host_cold_bytes), F(cold_copy_ns),
+		F(cold_launch_ns), F(cold_event_record_ns), F(cold_event_query_ns),
+		F(cold_event_wait_ns), F(cold_event_sync_ns), F(cold_event_destroy_ns),
+		F(cold_stream_sync_ns), F(cold_dev_alloc_ns), F(cold_dev_free_ns),
 	};
 #undef F
 	for (size_t i = 0; i < sizeof(f) / sizeof(f[0]); i++)
@@ -109,7 +112,11 @@ static const char other_profile[] =
 	"host_copy_split_wake = 12 us\n"
 	"stream_create = 5 us\nstream_destroy = 3 us\nstream_sync = 800\n"
 	"capture_begin = 4 us\ncapture_node = 2 us\ngraph_instantiate = 20 us\n"
-	"graph_instantiate_node = 3 us\ngraph_launch = 7 us\n";
+	"graph_instantiate_node = 3 us\ngraph_launch = 7 us\n"
+	"host_cold_bytes = 1 MiB\ncold_copy = 3 us\ncold_launch = 4 us\ncold_event_record = 2 us\n"
+	"cold_event_query = 2500\ncold_event_wait = 900\ncold_event_sync = 1100\n"
+	"cold_event_destroy = 600\ncold_stream_sync = 1300\ncold_dev_alloc = 30 us\n"
+	"cold_dev_free = 25 us\n";
 
 START_TEST(sim_round_trip_other)
 {

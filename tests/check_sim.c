@@ -783,6 +783,75 @@ START_TEST(alloc_cost_scales_with_size)
 }
 END_TEST
 
+static void host_copy(hc_hal_dev *dev, uint64_t bytes)
+{
+	struct hc_hal_host_copy h = { bytes, false, NULL, NULL, false };
+
+	ck_assert_int_eq(ops->ctl(dev, HC_HAL_CTL_HOST_COPY, &h), HC_OK);
+}
+
+/* The host time of one event_record (the event destroyed after, untimed). */
+static uint64_t record_cost(hc_hal_dev *dev, hc_hal_stream *s)
+{
+	hc_hal_event *e = NULL;
+	uint64_t t = now(dev), d;
+
+	ck_assert_int_eq(ops->event_record(dev, s, &e), HC_OK);
+	d = now(dev) - t;
+	ops->event_destroy(dev, e);
+	return d;
+}
+
+/* sim_cold.c: a call of a kind that has not run since host_cold_bytes
+ * were host-copied pays its cold_ figure on top; back to back it is hot. */
+START_TEST(calls_after_host_copies_run_cold)
+{
+	static const char cold[] = REQUIRED_KEYS "d2d_latency = 1 us\nevent_record = 1000\nevent_destroy = 100\n"
+					       "dev_alloc = 40 us\ndev_alloc_per_mib = 0\n"
+					       "cold_event_record = 2500\ncold_dev_alloc = 35 us\n";
+	char text[sizeof(cold) + 64], path[64];
+	hc_hal_dev *dev;
+	hc_hal_stream *s;
+	hc_hal_dptr a, b;
+	uint64_t t;
+
+	snprintf(text, sizeof(text), "%shost_cold_bytes = 1 MiB\n", cold);
+	write_temp(text, path);
+	dev = open_dev(false, 0, 0, path);
+	unlink(path);
+	ck_assert_int_eq(ops->stream_create(dev, &s), HC_OK);
+	ck_assert_uint_eq(record_cost(dev, s), 1000); /* nothing copied yet */
+	host_copy(dev, 512 * 1024);
+	ck_assert_uint_eq(record_cost(dev, s), 1000); /* under host_cold_bytes */
+	host_copy(dev, 600 * 1024);
+	ck_assert_uint_eq(record_cost(dev, s), 1000); /* 600 KiB since the last record */
+	host_copy(dev, MIB);
+	ck_assert_uint_eq(record_cost(dev, s), 3500);
+	ck_assert_uint_eq(record_cost(dev, s), 1000); /* back to back: hot */
+	t = now(dev); /* never called: 2.1 MiB copied since the start */
+	ck_assert_int_eq(ops->mem_alloc(dev, MIB, &a), HC_OK);
+	ck_assert_uint_eq(now(dev) - t, 75000);
+	t = now(dev);
+	ck_assert_int_eq(ops->mem_alloc(dev, MIB, &b), HC_OK);
+	ck_assert_uint_eq(now(dev) - t, 40000);
+	ck_assert_int_eq(ops->mem_free(dev, a), HC_OK);
+	ck_assert_int_eq(ops->mem_free(dev, b), HC_OK);
+	ck_assert_int_eq(ops->stream_destroy(dev, s), HC_OK);
+	ops->device_close(dev);
+
+	/* host_cold_bytes 0 (and in every profile written before it): never */
+	snprintf(text, sizeof(text), "%shost_cold_bytes = 0\n", cold);
+	write_temp(text, path);
+	dev = open_dev(false, 0, 0, path);
+	unlink(path);
+	ck_assert_int_eq(ops->stream_create(dev, &s), HC_OK);
+	host_copy(dev, 64 * MIB);
+	ck_assert_uint_eq(record_cost(dev, s), 1000);
+	ck_assert_int_eq(ops->stream_destroy(dev, s), HC_OK);
+	ops->device_close(dev);
+}
+END_TEST
+
 /* ------------------------------------------------------------------ */
 /* Data mode                                                           */
 /* ------------------------------------------------------------------ */
@@ -1558,6 +1627,7 @@ static Suite *make_sim_suite(void)
 	tcase_add_test(tc, alloc_until_oom_at_exact_count);
 	tcase_add_test(tc, address_space_is_reused);
 	tcase_add_test(tc, huge_device_without_data_mode_costs_no_memory);
+	tcase_add_test(tc, calls_after_host_copies_run_cold);
 	tcase_add_test(tc, alloc_cost_scales_with_size);
 	suite_add_tcase(s, tc);
 
