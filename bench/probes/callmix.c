@@ -26,6 +26,8 @@
  *   odd_evicted  the same, 8 MiB host copy before each call;
  *   odd_busy   the same while the device copies (a free syncs the device
  *              untimed first, so its figure is the free's own cost).
+ * And how much copying it takes: event_record, launch, copy_h2d and a 2 MiB
+ * mem_alloc / mem_free right after a host copy of 64 KiB .. 32 MiB.
  * Built by `make gpu-carry`; on the GPU machine
  * tests/gpu/run-on-device.sh _carry/gpu callmix.  Prints one JSON line per
  * figure (bench "callmix"); without a GPU one SKIP line on stderr, exit 0.
@@ -42,6 +44,7 @@
 #define REPS 201
 #define MIB (1ull << 20)
 #define EVICT_BYTES (8 * MIB)
+#define EVICT_MAX (32 * MIB)
 #define BUSY_BYTES (256 * MIB)
 
 /* One entry point with no parameters: a launch that costs only the call. */
@@ -82,10 +85,15 @@ static void check(hc_status st, const char *what)
 	}
 }
 
+static void evict_n(uint64_t bytes)
+{
+	memcpy(evict_dst, evict_src, bytes);
+	evict_src[0]++;
+}
+
 static void evict(void)
 {
-	memcpy(evict_dst, evict_src, EVICT_BYTES);
-	evict_src[0]++;
+	evict_n(EVICT_BYTES);
 }
 
 /* Keeps the device busy for a few ms on its own stream. */
@@ -167,6 +175,51 @@ static void small_calls(void)
 			if (!failed)
 				emit(call_name[c], cond_name[k], samples, REPS);
 		}
+}
+
+/* How much copying makes a call cold: event_record, launch, copy_h2d and
+ * a 2 MiB mem_alloc + mem_free, each right after a host copy of 64 KiB to
+ * 32 MiB (rows "<call>_after<KiB>K"). */
+static void eviction_sizes(void)
+{
+	static const uint64_t kib[] = { 64, 256, 1024, 2048, 4096, 8192, 32768 };
+	static uint64_t fs[REPS];
+	char cond[32];
+
+	for (size_t z = 0; z < sizeof(kib) / sizeof(kib[0]) && !failed; z++) {
+		snprintf(cond, sizeof(cond), "after%lluK", (unsigned long long)kib[z]);
+		for (int c = C_RECORD; c <= C_COPY && !failed; c++) {
+			hc_hal_event *ev = NULL;
+
+			for (int r = 0; r < REPS && !failed; r++) {
+				check(H->stream_sync(dev, s), "stream_sync");
+				evict_n(kib[z] * 1024);
+				samples[r] = one_call((enum call)c, &ev);
+			}
+			if (ev)
+				H->event_destroy(dev, ev);
+			if (!failed)
+				emit(call_name[c], cond, samples, REPS);
+		}
+		for (int r = 0; r < REPS && !failed; r++) {
+			hc_hal_dptr p = 0;
+			uint64_t t0;
+
+			evict_n(kib[z] * 1024);
+			t0 = probe_now_ns();
+			check(H->mem_alloc(dev, 2 * MIB, &p), "mem_alloc");
+			samples[r] = probe_now_ns() - t0;
+			evict_n(kib[z] * 1024);
+			t0 = probe_now_ns();
+			if (p)
+				check(H->mem_free(dev, p), "mem_free");
+			fs[r] = probe_now_ns() - t0;
+		}
+		if (!failed) {
+			emit("mem_alloc", cond, samples, REPS);
+			emit("mem_free", cond, fs, REPS);
+		}
+	}
 }
 
 /* Sizes the built-in workloads ask the device for (hipsim validate). */
@@ -296,12 +349,12 @@ int main(int argc, char **argv)
 		fprintf(stderr, "callmix: SKIP: no GPU runtime/device: %s\n", e.message);
 		return 0;
 	}
-	evict_src = malloc(EVICT_BYTES);
-	evict_dst = malloc(EVICT_BYTES);
+	evict_src = malloc(EVICT_MAX);
+	evict_dst = malloc(EVICT_MAX);
 	if (!evict_src || !evict_dst)
 		goto out;
-	memset(evict_src, 1, EVICT_BYTES);
-	memset(evict_dst, 2, EVICT_BYTES);
+	memset(evict_src, 1, EVICT_MAX);
+	memset(evict_dst, 2, EVICT_MAX);
 	check(H->stream_create(dev, &s), "stream_create");
 	check(H->stream_create(dev, &s_busy), "stream_create");
 	check(H->mem_alloc(dev, 4096, &d_small), "mem_alloc");
@@ -335,6 +388,7 @@ int main(int argc, char **argv)
 	allocs_odd(0, "odd");
 	allocs_odd(1, "odd_evicted");
 	allocs_odd(2, "odd_busy");
+	eviction_sizes();
 	rc = failed;
 out_dev:
 	check(H->stream_sync(dev, s), "stream_sync");
