@@ -55,8 +55,10 @@ graph_instantiate = 10 us
 graph_instantiate_node = 2430 ns
 graph_launch = 5 us
 
-# Calls after host copies: a call whose kind has not run since
-# host_cold_bytes were host-copied (0: never) costs its cold_ figure more.
+# Calls after host copies: a call costs a share of its cold_ figure more,
+# by the bytes host-copied since its kind last ran: none below
+# host_cold_bytes / 16, a quarter per doubling, all from host_cold_bytes
+# (0: never).
 # Off here: the probe behind this profile timed calls hot.
 host_cold_bytes = 0 B
 cold_copy = 0 ns

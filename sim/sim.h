@@ -65,9 +65,10 @@ struct hc_sim_profile {
 	uint64_t graph_instantiate_ns, graph_instantiate_node_ns;
 	uint64_t graph_launch_ns;
 
-	/* calls after host copies (sim_cold.c): a call whose kind has not run
-	 * since host_cold_bytes were host-copied (0: never) costs its cold_
-	 * figure on top */
+	/* calls after host copies (sim_cold.c): a call costs a share of its
+	 * cold_ figure on top, from 0 when less than host_cold_bytes / 16 were
+	 * host-copied since its kind last ran to all of it from host_cold_bytes
+	 * (0: never) */
 	uint64_t host_cold_bytes;
 	uint64_t cold_copy_ns, cold_launch_ns;
 	uint64_t cold_event_record_ns, cold_event_query_ns, cold_event_wait_ns;

@@ -136,8 +136,10 @@ static const struct hc_sim_profile_key prof_keys[] = {
 	PK("graph_instantiate", graph_instantiate_ns, HC_SIM_KEY_TIME, false),
 	PK("graph_instantiate_node", graph_instantiate_node_ns, HC_SIM_KEY_TIME, false),
 	PK("graph_launch", graph_launch_ns, HC_SIM_KEY_TIME, false),
-	PKS("\n# Calls after host copies: a call whose kind has not run since\n"
-	    "# host_cold_bytes were host-copied (0: never) costs its cold_ figure more.\n",
+	PKS("\n# Calls after host copies: a call costs a share of its cold_ figure more,\n"
+	    "# by the bytes host-copied since its kind last ran: none below\n"
+	    "# host_cold_bytes / 16, a quarter per doubling, all from host_cold_bytes\n"
+	    "# (0: never).\n",
 	    "host_cold_bytes", host_cold_bytes, HC_SIM_KEY_BYTES, false),
 	PK("cold_copy", cold_copy_ns, HC_SIM_KEY_TIME, false),
 	PK("cold_launch", cold_launch_ns, HC_SIM_KEY_TIME, false),

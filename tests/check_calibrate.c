@@ -113,7 +113,7 @@ static const char other_profile[] =
 	"stream_create = 5 us\nstream_destroy = 3 us\nstream_sync = 800\n"
 	"capture_begin = 4 us\ncapture_node = 2 us\ngraph_instantiate = 20 us\n"
 	"graph_instantiate_node = 3 us\ngraph_launch = 7 us\n"
-	"host_cold_bytes = 1 MiB\ncold_copy = 3 us\ncold_launch = 4 us\ncold_event_record = 2 us\n"
+	"host_cold_bytes = 8 MiB\ncold_copy = 3 us\ncold_launch = 4 us\ncold_event_record = 2 us\n"
 	"cold_event_query = 2500\ncold_event_wait = 900\ncold_event_sync = 1100\n"
 	"cold_event_destroy = 600\ncold_stream_sync = 1300\ncold_dev_alloc = 30 us\n"
 	"cold_dev_free = 25 us\n";

@@ -802,38 +802,43 @@ static uint64_t record_cost(hc_hal_dev *dev, hc_hal_stream *s)
 	return d;
 }
 
-/* sim_cold.c: a call of a kind that has not run since host_cold_bytes
- * were host-copied pays its cold_ figure on top; back to back it is hot. */
+/* sim_cold.c: a call pays a share of its cold_ figure by the bytes
+ * host-copied since its kind last ran (none up to host_cold_bytes / 16, a
+ * quarter per doubling, all from host_cold_bytes); back to back it is hot. */
 START_TEST(calls_after_host_copies_run_cold)
 {
 	static const char cold[] = REQUIRED_KEYS "d2d_latency = 1 us\nevent_record = 1000\nevent_destroy = 100\n"
 					       "dev_alloc = 40 us\ndev_alloc_per_mib = 0\n"
-					       "cold_event_record = 2500\ncold_dev_alloc = 35 us\n";
+					       "cold_event_record = 2000\ncold_dev_alloc = 36 us\n";
 	char text[sizeof(cold) + 64], path[64];
 	hc_hal_dev *dev;
 	hc_hal_stream *s;
 	hc_hal_dptr a, b;
 	uint64_t t;
 
-	snprintf(text, sizeof(text), "%shost_cold_bytes = 1 MiB\n", cold);
+	snprintf(text, sizeof(text), "%shost_cold_bytes = 8 MiB\n", cold);
 	write_temp(text, path);
 	dev = open_dev(false, 0, 0, path);
 	unlink(path);
 	ck_assert_int_eq(ops->stream_create(dev, &s), HC_OK);
 	ck_assert_uint_eq(record_cost(dev, s), 1000); /* nothing copied yet */
 	host_copy(dev, 512 * 1024);
-	ck_assert_uint_eq(record_cost(dev, s), 1000); /* under host_cold_bytes */
-	host_copy(dev, 600 * 1024);
-	ck_assert_uint_eq(record_cost(dev, s), 1000); /* 600 KiB since the last record */
+	ck_assert_uint_eq(record_cost(dev, s), 1000); /* up to 8 MiB / 16: none */
 	host_copy(dev, MIB);
-	ck_assert_uint_eq(record_cost(dev, s), 3500);
+	ck_assert_uint_eq(record_cost(dev, s), 1500); /* one doubling: a quarter */
+	host_copy(dev, 3 * MIB);
+	ck_assert_uint_eq(record_cost(dev, s), 2250); /* 1.5 doublings past 2 MiB */
+	host_copy(dev, 3 * MIB);
+	host_copy(dev, 5 * MIB);
+	ck_assert_uint_eq(record_cost(dev, s), 3000); /* 8 MiB and more: all */
 	ck_assert_uint_eq(record_cost(dev, s), 1000); /* back to back: hot */
-	t = now(dev); /* never called: 2.1 MiB copied since the start */
+	t = now(dev); /* never called: 12.5 MiB copied since the start */
 	ck_assert_int_eq(ops->mem_alloc(dev, MIB, &a), HC_OK);
-	ck_assert_uint_eq(now(dev) - t, 75000);
+	ck_assert_uint_eq(now(dev) - t, 76000);
+	host_copy(dev, 2 * MIB);
 	t = now(dev);
 	ck_assert_int_eq(ops->mem_alloc(dev, MIB, &b), HC_OK);
-	ck_assert_uint_eq(now(dev) - t, 40000);
+	ck_assert_uint_eq(now(dev) - t, 58000); /* 2 MiB: half */
 	ck_assert_int_eq(ops->mem_free(dev, a), HC_OK);
 	ck_assert_int_eq(ops->mem_free(dev, b), HC_OK);
 	ck_assert_int_eq(ops->stream_destroy(dev, s), HC_OK);

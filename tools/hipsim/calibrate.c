@@ -196,13 +196,11 @@ static struct hc_hal_launch empty_launch(void)
  * HOST_COPY, as the library stages a write, which pushes the driver's code
  * and data out of the core's private caches (and on the simulator counts
  * as host-copied bytes).  A call timed right after it is cold; its cold_
- * figure is what it costs more than timed alone.  host_cold_bytes, how
- * much copying makes a call cold, is not measured: COLD_BYTES, what sweeps
- * a 2 MiB L2 (source and destination), written only when some call showed
- * a cold cost.
+ * figure is what it costs more than timed alone, and host_cold_bytes the
+ * copy it was measured after (the simulator gives smaller copies a share
+ * of it), written only when some call showed a cold cost.
  */
 #define COLD_EVICT_BYTES (8 * MIB)
-#define COLD_BYTES MIB
 
 static void evict_run(void *p)
 {
@@ -1112,7 +1110,7 @@ cold_bytes:
 					    p.cold_event_sync_ns || p.cold_event_destroy_ns ||
 					    p.cold_stream_sync_ns || p.cold_dev_alloc_ns ||
 					    p.cold_dev_free_ns
-				    ? COLD_BYTES
+				    ? COLD_EVICT_BYTES
 				    : 0;
 out:
 	if (c.tty && c.phase)
