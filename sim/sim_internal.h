@@ -183,8 +183,8 @@ struct hc_hal_dev {
 uint64_t sim_jitter(struct hc_hal_dev *dev, uint64_t ns);
 void sim_host_cost(struct hc_hal_dev *dev, uint64_t ns);
 
-/* sim_cold.c: @hot_ns, plus the kind's cold figure when its caches went
- * cold since its last call; notes the call. */
+/* sim_cold.c: @hot_ns, plus the share of the kind's cold figure that the
+ * host copies since its last call earn; notes the call. */
 uint64_t sim_call_cost(struct hc_hal_dev *dev, enum sim_call k, uint64_t hot_ns);
 
 /* sim_memory.c */

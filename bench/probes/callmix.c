@@ -113,7 +113,7 @@ static const char *const cond_name[NCOND] = { "idle", "loop", "rotate", "evicted
 static uint64_t one_call(enum call c, hc_hal_event **ev)
 {
 	struct hc_hal_launch l = { .grid = { 1, 1, 1 }, .block = { 1, 1, 1 } };
-	uint64_t t0, t;
+	uint64_t t0;
 	bool done;
 
 	if ((c == C_QUERY || c == C_DESTROY) && !*ev)
@@ -143,8 +143,7 @@ static uint64_t one_call(enum call c, hc_hal_event **ev)
 	default:
 		break;
 	}
-	t = probe_now_ns() - t0;
-	return t;
+	return probe_now_ns() - t0;
 }
 
 static void small_calls(void)
@@ -177,62 +176,17 @@ static void small_calls(void)
 		}
 }
 
-/* How much copying makes a call cold: event_record, launch, copy_h2d and
- * a 2 MiB mem_alloc + mem_free, each right after a host copy of 64 KiB to
- * 32 MiB (rows "<call>_after<KiB>K"). */
-static void eviction_sizes(void)
-{
-	static const uint64_t kib[] = { 64, 256, 1024, 2048, 4096, 8192, 32768 };
-	static uint64_t fs[REPS];
-	char cond[32];
-
-	for (size_t z = 0; z < sizeof(kib) / sizeof(kib[0]) && !failed; z++) {
-		snprintf(cond, sizeof(cond), "after%lluK", (unsigned long long)kib[z]);
-		for (int c = C_RECORD; c <= C_COPY && !failed; c++) {
-			hc_hal_event *ev = NULL;
-
-			for (int r = 0; r < REPS && !failed; r++) {
-				check(H->stream_sync(dev, s), "stream_sync");
-				evict_n(kib[z] * 1024);
-				samples[r] = one_call((enum call)c, &ev);
-			}
-			if (ev)
-				H->event_destroy(dev, ev);
-			if (!failed)
-				emit(call_name[c], cond, samples, REPS);
-		}
-		for (int r = 0; r < REPS && !failed; r++) {
-			hc_hal_dptr p = 0;
-			uint64_t t0;
-
-			evict_n(kib[z] * 1024);
-			t0 = probe_now_ns();
-			check(H->mem_alloc(dev, 2 * MIB, &p), "mem_alloc");
-			samples[r] = probe_now_ns() - t0;
-			evict_n(kib[z] * 1024);
-			t0 = probe_now_ns();
-			if (p)
-				check(H->mem_free(dev, p), "mem_free");
-			fs[r] = probe_now_ns() - t0;
-		}
-		if (!failed) {
-			emit("mem_alloc", cond, samples, REPS);
-			emit("mem_free", cond, fs, REPS);
-		}
-	}
-}
-
 /* Sizes the built-in workloads ask the device for (hipsim validate). */
 static const uint64_t odd_sizes[] = { 1242112, 1642496, 1665280, 2097152, 2510848, 4139008,
 				      4193280, 7310336, 8159232, 9272320, 9529344, 19367424 };
 #define NODD (sizeof(odd_sizes) / sizeof(odd_sizes[0]))
 #define LIVE_MAX 16
 
-static void allocs_cal(uint64_t size, const char *label)
+/* Calibrate's way: REPS allocations live, then freed. */
+static void allocs_cal(uint64_t size, const char *cond)
 {
 	static hc_hal_dptr p[REPS];
 	static uint64_t fs[REPS];
-	char cond[32];
 	int n = 0;
 
 	for (; n < REPS && !failed; n++) {
@@ -251,22 +205,27 @@ static void allocs_cal(uint64_t size, const char *label)
 	}
 	if (failed)
 		return;
-	snprintf(cond, sizeof(cond), "cal_%s", label);
 	emit("mem_alloc", cond, samples, n);
 	emit("mem_free", cond, fs, n);
 }
 
-static void allocs_alt(uint64_t size, const char *label)
+/* Each allocation freed right after; each call after a host copy of
+ * @evict_bytes when not 0.  Rows "mem_alloc_<cond>", "mem_free_<cond>". */
+static void allocs_alt(uint64_t size, const char *cond, uint64_t evict_bytes)
 {
 	static uint64_t fs[REPS];
-	char cond[32];
 
 	for (int r = 0; r < REPS && !failed; r++) {
 		hc_hal_dptr p = 0;
-		uint64_t t0 = probe_now_ns();
+		uint64_t t0;
 
+		if (evict_bytes)
+			evict_n(evict_bytes);
+		t0 = probe_now_ns();
 		check(H->mem_alloc(dev, size, &p), "mem_alloc");
 		samples[r] = probe_now_ns() - t0;
+		if (evict_bytes)
+			evict_n(evict_bytes);
 		t0 = probe_now_ns();
 		if (p)
 			check(H->mem_free(dev, p), "mem_free");
@@ -274,9 +233,35 @@ static void allocs_alt(uint64_t size, const char *label)
 	}
 	if (failed)
 		return;
-	snprintf(cond, sizeof(cond), "alt_%s", label);
 	emit("mem_alloc", cond, samples, REPS);
 	emit("mem_free", cond, fs, REPS);
+}
+
+/* How much copying makes a call cold: event_record, launch, copy_h2d and
+ * a 2 MiB mem_alloc + mem_free, each right after a host copy of 64 KiB to
+ * 32 MiB (rows "<call>_after<KiB>K"). */
+static void eviction_sizes(void)
+{
+	static const uint64_t kib[] = { 64, 256, 1024, 2048, 4096, 8192, 32768 };
+	char cond[32];
+
+	for (size_t z = 0; z < sizeof(kib) / sizeof(kib[0]) && !failed; z++) {
+		snprintf(cond, sizeof(cond), "after%lluK", (unsigned long long)kib[z]);
+		for (int c = C_RECORD; c <= C_COPY && !failed; c++) {
+			hc_hal_event *ev = NULL;
+
+			for (int r = 0; r < REPS && !failed; r++) {
+				check(H->stream_sync(dev, s), "stream_sync");
+				evict_n(kib[z] * 1024);
+				samples[r] = one_call((enum call)c, &ev);
+			}
+			if (ev)
+				H->event_destroy(dev, ev);
+			if (!failed)
+				emit(call_name[c], cond, samples, REPS);
+		}
+		allocs_alt(2 * MIB, cond, kib[z] * 1024);
+	}
 }
 
 /* @mode: 0 idle, 1 evicted, 2 busy. */
@@ -381,10 +366,10 @@ int main(int argc, char **argv)
 	make_busy();
 	check(H->stream_sync(dev, s_busy), "stream_sync");
 	small_calls();
-	allocs_cal(2 * MIB, "2M");
-	allocs_cal(8 * MIB, "8M");
-	allocs_alt(2 * MIB, "2M");
-	allocs_alt(8 * MIB, "8M");
+	allocs_cal(2 * MIB, "cal_2M");
+	allocs_cal(8 * MIB, "cal_8M");
+	allocs_alt(2 * MIB, "alt_2M", 0);
+	allocs_alt(8 * MIB, "alt_8M", 0);
 	allocs_odd(0, "odd");
 	allocs_odd(1, "odd_evicted");
 	allocs_odd(2, "odd_busy");

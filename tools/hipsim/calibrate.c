@@ -216,55 +216,6 @@ static void evict(struct cal *c)
 	cal_fail(c, c->ops->ctl(c->dev, HC_HAL_CTL_HOST_COPY, &h), "host copy (evicting caches)");
 }
 
-static double time_call(struct cal *c, enum call_kind k);
-
-/* What call @k costs right after a host copy more than @hot (ns). */
-static uint64_t cold_extra(struct cal *c, enum call_kind k, uint64_t hot)
-{
-	double t;
-
-	c->cold = true;
-	t = time_call(c, k);
-	c->cold = false;
-	return ns_round(t - (double)hot);
-}
-
-/* The same for mem_alloc and mem_free of 2 MiB, each freed right after;
- * the hot figures timed the same way in the same function. */
-static void cold_alloc_extra(struct cal *c, uint64_t *alloc_extra, uint64_t *free_extra)
-{
-	uint64_t *fs = c->samples + c->reps;
-	double hot_a = 0, hot_f = 0;
-
-	for (int cold = 0; cold < 2 && c->err == HC_OK; cold++) {
-		for (unsigned r = 0; r < c->reps && c->err == HC_OK; r++) {
-			hc_hal_dptr d = 0;
-			uint64_t t0;
-
-			if (cold)
-				evict(c);
-			t0 = cal_now(c);
-			if (cal_fail(c, c->ops->mem_alloc(c->dev, 2 * MIB, &d), "mem_alloc"))
-				break;
-			c->samples[r] = cal_now(c) - t0;
-			if (cold)
-				evict(c);
-			t0 = cal_now(c);
-			cal_fail(c, c->ops->mem_free(c->dev, d), "mem_free");
-			fs[r] = cal_now(c) - t0;
-		}
-		if (c->err != HC_OK)
-			return;
-		if (!cold) {
-			hot_a = median(c->samples, c->reps);
-			hot_f = median(fs, c->reps);
-		} else {
-			*alloc_extra = ns_round(median(c->samples, c->reps) - hot_a);
-			*free_extra = ns_round(median(fs, c->reps) - hot_f);
-		}
-	}
-}
-
 /* The median host time of one call of @k on idle work. */
 static double time_call(struct cal *c, enum call_kind k)
 {
@@ -373,6 +324,53 @@ static double time_call(struct cal *c, enum call_kind k)
 		}
 	}
 	return c->err == HC_OK ? median(c->samples, c->reps) : 0.0;
+}
+
+/* What call @k costs right after a host copy more than @hot (ns). */
+static uint64_t cold_extra(struct cal *c, enum call_kind k, uint64_t hot)
+{
+	double t;
+
+	c->cold = true;
+	t = time_call(c, k);
+	c->cold = false;
+	return ns_round(t - (double)hot);
+}
+
+/* The same for mem_alloc and mem_free of 2 MiB, each freed right after;
+ * the hot figures timed the same way in the same function. */
+static void cold_alloc_extra(struct cal *c, uint64_t *alloc_extra, uint64_t *free_extra)
+{
+	uint64_t *fs = c->samples + c->reps;
+	double hot_a = 0, hot_f = 0;
+
+	for (int cold = 0; cold < 2 && c->err == HC_OK; cold++) {
+		for (unsigned r = 0; r < c->reps && c->err == HC_OK; r++) {
+			hc_hal_dptr d = 0;
+			uint64_t t0;
+
+			if (cold)
+				evict(c);
+			t0 = cal_now(c);
+			if (cal_fail(c, c->ops->mem_alloc(c->dev, 2 * MIB, &d), "mem_alloc"))
+				break;
+			c->samples[r] = cal_now(c) - t0;
+			if (cold)
+				evict(c);
+			t0 = cal_now(c);
+			cal_fail(c, c->ops->mem_free(c->dev, d), "mem_free");
+			fs[r] = cal_now(c) - t0;
+		}
+		if (c->err != HC_OK)
+			return;
+		if (!cold) {
+			hot_a = median(c->samples, c->reps);
+			hot_f = median(fs, c->reps);
+		} else {
+			*alloc_extra = ns_round(median(c->samples, c->reps) - hot_a);
+			*free_extra = ns_round(median(fs, c->reps) - hot_f);
+		}
+	}
 }
 
 /* --- copies -------------------------------------------------------------- */
