@@ -1,2 +1,3 @@
 # profiles/: see Makefile.am
-EXTRA_DIST += profiles/h200.profile profiles/h200-calibrated.profile
+EXTRA_DIST += profiles/h200.profile profiles/h200-calibrated.profile \
+	profiles/h100-calibrated.profile
