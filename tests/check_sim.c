@@ -143,6 +143,21 @@ START_TEST(calibrated_profile_loads)
 }
 END_TEST
 
+/* The H100 machine's calibration carries the cold-call keys: the model is
+ * on with it (host_cold_bytes set, calls dearer after host copies). */
+START_TEST(h100_profile_has_cold_keys)
+{
+	struct hc_sim_profile p;
+
+	ck_assert_int_eq(hc_sim_profile_load(HC_TOP_SRCDIR "/profiles/h100-calibrated.profile", &p),
+			 HC_OK);
+	ck_assert_str_eq(p.name, "NVIDIA H100 80GB HBM3");
+	ck_assert_uint_eq(p.host_cold_bytes, 8u << 20);
+	ck_assert_uint_gt(p.cold_launch_ns, 0);
+	ck_assert_uint_lt(p.host_copy_call_ns, 1000);
+}
+END_TEST
+
 START_TEST(profile_file_equals_builtin)
 {
 	struct hc_sim_profile built, loaded;
@@ -1597,6 +1612,7 @@ static Suite *make_sim_suite(void)
 	tcase_add_checked_fixture(tc, setup, NULL);
 	tcase_add_test(tc, profile_file_equals_builtin);
 	tcase_add_test(tc, calibrated_profile_loads);
+	tcase_add_test(tc, h100_profile_has_cold_keys);
 	tcase_add_test(tc, profile_parse_units_and_defaults);
 	tcase_add_test(tc, profile_missing_file);
 	tcase_add_test(tc, profile_malformed_line);
