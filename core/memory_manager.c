@@ -67,6 +67,10 @@ struct hc_mm {
 	struct hc_slice *parked_split;
 	bool last_shaped;             /* last_res came back from parked_split */
 	bool park_on;
+	/* This manager's slot of the shared figures' parked bytes (NULL: none
+	 * was free; its split parks move shared->used), and the slot's bit. */
+	_Atomic uint64_t *park_bytes;
+	uint64_t park_bit;
 };
 
 /* ---- slab and helpers for the pools ---------------------------------- */
@@ -320,8 +324,12 @@ void hc_pool_page_drop(struct hc_pool *p, struct hc_page *pg)
  * none passes next_seq.  The treap's priorities: as for the sliced pool.
  * The free's effects outside the pool happen at the release, as the free
  * would make them: hc_split_park takes E off the shared in-use bytes and
- * the reuse adds it back through the pool's used_note (shared peak, the
- * pool's in-use peak), so other managers' watermarks read what they would.
+ * the reuse adds it back (shared peak, the pool's in-use peak), so other
+ * managers' watermarks read what they would.  Both go through the
+ * manager's slot of the shared figures (struct hc_mm_shared: a plain store
+ * of E, then of 0, to a line no other manager writes), which the in-use
+ * figure subtracts; only a manager that found no free slot moves
+ * shared->used itself, with two locked read-modify-writes per pair.
  * (d) is decided at the release, as the free decides it: a parked free
  * completed later (hc_split_park_flush) merges and inserts but never hands
  * its segment to the idle cache, even if a second manager came since.  The
@@ -352,7 +360,7 @@ static void park_flush(struct hc_mm *mm)
 	if (s)
 		hc_sliced_on_free(s->pool, s);
 	if (t)
-		hc_split_park_flush(t->pool, t);
+		hc_split_park_flush(t->pool, t, mm->park_bytes);
 }
 
 /* Every entry point other than a reservation, a release or a pure lookup
@@ -398,7 +406,7 @@ static bool park_split(struct hc_mm *mm, struct hc_slice *s)
 	struct hc_pool *p = s->pool;
 
 	if (p->kind != HC_POOL_DIRECT || !p->split || !mm->park_on || s->pins ||
-	    !hc_split_park(p, s, mm->last_shaped))
+	    !hc_split_park(p, s, mm->last_shaped, mm->park_bytes))
 		return false;
 	mm->last_res = NULL;
 	free_count(s);
@@ -451,6 +459,45 @@ bool hc_mm_parked(const struct hc_mm *mm)
 }
 
 /* ---- create / destroy ------------------------------------------------- */
+
+/* The lowest free slot of the shared figures' parked bytes, if any. */
+static void park_slot_claim(struct hc_mm *mm)
+{
+	struct hc_mm_shared *sh = mm->shared;
+	uint64_t held = atomic_load_explicit(&sh->slots_held, memory_order_relaxed), bit;
+
+	while (~held) {
+		bit = ~held & (held + 1);
+		if (atomic_compare_exchange_weak_explicit(&sh->slots_held, &held, held | bit,
+							  memory_order_acq_rel,
+							  memory_order_relaxed)) {
+			mm->park_bit = bit;
+			mm->park_bytes = &sh->park[__builtin_ctzll(bit)].bytes;
+			return;
+		}
+	}
+}
+
+/* Gives the slot back, empty (the caller has settled any park). */
+static void park_slot_release(struct hc_mm *mm)
+{
+	if (!mm->park_bytes)
+		return;
+	atomic_fetch_and_explicit(&mm->shared->slots_held, ~mm->park_bit, memory_order_acq_rel);
+	mm->park_bytes = NULL;
+}
+
+uint64_t hc_mm_shared_used(struct hc_mm_shared *sh)
+{
+	uint64_t used, parked;
+
+	if (!sh)
+		return 0;
+	used = atomic_load_explicit(&sh->used, memory_order_acquire);
+	parked = hc_shared_parked(sh);
+	/* a reader racing a park's reuse and a new park may count one twice */
+	return used > parked ? used - parked : 0;
+}
 
 static void due_update(struct hc_mm *mm);
 
@@ -553,8 +600,10 @@ hc_status hc_mm_create(const struct hc_layout *layout, const struct hc_mm_props 
 	mm->shared = p->shared;
 	env = secure_getenv("HIPCORE_MM_PARK");
 	mm->park_on = !(env && strcmp(env, "0") == 0);
-	if (mm->shared)
+	if (mm->shared) {
 		atomic_fetch_add_explicit(&mm->shared->managers, 1, memory_order_relaxed);
+		park_slot_claim(mm);
+	}
 	s = pools_build(mm, layout, &mm->pools, &mm->npools);
 	if (s != HC_OK)
 		goto err_free_mm;
@@ -566,8 +615,10 @@ hc_status hc_mm_create(const struct hc_layout *layout, const struct hc_mm_props 
 	return HC_OK;
 
 err_free_mm:
-	if (mm->shared)
+	if (mm->shared) {
+		park_slot_release(mm);
 		atomic_fetch_sub_explicit(&mm->shared->managers, 1, memory_order_relaxed);
+	}
 	free(mm);
 	return s;
 }
@@ -591,8 +642,10 @@ void hc_mm_destroy(struct hc_mm *mm)
 		free(c);
 	}
 	free(mm->touched);
-	if (mm->shared)
+	if (mm->shared) {
+		park_slot_release(mm);
 		atomic_fetch_sub_explicit(&mm->shared->managers, 1, memory_order_relaxed);
+	}
 	free(mm);
 }
 
@@ -817,7 +870,7 @@ static __attribute__((noinline)) hc_status reserve_split(struct hc_mm *mm, uint6
 	mm->parked_split = NULL;
 	park_take(mm, s, out, addr);
 	mm->last_shaped = true;
-	hc_split_park_take(s->pool, s);
+	hc_split_park_take(s->pool, s, mm->park_bytes);
 	return HC_OK;
 }
 
@@ -1506,6 +1559,16 @@ bool hc_mm_valid(const struct hc_mm *mm)
 	if (mm->last_res && (!mm->last_res->id || mm->last_res->dead || !mm->last_res->pool ||
 			     mm->last_res->pool->mm != mm))
 		return false;
+	/* the slot of shared parked bytes holds exactly a parked split block's
+	 * bytes when its pool keeps shared figures, else nothing */
+	if (mm->park_bytes) {
+		const struct hc_slice *t = mm->parked_split;
+		uint64_t want = t && t->pool->shared && t->pool->spec.reclaim_at == HC_RECLAIM_AT_PEAK ?
+					t->size + t->padding : 0;
+
+		if (atomic_load_explicit(mm->park_bytes, memory_order_relaxed) != want)
+			return false;
+	}
 	/* taken back from a split pool's park: the park's shape holds again */
 	if (mm->last_res && mm->last_shaped && mm->last_res->pool->split &&
 	    !hc_split_park_valid(mm->last_res->pool, mm->last_res, true))

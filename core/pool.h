@@ -53,7 +53,22 @@ struct hc_storage {
 struct hc_mm_shared {
 	_Atomic uint64_t used, reserved, peak;
 	_Atomic uint32_t managers; /* managers made with these figures, alive */
+	/* A split pool's parked free (memory_manager.c, "parked frees") keeps
+	 * its bytes in @used and notes them in its manager's slot instead of
+	 * moving @used twice, at the release and again at the reuse: those are
+	 * two locked read-modify-writes of a line every stream writes, the
+	 * whole difference between a parked 64 MiB pair and a sliced 4 KiB one
+	 * on the GPU hosts.  The in-use figure is @used less every held slot
+	 * (hc_mm_shared_used).  A manager that finds every slot held parks
+	 * the old way. */
+	_Atomic uint64_t slots_held; /* bit i: park[i] belongs to a live manager */
+	struct {
+		_Alignas(64) _Atomic uint64_t bytes; /* one writer: its manager */
+	} park[64];
 };
+
+/* The device-wide in-use bytes of @sh: @used less the parked bytes. */
+uint64_t hc_mm_shared_used(struct hc_mm_shared *sh);
 
 /* Device figures the presets are sized from. */
 struct hc_mm_props {

@@ -111,7 +111,7 @@ hc_status hc_direct_alloc(struct hc_pool *p, uint64_t size, struct hc_slice **ou
 			       (unsigned long long)size);
 	if (at_peak_shared(p)) {
 		struct hc_mm_shared *sh = p->shared;
-		uint64_t used = atomic_load_explicit(&sh->used, memory_order_relaxed);
+		uint64_t used = hc_mm_shared_used(sh);
 		uint64_t peak = atomic_load_explicit(&sh->peak, memory_order_relaxed);
 
 		reclaim = used > UINT64_MAX - eff ? UINT64_MAX : used + eff;

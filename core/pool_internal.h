@@ -233,15 +233,40 @@ void hc_direct_destroy(struct hc_pool *p);
 
 /* The device-wide figures of HC_RECLAIM_AT_PEAK pools (struct hc_mm_shared):
  * relaxed, as each manager is serialised by its owner. */
-static inline void hc_shared_used_add(struct hc_mm_shared *sh, uint64_t n)
+
+/* The bytes parked in held slots: counted in sh->used, not in use. */
+static inline uint64_t hc_shared_parked(struct hc_mm_shared *sh)
 {
-	uint64_t u = atomic_fetch_add_explicit(&sh->used, n, memory_order_relaxed) + n;
+	uint64_t held = atomic_load_explicit(&sh->slots_held, memory_order_acquire), sum = 0;
+
+	for (; held; held &= held - 1)
+		sum += atomic_load_explicit(&sh->park[__builtin_ctzll(held)].bytes,
+					    memory_order_relaxed);
+	return sum;
+}
+
+/* The peak rises to @u (in-use bytes) if that is higher. */
+static inline void hc_shared_peak_note(struct hc_mm_shared *sh, uint64_t u)
+{
 	uint64_t pk = atomic_load_explicit(&sh->peak, memory_order_relaxed);
 
 	while (u > pk && !atomic_compare_exchange_weak_explicit(&sh->peak, &pk, u,
 								 memory_order_relaxed,
 								 memory_order_relaxed))
 		;
+}
+
+/* In-use bytes grow by @n.  Only a candidate for a new peak pays for the
+ * parked bytes' slots (growth; a steady state's hits never do). */
+static inline void hc_shared_used_add(struct hc_mm_shared *sh, uint64_t n)
+{
+	uint64_t u = atomic_fetch_add_explicit(&sh->used, n, memory_order_relaxed) + n;
+	uint64_t parked;
+
+	if (u <= atomic_load_explicit(&sh->peak, memory_order_relaxed))
+		return;
+	parked = hc_shared_parked(sh);
+	hc_shared_peak_note(sh, u > parked ? u - parked : 0);
 }
 
 /* Storage held by @p grows or shrinks by @n bytes. */
@@ -279,13 +304,14 @@ struct hc_slice *hc_split_try_reserve(struct hc_pool *p, uint64_t size);
 hc_status hc_split_alloc(struct hc_pool *p, uint64_t size, struct hc_slice **out);
 void hc_split_on_free(struct hc_pool *p, struct hc_slice *s);
 /* Parked frees (memory_manager.c): may the release of @s, the latest
- * reservation's block, be parked (and if so, its shared bytes go now);
- * hc_mm_valid's check of that; complete a parked free; take a parked
- * block back. */
-bool hc_split_park(struct hc_pool *p, struct hc_slice *s, bool shaped);
+ * reservation's block, be parked (and if so, its shared bytes go now: into
+ * the manager's @slot of the shared figures, or off sh->used when @slot is
+ * NULL); hc_mm_valid's check of that; complete a parked free; take a
+ * parked block back. */
+bool hc_split_park(struct hc_pool *p, struct hc_slice *s, bool shaped, _Atomic uint64_t *slot);
 bool hc_split_park_valid(const struct hc_pool *p, const struct hc_slice *s, bool in_use);
-void hc_split_park_flush(struct hc_pool *p, struct hc_slice *s);
-void hc_split_park_take(struct hc_pool *p, struct hc_slice *s);
+void hc_split_park_flush(struct hc_pool *p, struct hc_slice *s, _Atomic uint64_t *slot);
+void hc_split_park_take(struct hc_pool *p, struct hc_slice *s, _Atomic uint64_t *slot);
 void hc_split_cleanup(struct hc_pool *p, bool explicit_);
 void hc_split_destroy(struct hc_pool *p);
 

@@ -196,7 +196,7 @@ static uint64_t watermark(const struct hc_pool *p, uint64_t eff)
 	if (p->spec.reclaim_at != HC_RECLAIM_AT_PEAK)
 		return p->spec.reclaim_at;
 	if (at_peak_shared(p)) {
-		used = atomic_load_explicit(&p->shared->used, memory_order_relaxed);
+		used = hc_mm_shared_used(p->shared);
 		peak = atomic_load_explicit(&p->shared->peak, memory_order_relaxed);
 	} else {
 		used = p->use.bytes_in_use + p->use.bytes_padding;
@@ -363,14 +363,19 @@ static bool park_shape(const struct hc_pool *p, const struct hc_slice *s, bool a
  * wholly free would not go to the idle cache (one stream; no capture, as
  * the manager has none while it parks).  When it may, the free's one
  * effect outside this pool happens now, as on_free does it: the shared
- * in-use bytes drop. */
-bool hc_split_park(struct hc_pool *p, struct hc_slice *s, bool shaped)
+ * in-use bytes drop, by the manager's @slot taking them (a plain store to
+ * a line only this manager writes) or, with no slot, off sh->used. */
+bool hc_split_park(struct hc_pool *p, struct hc_slice *s, bool shaped, _Atomic uint64_t *slot)
 {
 	bool alone = s->page->live == 1;
 
 	if ((alone && several(p)) || (!shaped && !park_shape(p, s, alone)))
 		return false;
-	if (at_peak_shared(p))
+	if (!at_peak_shared(p))
+		return true;
+	if (slot)
+		atomic_store_explicit(slot, s->size + s->padding, memory_order_release);
+	else
 		hc_shared_sub(&p->shared->used, s->size + s->padding);
 	return true;
 }
@@ -384,18 +389,38 @@ bool hc_split_park_valid(const struct hc_pool *p, const struct hc_slice *s, bool
 }
 
 /* A parked release of @s completed: on_free less what hc_split_park did
- * (the shared bytes) and decided (no idle cache) at the release. */
-void hc_split_park_flush(struct hc_pool *p, struct hc_slice *s)
+ * (the shared bytes) and decided (no idle cache) at the release.  Bytes
+ * the manager's @slot held leave sh->used now; the slot is emptied first,
+ * so a reader racing this sees the bytes in use a moment longer, never
+ * subtracted twice. */
+void hc_split_park_flush(struct hc_pool *p, struct hc_slice *s, _Atomic uint64_t *slot)
 {
+	if (slot && at_peak_shared(p)) {
+		atomic_store_explicit(slot, 0, memory_order_relaxed);
+		atomic_fetch_sub_explicit(&p->shared->used, s->size + s->padding,
+					  memory_order_release);
+	}
 	merge_insert(p, s, false);
 }
 
 /* A parked @s taken back by a reservation of the same size, its usage
  * counted (hc_pool_mark_used): what take would add to the in-use peak and
- * the shared figures. */
-void hc_split_park_take(struct hc_pool *p, struct hc_slice *s)
+ * the shared figures.  With a @slot, sh->used still counts @s: emptying
+ * the slot puts it back in use.  Alone on the figures, the in-use bytes are
+ * then what they were before the park, never above the peak; with other
+ * managers, whose reservations meanwhile saw the block as free, they may
+ * pass it. */
+void hc_split_park_take(struct hc_pool *p, struct hc_slice *s, _Atomic uint64_t *slot)
 {
-	used_note(p, s->size + s->padding);
+	if (!slot || !at_peak_shared(p)) {
+		used_note(p, s->size + s->padding);
+		return;
+	}
+	if (p->use.bytes_in_use + p->use.bytes_padding > p->used_peak)
+		p->used_peak = p->use.bytes_in_use + p->use.bytes_padding;
+	atomic_store_explicit(slot, 0, memory_order_release);
+	if (several(p))
+		hc_shared_peak_note(p->shared, hc_mm_shared_used(p->shared));
 }
 
 void hc_split_cleanup(struct hc_pool *p, bool explicit_)

@@ -2321,7 +2321,7 @@ START_TEST(workload_split_shared_and_capture)
 	ck_assert_uint_eq(fk.frees, 0);             /* one manager: cached */
 	b = res(mm, 5 * MIB, &x);                   /* split: 3 MiB stay free */
 	ck_assert_uint_eq(x, a_addr);
-	ck_assert_uint_eq(atomic_load(&sh.used), 5 * MIB);
+	ck_assert_uint_eq(hc_mm_shared_used(&sh), 5 * MIB);
 	ck_assert_uint_eq(atomic_load(&sh.reserved), 8 * MIB);
 	other = mm_workload(&sh);
 	c = res(mm, 3 * MIB, &x);                   /* the remainder */
@@ -2340,7 +2340,7 @@ START_TEST(workload_split_shared_and_capture)
 	ck_assert_int_eq(hc_mm_release(mm, a), HC_OK);
 	ck_assert_uint_eq(fk.frees, 1);             /* wholly free, two managers */
 	ck_assert_uint_eq(atomic_load(&sh.reserved), 0);
-	ck_assert_uint_eq(atomic_load(&sh.used), 0);
+	ck_assert_uint_eq(hc_mm_shared_used(&sh), 0);
 	ck_assert_uint_eq(atomic_load(&sh.peak), 8 * MIB);
 	ck_assert(hc_mm_valid(mm));
 	hc_mm_destroy(other);
@@ -2439,11 +2439,12 @@ START_TEST(park_split_when_exact)
 	ck_assert(!hc_mm_parked(mm));
 	a = res(mm, 64 * MIB, &x);                  /* a hit */
 	ck_assert_uint_eq(x, a_addr);
-	ck_assert_uint_eq(atomic_load(&sh.used), 64 * MIB);
+	ck_assert_uint_eq(hc_mm_shared_used(&sh), 64 * MIB);
 	ck_assert_int_eq(hc_mm_release(mm, a), HC_OK);
 	ck_assert(hc_mm_parked(mm));
 	ck_assert(hc_mm_valid(mm));
-	ck_assert_uint_eq(atomic_load(&sh.used), 0); /* at the release, as the free */
+	ck_assert_uint_eq(hc_mm_shared_used(&sh), 0); /* at the release, as the free */
+	ck_assert_uint_eq(atomic_load(&sh.used), 64 * MIB); /* through the slot */
 	ck_assert_uint_eq(usage(mm).number_allocs, 0);
 	ck_assert_int_eq(hc_mm_address(mm, a, NULL, NULL), HC_ERR_STALE);
 	ck_assert_int_eq(hc_mm_release(mm, a), HC_ERR_STALE);
@@ -2453,7 +2454,7 @@ START_TEST(park_split_when_exact)
 	ck_assert_uint_eq(x, a_addr);
 	ck_assert_ptr_eq(b.slice, a.slice);
 	ck_assert_uint_gt(b.id, a.id);
-	ck_assert_uint_eq(atomic_load(&sh.used), 64 * MIB);
+	ck_assert_uint_eq(hc_mm_shared_used(&sh), 64 * MIB);
 	ck_assert_uint_eq(atomic_load(&sh.peak), 64 * MIB);
 	ck_assert(hc_mm_valid(mm));                 /* taken back: the shape holds */
 	ck_assert_int_eq(hc_mm_release(mm, b), HC_OK);
@@ -2540,7 +2541,94 @@ START_TEST(park_split_when_exact)
 	hc_mm_destroy(other);
 	hc_mm_destroy(mm);
 	ck_assert_uint_eq(atomic_load(&sh.managers), 0);
-	ck_assert_uint_eq(atomic_load(&sh.used), 0);
+	ck_assert_uint_eq(hc_mm_shared_used(&sh), 0);
+	fake_done();
+}
+END_TEST
+
+/* A split pool's park notes its bytes in the manager's slot of the shared
+ * figures and leaves sh.used alone; the reuse empties the slot, a free
+ * completed later moves sh.used.  A manager that finds every slot held
+ * parks by moving sh.used.  Either way the in-use figure reads as if the
+ * free had been made, and with a second manager the peak counts the parked
+ * block as free until its reuse lifts it. */
+START_TEST(park_split_slots)
+{
+	struct hc_mm_shared sh;
+	struct hc_mm *mm, *other;
+	struct hc_slice_ref a, d, e, o;
+	uint64_t a_addr, d_addr, x;
+	int slotted;
+
+	for (slotted = 0; slotted < 2; slotted++) {
+		memset(&sh, 0, sizeof(sh));
+		/* 64 managers hold every slot, or all but slot 0 */
+		atomic_store(&sh.slots_held, slotted ? ~UINT64_C(1) : UINT64_MAX);
+		fake_reset();
+		mm = mm_workload(&sh);
+		ck_assert_uint_eq(atomic_load(&sh.slots_held), UINT64_MAX);
+		a = res(mm, 64 * MIB, &a_addr);
+		ck_assert_int_eq(hc_mm_release(mm, a), HC_OK);
+		a = res(mm, 64 * MIB, &x);
+		ck_assert_int_eq(hc_mm_release(mm, a), HC_OK);
+		ck_assert(hc_mm_parked(mm));
+		ck_assert(hc_mm_valid(mm));
+		ck_assert_uint_eq(hc_mm_shared_used(&sh), 0);
+		ck_assert_uint_eq(atomic_load(&sh.used), slotted ? 64 * MIB : 0);
+		ck_assert_uint_eq(atomic_load(&sh.park[0].bytes), slotted ? 64 * MIB : 0);
+		a = res(mm, 64 * MIB, &x);                  /* taken back */
+		ck_assert_uint_eq(x, a_addr);
+		ck_assert_uint_eq(atomic_load(&sh.park[0].bytes), 0);
+		ck_assert_uint_eq(atomic_load(&sh.used), 64 * MIB);
+		ck_assert_uint_eq(atomic_load(&sh.peak), 64 * MIB);
+		ck_assert_int_eq(hc_mm_release(mm, a), HC_OK);
+		ck_assert(hc_mm_parked(mm));
+		a = res(mm, 40 * MIB, &x);                  /* completes the free */
+		ck_assert_uint_eq(x, a_addr);
+		ck_assert_uint_eq(atomic_load(&sh.park[0].bytes), 0);
+		ck_assert_uint_eq(atomic_load(&sh.used), 40 * MIB);
+		ck_assert_int_eq(hc_mm_release(mm, a), HC_OK);
+		ck_assert(hc_mm_parked(mm));
+		ck_assert_uint_eq(hc_mm_shared_used(&sh), 0);
+		ck_assert(hc_mm_valid(mm));
+		hc_mm_destroy(mm);                          /* completes it too */
+		ck_assert_uint_eq(atomic_load(&sh.used), 0);
+		ck_assert_uint_eq(atomic_load(&sh.park[0].bytes), 0);
+		ck_assert_uint_eq(atomic_load(&sh.slots_held), slotted ? ~UINT64_C(1) : UINT64_MAX);
+		ck_assert_uint_eq(atomic_load(&sh.reserved), 0);
+		fake_done();
+	}
+
+	/* the peak while a block is parked, with a second manager */
+	memset(&sh, 0, sizeof(sh));
+	fake_reset();
+	mm = mm_workload(&sh);
+	d = res(mm, 40 * MIB, &d_addr);             /* a new segment of 40 MiB */
+	ck_assert_int_eq(hc_mm_release(mm, d), HC_OK);
+	d = res(mm, 20 * MIB, &x);                  /* splits it: 20 MiB free behind */
+	ck_assert_uint_eq(x, d_addr);
+	e = res(mm, 20 * MIB, &x);
+	ck_assert_uint_eq(x, d_addr + 20 * MIB);
+	other = mm_workload(&sh);
+	ck_assert_uint_eq(atomic_load(&sh.slots_held), 3);
+	ck_assert_int_eq(hc_mm_release(mm, e), HC_OK); /* d is live: parks */
+	ck_assert(hc_mm_parked(mm));
+	ck_assert_uint_eq(hc_mm_shared_used(&sh), 20 * MIB);
+	ck_assert_uint_eq(atomic_load(&sh.peak), 40 * MIB);
+	o = res(other, 30 * MIB, NULL);             /* in use: 20 + 30, not 70 */
+	ck_assert_uint_eq(hc_mm_shared_used(&sh), 50 * MIB);
+	ck_assert_uint_eq(atomic_load(&sh.peak), 50 * MIB);
+	e = res(mm, 20 * MIB, &x);                  /* the reuse: 70 */
+	ck_assert_uint_eq(x, d_addr + 20 * MIB);
+	ck_assert_uint_eq(hc_mm_shared_used(&sh), 70 * MIB);
+	ck_assert_uint_eq(atomic_load(&sh.peak), 70 * MIB);
+	ck_assert(hc_mm_valid(mm));
+	ck_assert(hc_mm_valid(other));
+	ck_assert_int_eq(hc_mm_release(other, o), HC_OK);
+	hc_mm_destroy(other);
+	hc_mm_destroy(mm);
+	ck_assert_uint_eq(hc_mm_shared_used(&sh), 0);
+	ck_assert_uint_eq(atomic_load(&sh.slots_held), 0);
 	fake_done();
 }
 END_TEST
@@ -2555,7 +2643,7 @@ static struct hc_storage fake_fit_storage2 = { fake_alloc, fake_free, &fk2, fake
 
 static void shared_same(struct hc_mm_shared *a, struct hc_mm_shared *b)
 {
-	ck_assert_uint_eq(atomic_load(&a->used), atomic_load(&b->used));
+	ck_assert_uint_eq(hc_mm_shared_used(a), hc_mm_shared_used(b));
 	ck_assert_uint_eq(atomic_load(&a->peak), atomic_load(&b->peak));
 	ck_assert_uint_eq(atomic_load(&a->reserved), atomic_load(&b->reserved));
 	ck_assert_uint_eq(atomic_load(&a->managers), atomic_load(&b->managers));
@@ -2804,6 +2892,7 @@ static Suite *pools_suite(void)
 	tcase_add_test(tc, park_switch);
 	tcase_add_loop_test(tc, park_matches_unparked, 0, 4);
 	tcase_add_test(tc, park_split_when_exact);
+	tcase_add_test(tc, park_split_slots);
 	tcase_add_loop_test(tc, park_split_matches_unparked, 0, 4);
 	suite_add_tcase(s, tc);
 	return s;

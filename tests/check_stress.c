@@ -8,6 +8,7 @@
  */
 #include <check.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -178,6 +179,75 @@ START_TEST(threads_share_buffers)
 }
 END_TEST
 
+/* Large buffers of the split pool on several streams at once.  A block
+ * whose segment holds another live block is parked at its free and taken
+ * back by the next reservation of its size: its bytes go into its stream's
+ * slot of the device's shared figures while the other threads'
+ * reservations read those slots for the in-use figure and the peak
+ * (core/pool.h, struct hc_mm_shared).  A 6 MiB buffer freed goes to the
+ * idle cache; the 3 MiB anchor adopts such a segment and leaves 3 MiB free
+ * behind it, which the pairs then take and park. */
+#define PARK_ROUNDS 40
+#define PARK_PAIRS 50
+
+static _Atomic unsigned park_done;
+
+static void *park_worker(void *p)
+{
+	hc_stream s;
+	hc_buffer a, anchor, b;
+
+	(void)p;
+	EXPECT(hc_stream_open(dev, &s) == HC_OK);
+	for (int r = 0; r < PARK_ROUNDS; r++) {
+		EXPECT(hc_alloc(s, 6 * HC_MIB, &a) == HC_OK);
+		EXPECT(hc_free(a) == HC_OK);
+		EXPECT(hc_alloc(s, 3 * HC_MIB, &anchor) == HC_OK);
+		for (int k = 0; k < PARK_PAIRS; k++) {
+			/* now and then another size: the parked free completes */
+			uint64_t size = k % 16 == 15 ? 2 * HC_MIB : 3 * HC_MIB;
+
+			EXPECT(hc_alloc(s, size, &b) == HC_OK);
+			EXPECT(hc_free(b) == HC_OK);
+		}
+		EXPECT(hc_free(anchor) == HC_OK);
+	}
+	EXPECT(hc_sync(s) == HC_OK);
+	atomic_fetch_add(&park_done, 1);
+	return (void *)(uintptr_t)s.id;
+}
+
+START_TEST(threads_park_large)
+{
+	hc_device_options o;
+	pthread_t th[NTHREADS];
+	hc_stream streams[NTHREADS];
+	hc_memory_usage u;
+
+	ck_assert_int_eq(hc_device_options_init(&o), HC_OK);
+	o.capacity = 1024 * HC_MIB;
+	o.seed = 7;
+	ck_assert_int_eq(hc_device_open("sim", &o, &dev), HC_OK);
+	failures = 0;
+	for (int t = 0; t < NTHREADS; t++)
+		ck_assert_int_eq(pthread_create(&th[t], NULL, park_worker, NULL), 0);
+	for (int t = 0; t < NTHREADS; t++) {
+		void *ret;
+		pthread_join(th[t], &ret);
+		streams[t].id = (uint64_t)(uintptr_t)ret;
+	}
+	ck_assert_int_eq(failures, 0);
+	ck_assert_uint_eq(atomic_load(&park_done), NTHREADS);
+	/* every buffer freed: nothing counted in use, parked or not */
+	ck_assert_int_eq(hc_device_memory_usage(dev, HC_MEMORY_DEVICE, &u), HC_OK);
+	ck_assert_uint_eq(u.number_allocs, 0);
+	ck_assert_uint_eq(u.bytes_in_use, 0);
+	for (int t = 0; t < NTHREADS; t++)
+		ck_assert_int_eq(hc_stream_close(streams[t]), HC_OK);
+	ck_assert_int_eq(hc_device_close(dev), HC_OK);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *su = suite_create("stress");
@@ -186,6 +256,7 @@ int main(void)
 	int failed;
 
 	tcase_add_test(tc, threads_share_buffers);
+	tcase_add_test(tc, threads_park_large);
 	tcase_set_timeout(tc, 120);
 	suite_add_tcase(su, tc);
 	sr = srunner_create(su);
