@@ -1563,8 +1563,7 @@ bool hc_mm_valid(const struct hc_mm *mm)
 	 * bytes when its pool keeps shared figures, else nothing */
 	if (mm->park_bytes) {
 		const struct hc_slice *t = mm->parked_split;
-		uint64_t want = t && t->pool->shared && t->pool->spec.reclaim_at == HC_RECLAIM_AT_PEAK ?
-					t->size + t->padding : 0;
+		uint64_t want = t && hc_pool_at_peak_shared(t->pool) ? t->size + t->padding : 0;
 
 		if (atomic_load_explicit(mm->park_bytes, memory_order_relaxed) != want)
 			return false;

@@ -38,11 +38,6 @@
 #include "core/internal.h"
 #include "core/pool_internal.h"
 
-static bool at_peak_shared(const struct hc_pool *p)
-{
-	return p->shared && p->spec.reclaim_at == HC_RECLAIM_AT_PEAK;
-}
-
 void hc_direct_init(struct hc_pool *p, const hc_pool_spec *spec, uint64_t align)
 {
 	p->kind = HC_POOL_DIRECT;
@@ -58,7 +53,7 @@ struct hc_slice *hc_direct_try_reserve(struct hc_pool *p, uint64_t size)
 		return NULL;
 	if (p->use.bytes_in_use + p->use.bytes_padding > p->used_peak)
 		p->used_peak = p->use.bytes_in_use + p->use.bytes_padding;
-	if (at_peak_shared(p))
+	if (hc_pool_at_peak_shared(p))
 		hc_shared_used_add(p->shared, s->span);
 	return s;
 }
@@ -71,7 +66,7 @@ static void slot_release(struct hc_pool *p, uint64_t i)
 		hc_tree_remove(&p->by_size, &s->node);
 	hc_mm_storage_free(p->mm, s->addr, s->span);
 	hc_pool_reserved_sub(p, s->span);
-	if (at_peak_shared(p))
+	if (hc_pool_at_peak_shared(p))
 		hc_shared_sub(&p->shared->reserved, s->span);
 	p->npages--;
 	p->slots[i] = NULL;
@@ -109,7 +104,7 @@ hc_status hc_direct_alloc(struct hc_pool *p, uint64_t size, struct hc_slice **ou
 	if (eff < size)
 		return hc_fail(HC_ERR_TOO_BIG, "%llu B overflow when aligned",
 			       (unsigned long long)size);
-	if (at_peak_shared(p)) {
+	if (hc_pool_at_peak_shared(p)) {
 		struct hc_mm_shared *sh = p->shared;
 		uint64_t used = hc_mm_shared_used(sh);
 		uint64_t peak = atomic_load_explicit(&sh->peak, memory_order_relaxed);
@@ -155,14 +150,14 @@ hc_status hc_direct_alloc(struct hc_pool *p, uint64_t size, struct hc_slice **ou
 	s->size = size;
 	s->padding = pad;
 	hc_pool_reserved_add(p, eff);
-	if (at_peak_shared(p))
+	if (hc_pool_at_peak_shared(p))
 		atomic_fetch_add_explicit(&p->shared->reserved, eff, memory_order_relaxed);
 	if (++p->npages > p->pages_peak)
 		p->pages_peak = p->npages;
 	hc_pool_mark_used(p, s, size);
 	if (p->use.bytes_in_use + p->use.bytes_padding > p->used_peak)
 		p->used_peak = p->use.bytes_in_use + p->use.bytes_padding;
-	if (at_peak_shared(p))
+	if (hc_pool_at_peak_shared(p))
 		hc_shared_used_add(p->shared, eff);
 	*out = s;
 	return HC_OK;
@@ -170,7 +165,7 @@ hc_status hc_direct_alloc(struct hc_pool *p, uint64_t size, struct hc_slice **ou
 
 void hc_direct_on_free(struct hc_pool *p, struct hc_slice *s)
 {
-	if (at_peak_shared(p))
+	if (hc_pool_at_peak_shared(p))
 		hc_shared_sub(&p->shared->used, s->span);
 	if (p->shared && atomic_load_explicit(&p->shared->managers, memory_order_relaxed) > 1 &&
 	    !hc_mm_capture_active(p->mm)) {
@@ -204,7 +199,7 @@ void hc_direct_destroy(struct hc_pool *p)
 	for (i = 0; i < p->nslots; i++)
 		if (p->slots[i]) {
 			/* still held (live or pinned): its in-use bytes leave too */
-			if (!p->slots[i]->in_tree && at_peak_shared(p))
+			if (!p->slots[i]->in_tree && hc_pool_at_peak_shared(p))
 				hc_shared_sub(&p->shared->used, p->slots[i]->span);
 			slot_release(p, i);
 		}

@@ -234,6 +234,12 @@ void hc_direct_destroy(struct hc_pool *p);
 /* The device-wide figures of HC_RECLAIM_AT_PEAK pools (struct hc_mm_shared):
  * relaxed, as each manager is serialised by its owner. */
 
+/* Whether direct pool @p keeps the device-wide figures. */
+static inline bool hc_pool_at_peak_shared(const struct hc_pool *p)
+{
+	return p->shared && p->spec.reclaim_at == HC_RECLAIM_AT_PEAK;
+}
+
 /* The bytes parked in held slots: counted in sh->used, not in use. */
 static inline uint64_t hc_shared_parked(struct hc_mm_shared *sh)
 {

@@ -80,11 +80,6 @@
 
 #define SLICE_OF(n) ((struct hc_slice *)(n))
 
-static bool at_peak_shared(const struct hc_pool *p)
-{
-	return p->shared && p->spec.reclaim_at == HC_RECLAIM_AT_PEAK;
-}
-
 /* Several streams share the device: wholly free segments live in its idle
  * cache, not here. */
 static bool several(const struct hc_pool *p)
@@ -127,7 +122,7 @@ static void used_note(struct hc_pool *p, uint64_t extent)
 {
 	if (p->use.bytes_in_use + p->use.bytes_padding > p->used_peak)
 		p->used_peak = p->use.bytes_in_use + p->use.bytes_padding;
-	if (at_peak_shared(p))
+	if (hc_pool_at_peak_shared(p))
 		hc_shared_used_add(p->shared, extent);
 }
 
@@ -175,7 +170,7 @@ static void seg_release(struct hc_pool *p, struct hc_page *pg)
 		hc_mm_slice_put(p->mm, s);
 	}
 	pg->first = NULL;
-	if (at_peak_shared(p))
+	if (hc_pool_at_peak_shared(p))
 		hc_shared_sub(&p->shared->reserved, pg->size);
 	hc_pool_page_drop(p, pg);
 }
@@ -195,7 +190,7 @@ static uint64_t watermark(const struct hc_pool *p, uint64_t eff)
 
 	if (p->spec.reclaim_at != HC_RECLAIM_AT_PEAK)
 		return p->spec.reclaim_at;
-	if (at_peak_shared(p)) {
+	if (hc_pool_at_peak_shared(p)) {
 		used = hc_mm_shared_used(p->shared);
 		peak = atomic_load_explicit(&p->shared->peak, memory_order_relaxed);
 	} else {
@@ -209,7 +204,7 @@ static uint64_t watermark(const struct hc_pool *p, uint64_t eff)
 /* The reserved bytes the watermark is compared with. */
 static uint64_t reserved_now(const struct hc_pool *p)
 {
-	if (at_peak_shared(p))
+	if (hc_pool_at_peak_shared(p))
 		return atomic_load_explicit(&p->shared->reserved, memory_order_relaxed);
 	return p->use.bytes_reserved;
 }
@@ -266,7 +261,7 @@ hc_status hc_split_alloc(struct hc_pool *p, uint64_t size, struct hc_slice **out
 		hc_mm_slice_put(p->mm, s);
 		return st;
 	}
-	if (at_peak_shared(p))
+	if (hc_pool_at_peak_shared(p))
 		atomic_fetch_add_explicit(&p->shared->reserved, pg->size, memory_order_relaxed);
 	s->pool = p;
 	s->page = pg;
@@ -315,7 +310,7 @@ static inline __attribute__((always_inline)) void merge_insert(struct hc_pool *p
 
 void hc_split_on_free(struct hc_pool *p, struct hc_slice *s)
 {
-	if (at_peak_shared(p))
+	if (hc_pool_at_peak_shared(p))
 		hc_shared_sub(&p->shared->used, s->size + s->padding);
 	merge_insert(p, s, true);
 }
@@ -371,7 +366,7 @@ bool hc_split_park(struct hc_pool *p, struct hc_slice *s, bool shaped, _Atomic u
 
 	if ((alone && several(p)) || (!shaped && !park_shape(p, s, alone)))
 		return false;
-	if (!at_peak_shared(p))
+	if (!hc_pool_at_peak_shared(p))
 		return true;
 	if (slot)
 		atomic_store_explicit(slot, s->size + s->padding, memory_order_release);
@@ -395,7 +390,7 @@ bool hc_split_park_valid(const struct hc_pool *p, const struct hc_slice *s, bool
  * subtracted twice. */
 void hc_split_park_flush(struct hc_pool *p, struct hc_slice *s, _Atomic uint64_t *slot)
 {
-	if (slot && at_peak_shared(p)) {
+	if (slot && hc_pool_at_peak_shared(p)) {
 		atomic_store_explicit(slot, 0, memory_order_relaxed);
 		atomic_fetch_sub_explicit(&p->shared->used, s->size + s->padding,
 					  memory_order_release);
@@ -412,7 +407,7 @@ void hc_split_park_flush(struct hc_pool *p, struct hc_slice *s, _Atomic uint64_t
  * pass it. */
 void hc_split_park_take(struct hc_pool *p, struct hc_slice *s, _Atomic uint64_t *slot)
 {
-	if (!slot || !at_peak_shared(p)) {
+	if (!slot || !hc_pool_at_peak_shared(p)) {
 		used_note(p, s->size + s->padding);
 		return;
 	}
@@ -443,7 +438,7 @@ void hc_split_destroy(struct hc_pool *p)
 		struct hc_slice *s;
 
 		/* blocks still held (live or pinned): their in-use bytes leave too */
-		for (s = pg->first; s && at_peak_shared(p); s = s->next)
+		for (s = pg->first; s && hc_pool_at_peak_shared(p); s = s->next)
 			if (!s->sfree)
 				hc_shared_sub(&p->shared->used, s->size + s->padding);
 		seg_release(p, pg);
