@@ -309,15 +309,78 @@ void hc_split_init(struct hc_pool *p, const hc_pool_spec *spec, uint64_t align);
 struct hc_slice *hc_split_try_reserve(struct hc_pool *p, uint64_t size);
 hc_status hc_split_alloc(struct hc_pool *p, uint64_t size, struct hc_slice **out);
 void hc_split_on_free(struct hc_pool *p, struct hc_slice *s);
-/* Parked frees (memory_manager.c): may the release of @s, the latest
- * reservation's block, be parked (and if so, its shared bytes go now: into
- * the manager's @slot of the shared figures, or off sh->used when @slot is
- * NULL); hc_mm_valid's check of that; complete a parked free; take a
- * parked block back. */
-bool hc_split_park(struct hc_pool *p, struct hc_slice *s, bool shaped, _Atomic uint64_t *slot);
+/* Several streams share the device: wholly free segments live in its idle
+ * cache, not in a split pool. */
+static inline bool hc_pool_several(const struct hc_pool *p)
+{
+	return p->shared && atomic_load_explicit(&p->shared->managers, memory_order_relaxed) > 1;
+}
+
+/* The in-use peak and the shared figures grow by a block of @extent bytes
+ * handed out. */
+void hc_split_used_note(struct hc_pool *p, uint64_t extent);
+
+/*
+ * Parked frees of a split pool (memory_manager.c, "parked frees", argues
+ * why these conditions make the reuse exact).  The release and the reuse
+ * are the parked pair's whole hot path, hence inline here.
+ *
+ * hc_split_park_shape: the next best fit of @s's size would find it again,
+ * whole and in place, with its remainder; @alone: no other block of its
+ * segment is in use.  hc_split_park_valid: hc_mm_valid's check of that,
+ * @s's usage counted (@in_use: taken back from a park) or not (parked).
+ * hc_split_park_flush: a parked free completed.
+ */
+bool hc_split_park_shape(const struct hc_pool *p, const struct hc_slice *s, bool alone);
 bool hc_split_park_valid(const struct hc_pool *p, const struct hc_slice *s, bool in_use);
 void hc_split_park_flush(struct hc_pool *p, struct hc_slice *s, _Atomic uint64_t *slot);
-void hc_split_park_take(struct hc_pool *p, struct hc_slice *s, _Atomic uint64_t *slot);
+
+/* Whether the release of @s (its usage not yet counted free) may be
+ * parked: the shape (known to hold when @shaped: @s was just taken back
+ * from a park, which leaves the pool as it was), and a segment it leaves
+ * wholly free would not go to the idle cache (one stream; no capture, as
+ * the manager has none while it parks).  When it may, the free's one
+ * effect outside the pool happens now, as on_free does it: the shared
+ * in-use bytes drop, by the manager's @slot taking them (a plain store to
+ * a line only this manager writes) or, with no slot, off sh->used. */
+static inline bool hc_split_park(struct hc_pool *p, struct hc_slice *s, bool shaped,
+				 _Atomic uint64_t *slot)
+{
+	bool alone = s->page->live == 1;
+
+	if ((alone && hc_pool_several(p)) || (!shaped && !hc_split_park_shape(p, s, alone)))
+		return false;
+	if (!hc_pool_at_peak_shared(p))
+		return true;
+	if (slot)
+		atomic_store_explicit(slot, s->size + s->padding, memory_order_release);
+	else
+		hc_shared_sub(&p->shared->used, s->size + s->padding);
+	return true;
+}
+
+/* A parked @s taken back by a reservation of the same size, its usage
+ * counted (hc_pool_mark_used): what handing it out adds to the in-use peak
+ * and the shared figures.  With a @slot, sh->used still counts @s:
+ * emptying the slot puts it back in use.  Alone on the figures, the in-use
+ * bytes are then what they were before the park, never above the peak;
+ * with other managers, whose reservations meanwhile saw the block as free,
+ * they may pass it. */
+static inline void hc_split_park_take(struct hc_pool *p, struct hc_slice *s,
+				      _Atomic uint64_t *slot)
+{
+	uint64_t used = p->use.bytes_in_use + p->use.bytes_padding;
+
+	if (!slot || !hc_pool_at_peak_shared(p)) {
+		hc_split_used_note(p, s->size + s->padding);
+		return;
+	}
+	if (used > p->used_peak)
+		p->used_peak = used;
+	atomic_store_explicit(slot, 0, memory_order_release);
+	if (hc_pool_several(p))
+		hc_shared_peak_note(p->shared, hc_mm_shared_used(p->shared));
+}
 void hc_split_cleanup(struct hc_pool *p, bool explicit_);
 void hc_split_destroy(struct hc_pool *p);
 

@@ -80,12 +80,6 @@
 
 #define SLICE_OF(n) ((struct hc_slice *)(n))
 
-/* Several streams share the device: wholly free segments live in its idle
- * cache, not here. */
-static bool several(const struct hc_pool *p)
-{
-	return p->shared && atomic_load_explicit(&p->shared->managers, memory_order_relaxed) > 1;
-}
 
 void hc_split_init(struct hc_pool *p, const hc_pool_spec *spec, uint64_t align)
 {
@@ -118,7 +112,7 @@ static void free_remove(struct hc_pool *p, struct hc_slice *s)
 	s->in_tree = false;
 }
 
-static void used_note(struct hc_pool *p, uint64_t extent)
+void hc_split_used_note(struct hc_pool *p, uint64_t extent)
 {
 	if (p->use.bytes_in_use + p->use.bytes_padding > p->used_peak)
 		p->used_peak = p->use.bytes_in_use + p->use.bytes_padding;
@@ -154,7 +148,7 @@ static void take(struct hc_pool *p, struct hc_slice *s, uint64_t size, uint64_t 
 	s->size = size;
 	s->padding = bytes - size;
 	hc_pool_mark_used(p, s, size);
-	used_note(p, bytes);
+	hc_split_used_note(p, bytes);
 }
 
 /* Gives segment @pg back to storage with its block records (a wholly free
@@ -256,7 +250,7 @@ hc_status hc_split_alloc(struct hc_pool *p, uint64_t size, struct hc_slice **out
 	s = hc_mm_slice_new(p->mm);
 	if (!s)
 		return hc_fail(HC_ERR_OOM, "no host memory for a slice record");
-	pg = hc_pool_page_new_fit(p, eff, several(p) && eff <= UINT64_MAX / 2 ? 2 * eff : eff, &st);
+	pg = hc_pool_page_new_fit(p, eff, hc_pool_several(p) && eff <= UINT64_MAX / 2 ? 2 * eff : eff, &st);
 	if (!pg) {
 		hc_mm_slice_put(p->mm, s);
 		return st;
@@ -299,7 +293,7 @@ static inline __attribute__((always_inline)) void merge_insert(struct hc_pool *p
 		hc_slice_unlink(next);
 		hc_mm_slice_put(p->mm, next);
 	}
-	if (to_idle && pg->live == 0 && several(p) && !hc_mm_capture_active(p->mm)) {
+	if (to_idle && pg->live == 0 && hc_pool_several(p) && !hc_mm_capture_active(p->mm)) {
 		/* several streams: a wholly free segment goes to the device's
 		 * idle cache at once, for any of them to adopt */
 		seg_release(p, pg);
@@ -317,13 +311,14 @@ void hc_split_on_free(struct hc_pool *p, struct hc_slice *s)
 
 /*
  * Parked frees (memory_manager.c, "---- parked frees", argues why these
- * conditions make the reuse exact).  @s is the block the manager's latest
- * reservation handed out, nothing having happened to the pool since.
- * park_shape: the next best fit of its size would find it again, whole and
+ * conditions make the reuse exact; the release and the reuse are inline in
+ * pool_internal.h).  @s is the block the manager's latest reservation
+ * handed out, nothing having happened to the pool since.
+ * hc_split_park_shape: the next best fit of its size would find it again, whole and
  * in place, with its remainder; @alone: no other block of its segment is in
  * use.
  */
-static bool park_shape(const struct hc_pool *p, const struct hc_slice *s, bool alone)
+bool hc_split_park_shape(const struct hc_pool *p, const struct hc_slice *s, bool alone)
 {
 	uint64_t eff = s->size + s->padding, merged = eff;
 	const struct hc_slice *next = s->next;
@@ -352,35 +347,12 @@ static bool park_shape(const struct hc_pool *p, const struct hc_slice *s, bool a
 	return !n || n->k1 > merged;
 }
 
-/* Whether the release of @s (its usage not yet counted free) may be
- * parked: park_shape (known to hold when @shaped: @s was just taken back
- * from a park, which leaves the pool as it was), and a segment it leaves
- * wholly free would not go to the idle cache (one stream; no capture, as
- * the manager has none while it parks).  When it may, the free's one
- * effect outside this pool happens now, as on_free does it: the shared
- * in-use bytes drop, by the manager's @slot taking them (a plain store to
- * a line only this manager writes) or, with no slot, off sh->used. */
-bool hc_split_park(struct hc_pool *p, struct hc_slice *s, bool shaped, _Atomic uint64_t *slot)
-{
-	bool alone = s->page->live == 1;
-
-	if ((alone && several(p)) || (!shaped && !park_shape(p, s, alone)))
-		return false;
-	if (!hc_pool_at_peak_shared(p))
-		return true;
-	if (slot)
-		atomic_store_explicit(slot, s->size + s->padding, memory_order_release);
-	else
-		hc_shared_sub(&p->shared->used, s->size + s->padding);
-	return true;
-}
-
-/* hc_mm_valid: park_shape of @s, its usage counted (@in_use: the latest
+/* hc_mm_valid: hc_split_park_shape of @s, its usage counted (@in_use: the latest
  * reservation's, taken back from a park) or not (parked).  The idle
  * cache's condition is not checked: it depends on other managers. */
 bool hc_split_park_valid(const struct hc_pool *p, const struct hc_slice *s, bool in_use)
 {
-	return park_shape(p, s, s->page->live == (in_use ? 1 : 0));
+	return hc_split_park_shape(p, s, s->page->live == (in_use ? 1 : 0));
 }
 
 /* A parked release of @s completed: on_free less what hc_split_park did
@@ -396,26 +368,6 @@ void hc_split_park_flush(struct hc_pool *p, struct hc_slice *s, _Atomic uint64_t
 					  memory_order_release);
 	}
 	merge_insert(p, s, false);
-}
-
-/* A parked @s taken back by a reservation of the same size, its usage
- * counted (hc_pool_mark_used): what take would add to the in-use peak and
- * the shared figures.  With a @slot, sh->used still counts @s: emptying
- * the slot puts it back in use.  Alone on the figures, the in-use bytes are
- * then what they were before the park, never above the peak; with other
- * managers, whose reservations meanwhile saw the block as free, they may
- * pass it. */
-void hc_split_park_take(struct hc_pool *p, struct hc_slice *s, _Atomic uint64_t *slot)
-{
-	if (!slot || !hc_pool_at_peak_shared(p)) {
-		used_note(p, s->size + s->padding);
-		return;
-	}
-	if (p->use.bytes_in_use + p->use.bytes_padding > p->used_peak)
-		p->used_peak = p->use.bytes_in_use + p->use.bytes_padding;
-	atomic_store_explicit(slot, 0, memory_order_release);
-	if (several(p))
-		hc_shared_peak_note(p->shared, hc_mm_shared_used(p->shared));
 }
 
 void hc_split_cleanup(struct hc_pool *p, bool explicit_)
