@@ -50,6 +50,17 @@ grep -q '"memory_identical": true' "$tmp/v.json" || fail "validate --json: memor
 grep -q '"workload": "training"' "$tmp/v.json" || fail "validate --json: no workload"
 grep -q '"measured_runs": 3' "$tmp/v.json" || fail "validate --json: not 3 measured runs"
 grep -q '"measured_stable": true' "$tmp/v.json" || fail "validate --json: runs vary on the simulator"
+# --call-times: every public call of the workload counted on both sides,
+# and on the simulator nothing but the calls advances the clock (the
+# sampling costs no virtual time)
+"$hipsim" validate --measure-on sim --steps 10 --workload training --call-times \
+	--profile "$tmp/sim.profile" >"$tmp/c.txt" || fail "validate --call-times: exit $?"
+grep -q '^    hc_launch  *360/360  ' "$tmp/c.txt" || fail "--call-times: not 360 launches: $(cat "$tmp/c.txt")"
+grep -q '^    memory sampling  *[1-9][0-9]*/[1-9][0-9]*  *0.000  *0.000 ' "$tmp/c.txt" ||
+	fail "--call-times: sampling missing or not free on the simulator"
+awk '/total time, ms/ { total = $4 } /between the calls/ { between = $4; seen = 1 }
+     END { exit !(seen && total > 0 && between <= 0.01 * total) }' "$tmp/c.txt" ||
+	fail "--call-times: the calls do not account for the simulated time"
 
 # without a GPU
 "$hipsim" calibrate --backend hip --quick --repeats 1 -o "$tmp/hip.profile" >/dev/null 2>"$tmp/err"

@@ -142,6 +142,12 @@ void hs_sample_record(struct hs_driver *d, uint32_t stream, const hc_memory_usag
 							d->in_use, d->reserved };
 }
 
+const char *const hs_call_names[HS_CALL_KINDS] = {
+	[HS_CALL_ALLOC] = "hc_alloc",	[HS_CALL_FREE] = "hc_free",   [HS_CALL_WRITE] = "hc_write",
+	[HS_CALL_READ] = "hc_read",	[HS_CALL_LAUNCH] = "hc_launch", [HS_CALL_SYNC] = "hc_sync",
+	[HS_CALL_SAMPLE] = "memory sampling",
+};
+
 void hs_driver_report(struct hs_driver *d, const char *workload, struct hs_report *r)
 {
 	hc_device_info info;
@@ -159,6 +165,7 @@ void hs_driver_report(struct hs_driver *d, const char *workload, struct hs_repor
 	r->first_failing_event = d->first_failing_event;
 	snprintf(r->first_failure, sizeof(r->first_failure), "%s", d->first_message);
 	hc_device_now(d->dev, &r->predicted_ns);
+	memcpy(r->call, d->call, sizeof(r->call));
 	r->replay_wall_ns = wall;
 	r->replay_events_per_s = wall ? (double)d->events * 1e9 / (double)wall : 0.0;
 	if (hc_device_info_get(d->dev, &info) == HC_OK) {

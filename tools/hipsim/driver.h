@@ -34,6 +34,29 @@ struct hs_options {
 	size_t kernel_image_size;
 	bool no_kernel_time;
 	bool op_times; /* open the device with hc_device_options.op_times */
+	/* Time every public call of the built-in workloads and the driver's
+	 * memory sampling on the device clock (hs_call_begin/end): hipsim
+	 * validate --call-times.  Two clock reads per call, so off for the
+	 * figures the targets are judged on. */
+	bool call_times;
+};
+
+/* The public calls the built-in workloads make, and the driver's memory
+ * sampling after them, as --call-times counts them. */
+enum hs_call {
+	HS_CALL_ALLOC,
+	HS_CALL_FREE,
+	HS_CALL_WRITE,
+	HS_CALL_READ,
+	HS_CALL_LAUNCH,
+	HS_CALL_SYNC,
+	HS_CALL_SAMPLE,
+	HS_CALL_KINDS
+};
+extern const char *const hs_call_names[HS_CALL_KINDS];
+
+struct hs_call_time {
+	uint64_t calls, ns;
 };
 
 /* One sample for --svg: after an event on @stream, that stream's device
@@ -74,6 +97,7 @@ struct hs_driver {
 
 	struct hs_sample *samples; /* for --svg */
 	size_t nsamples, capsamples;
+	struct hs_call_time call[HS_CALL_KINDS]; /* opt.call_times */
 };
 
 struct hs_report {
@@ -89,6 +113,7 @@ struct hs_report {
 	double replay_events_per_s;
 	char backend[16];
 	char device[256];
+	struct hs_call_time call[HS_CALL_KINDS]; /* opt.call_times, else zeros */
 };
 
 int hs_driver_open(struct hs_driver *d, const struct hs_options *opt);
@@ -170,6 +195,28 @@ static inline void hs_sample_free(struct hs_driver *d, uint32_t stream, bool see
 {
 	hs_sample_at(d, stream, !seen);
 }
+/* Device-clock time around one public call when opt.call_times is set:
+ * t0 = hs_call_begin(d); call; hs_call_end(d, kind, t0). */
+static inline uint64_t hs_call_begin(struct hs_driver *d)
+{
+	uint64_t t = 0;
+
+	if (__builtin_expect(d->opt.call_times, 0))
+		hc_device_now(d->dev, &t);
+	return t;
+}
+
+static inline void hs_call_end(struct hs_driver *d, enum hs_call kind, uint64_t t0)
+{
+	uint64_t t = t0;
+
+	if (__builtin_expect(!d->opt.call_times, 1))
+		return;
+	hc_device_now(d->dev, &t);
+	d->call[kind].calls++;
+	d->call[kind].ns += t > t0 ? t - t0 : 0;
+}
+
 /* The dense index of stream handle @s, or HS_MAX_STREAMS when not ours. */
 uint32_t hs_stream_index(const struct hs_driver *d, hc_stream s);
 void hs_driver_report(struct hs_driver *d, const char *workload, struct hs_report *r);

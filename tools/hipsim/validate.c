@@ -54,13 +54,16 @@ struct vrun {
 	hc_op_time ops[VALIDATE_MAX_OPS];
 	size_t nops;
 	uint64_t outside_ns;
+	/* --call-times: time inside each kind of public call and the driver's
+	 * sampling; total_ns less all of them is the driver's own code. */
+	struct hs_call_time call[HS_CALL_KINDS];
 };
 
 static int run_one(const char *backend, const char *profile, const struct workload *w,
-		   const struct workload_params *wp, struct vrun *out)
+		   const struct workload_params *wp, bool call_times, struct vrun *out)
 {
 	struct hs_options opt = { .backend = backend, .profile = profile, .seed = wp->seed,
-				  .no_kernel_time = true, .op_times = true };
+				  .no_kernel_time = true, .op_times = true, .call_times = call_times };
 	hc_op_time ops[VALIDATE_MAX_OPS];
 	size_t nops = 0;
 	uint64_t in_ops = 0;
@@ -98,6 +101,7 @@ static int run_one(const char *backend, const char *profile, const struct worklo
 	out->total_min_ns = out->total_max_ns = out->total_ns;
 	out->blocked_ns = r.stats.host_blocked_ns;
 	out->outside_ns = out->total_ns > in_ops ? out->total_ns - in_ops : 0;
+	memcpy(out->call, r.call, sizeof(out->call));
 	snprintf(out->first_failure, sizeof(out->first_failure), "%s", r.first_failure);
 	return 0;
 }
@@ -112,15 +116,16 @@ static int cmp_u64(const void *a, const void *b)
 /* Runs @n times into @out: times are medians; false when a figure other
  * than time differs between runs. */
 static int run_repeated(const char *backend, const struct workload *w,
-			const struct workload_params *wp, unsigned n, struct vrun *out,
-			bool *stable)
+			const struct workload_params *wp, bool call_times, unsigned n,
+			struct vrun *out, bool *stable)
 {
 	uint64_t tot[64], blk[64], out_ns[64], op_ns[VALIDATE_MAX_OPS][64];
+	uint64_t call_ns[HS_CALL_KINDS][64];
 	struct vrun r;
 
 	*stable = true;
 	for (unsigned i = 0; i < n; i++) {
-		if (run_one(backend, NULL, w, wp, &r) != 0)
+		if (run_one(backend, NULL, w, wp, call_times, &r) != 0)
 			return -1;
 		if (i == 0)
 			*out = r;
@@ -134,6 +139,8 @@ static int run_repeated(const char *backend, const struct workload *w,
 		out_ns[i] = r.outside_ns;
 		for (size_t k = 0; k < out->nops; k++)
 			op_ns[k][i] = k < r.nops ? r.ops[k].host_ns : 0;
+		for (size_t k = 0; k < HS_CALL_KINDS; k++)
+			call_ns[k][i] = r.call[k].ns;
 	}
 	qsort(tot, n, sizeof(tot[0]), cmp_u64);
 	qsort(blk, n, sizeof(blk[0]), cmp_u64);
@@ -146,6 +153,10 @@ static int run_repeated(const char *backend, const struct workload *w,
 	for (size_t k = 0; k < out->nops; k++) {
 		qsort(op_ns[k], n, sizeof(op_ns[k][0]), cmp_u64);
 		out->ops[k].host_ns = op_ns[k][n / 2];
+	}
+	for (size_t k = 0; k < HS_CALL_KINDS; k++) {
+		qsort(call_ns[k], n, sizeof(call_ns[k][0]), cmp_u64);
+		out->call[k].ns = call_ns[k][n / 2];
 	}
 	return 0;
 }
@@ -160,7 +171,7 @@ static double err_pct(uint64_t measured, uint64_t predicted)
 struct vresult {
 	const char *workload;
 	struct vrun m, p;
-	bool memory_same, counts_same, stable;
+	bool memory_same, counts_same, stable, calls;
 	unsigned repeats;
 	double total_err, blocked_err;
 };
@@ -182,6 +193,30 @@ static void print_ops(FILE *f, const struct vresult *v)
 	fprintf(f, "    %-18s %15s %12.3f %12.3f  %+.1f %%\n", "outside the calls", "",
 		(double)v->m.outside_ns / 1e6, (double)v->p.outside_ns / 1e6,
 		err_pct(v->m.outside_ns, v->p.outside_ns));
+}
+
+/* --call-times: time inside each kind of public call, both sides, and
+ * what is left of the total: the harness's own code between calls. */
+static void print_calls(FILE *f, const struct vresult *v)
+{
+	uint64_t in_m = 0, in_p = 0, rest_m, rest_p;
+
+	fprintf(f, "  time inside public calls (ms; calls measured/predicted):\n");
+	for (size_t k = 0; k < HS_CALL_KINDS; k++) {
+		const struct hs_call_time *m = &v->m.call[k], *p = &v->p.call[k];
+
+		in_m += m->ns;
+		in_p += p->ns;
+		if (!m->calls && !p->calls)
+			continue;
+		fprintf(f, "    %-18s %7" PRIu64 "/%-7" PRIu64 " %12.3f %12.3f  %+.1f %%\n",
+			hs_call_names[k], m->calls, p->calls, (double)m->ns / 1e6,
+			(double)p->ns / 1e6, err_pct(m->ns, p->ns));
+	}
+	rest_m = v->m.total_ns > in_m ? v->m.total_ns - in_m : 0;
+	rest_p = v->p.total_ns > in_p ? v->p.total_ns - in_p : 0;
+	fprintf(f, "    %-18s %15s %12.3f %12.3f  %+.1f %%\n", "between the calls", "",
+		(double)rest_m / 1e6, (double)rest_p / 1e6, err_pct(rest_m, rest_p));
 }
 
 static void print_table(FILE *f, const struct vresult *v)
@@ -215,6 +250,8 @@ static void print_table(FILE *f, const struct vresult *v)
 	fprintf(f, "  %-22s %16s %16s  %s\n", "copy time", "n/a", "n/a",
 		"not counted by hc_device_stats");
 	print_ops(f, v);
+	if (v->calls)
+		print_calls(f, v);
 	fprintf(f, "  overall: memory %s, time error %+.1f %% (target within 10 %%)\n",
 		v->memory_same && v->counts_same ? "exact" : "DIFFERS", v->total_err);
 	if (v->m.failures || v->p.failures)
@@ -235,6 +272,18 @@ static json_t *ops_json(const struct vrun *r)
 	return o;
 }
 
+static json_t *calls_json(const struct vrun *r)
+{
+	json_t *o = json_object();
+
+	for (size_t k = 0; o && k < HS_CALL_KINDS; k++)
+		if (r->call[k].calls)
+			json_object_set_new(o, hs_call_names[k],
+					    json_pack("{sIsI}", "calls", (json_int_t)r->call[k].calls,
+						      "ns", (json_int_t)r->call[k].ns));
+	return o;
+}
+
 static json_t *run_json(const struct vrun *r)
 {
 	json_t *o = json_pack("{sIsIsIsIsIsIsIsIsIsI}", "peak_in_use_bytes", (json_int_t)r->peak_in_use,
@@ -250,6 +299,9 @@ static json_t *run_json(const struct vrun *r)
 		json_object_set_new(o, "total_max_ns", json_integer((json_int_t)r->total_max_ns));
 		json_object_set_new(o, "op_times", ops_json(r));
 		json_object_set_new(o, "outside_ops_ns", json_integer((json_int_t)r->outside_ns));
+		if (r->call[HS_CALL_ALLOC].calls || r->call[HS_CALL_LAUNCH].calls ||
+		    r->call[HS_CALL_SAMPLE].calls)
+			json_object_set_new(o, "call_times", calls_json(r));
 	}
 	return o;
 }
@@ -282,6 +334,9 @@ static void validate_usage(FILE *out)
 		"  --seed N          workload seed (default 1)\n"
 		"  --json            print JSON instead of tables\n"
 		"  --repeats N       measured runs per workload, times are medians (default 3)\n"
+		"  --call-times      also time each kind of public call the workloads make and\n"
+		"                    the harness's memory sampling, both sides (two clock reads\n"
+		"                    per call, which the totals then include)\n"
 		"  --measure-on sim  measure on the simulator (built-in profile) instead of a GPU:\n"
 		"                    a self-test of the harness that runs without a GPU\n\n"
 		"Exit status: 0 memory figures identical, 1 a difference or a failed operation,\n"
@@ -295,13 +350,14 @@ int hipsim_validate_main(int argc, char **argv)
 		{ "steps", required_argument, 0, 'n' },   { "streams", required_argument, 0, 's' },
 		{ "seed", required_argument, 0, 'S' },    { "json", no_argument, 0, 'j' },
 		{ "measure-on", required_argument, 0, 'm' }, { "repeats", required_argument, 0, 'r' },
-		{ "help", no_argument, 0, 'h' },          { 0, 0, 0, 0 },
+		{ "call-times", no_argument, 0, 'C' },	{ "help", no_argument, 0, 'h' },
+		{ 0, 0, 0, 0 },
 	};
 	struct workload_params wp = { .steps = 200, .streams = 4, .seed = 1 };
 	const char *profile = NULL, *workload = "all", *measured = "hip";
 	const char *names[4];
 	size_t nnames = 0;
-	bool json = false;
+	bool json = false, call_times = false;
 	unsigned repeats = 3;
 	json_t *arr = NULL;
 	int c, status = HIPSIM_EXIT_OK;
@@ -331,6 +387,7 @@ int hipsim_validate_main(int argc, char **argv)
 		case 'S': wp.seed = v; break;
 		case 'r': repeats = (unsigned)v; break;
 		case 'j': json = true; break;
+		case 'C': call_times = true; break;
 		case 'm':
 			if (strcmp(optarg, "hip") != 0 && strcmp(optarg, "sim") != 0) {
 				fprintf(stderr, "hipsim validate: --measure-on takes hip or sim\n");
@@ -376,10 +433,10 @@ int hipsim_validate_main(int argc, char **argv)
 		arr = json_array();
 	for (size_t i = 0; i < nnames; i++) {
 		const struct workload *w = workload_find(names[i]);
-		struct vresult v = { .workload = w->name, .repeats = repeats };
+		struct vresult v = { .workload = w->name, .repeats = repeats, .calls = call_times };
 
-		if (run_repeated(measured, w, &wp, repeats, &v.m, &v.stable) != 0 ||
-		    run_one("sim", profile, w, &wp, &v.p) != 0) {
+		if (run_repeated(measured, w, &wp, call_times, repeats, &v.m, &v.stable) != 0 ||
+		    run_one("sim", profile, w, &wp, call_times, &v.p) != 0) {
 			status = HIPSIM_EXIT_FAILED;
 			continue;
 		}

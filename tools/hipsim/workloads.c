@@ -33,50 +33,81 @@ static uint64_t pick_size(uint64_t *rng, uint64_t lo, uint64_t hi)
 /* Scratch host memory for uploads; contents do not matter to the report. */
 static uint8_t scratch[64u << 20];
 
+/* The driver's memory sampling after an event, timed as a call of its
+ * own under --call-times. */
+static void w_sample(struct hs_driver *d, uint32_t si)
+{
+	uint64_t t0 = hs_call_begin(d);
+
+	hs_sample(d, si);
+	hs_call_end(d, HS_CALL_SAMPLE, t0);
+}
+
 static hc_buffer w_alloc(struct hs_driver *d, uint32_t si, uint64_t size)
 {
 	hc_stream s;
 	hc_buffer b = { 0 };
+	hc_status rc;
+	uint64_t t0;
 
 	if (hs_stream(d, si, &s) != HC_OK)
 		return b;
-	if (hs_event(d, hc_alloc(s, size, &b), "alloc") != HC_OK)
+	t0 = hs_call_begin(d);
+	rc = hc_alloc(s, size, &b);
+	hs_call_end(d, HS_CALL_ALLOC, t0);
+	if (hs_event(d, rc, "alloc") != HC_OK)
 		b.id = 0;
-	hs_sample(d, si);
+	w_sample(d, si);
 	return b;
 }
 
 static void w_free(struct hs_driver *d, uint32_t si, hc_buffer *b)
 {
+	hc_status rc;
+	uint64_t t0;
+
 	if (!b->id)
 		return;
-	hs_event(d, hc_free(*b), "free");
+	t0 = hs_call_begin(d);
+	rc = hc_free(*b);
+	hs_call_end(d, HS_CALL_FREE, t0);
+	hs_event(d, rc, "free");
 	b->id = 0;
-	hs_sample(d, si);
+	w_sample(d, si);
 }
 
 static void w_write(struct hs_driver *d, uint32_t si, hc_buffer b, uint64_t size,
 		    hc_alloc_property prop)
 {
 	hc_stream s;
+	hc_status rc;
+	uint64_t t0;
 
 	if (!b.id || hs_stream(d, si, &s) != HC_OK)
 		return;
 	if (size > sizeof(scratch))
 		size = sizeof(scratch);
-	hs_event(d, hc_write(s, b, 0, scratch, size, prop, NULL, NULL), "write");
-	hs_sample(d, si);
+	t0 = hs_call_begin(d);
+	rc = hc_write(s, b, 0, scratch, size, prop, NULL, NULL);
+	hs_call_end(d, HS_CALL_WRITE, t0);
+	hs_event(d, rc, "write");
+	w_sample(d, si);
 }
 
 static void w_read(struct hs_driver *d, uint32_t si, hc_buffer b, uint64_t size)
 {
 	hc_stream s;
+	hc_status rc;
+	uint64_t t0;
 
 	if (!b.id || hs_stream(d, si, &s) != HC_OK)
 		return;
 	if (size > sizeof(scratch))
 		size = sizeof(scratch);
-	hs_event(d, hc_read(s, b, 0, scratch, size, NULL), "read");
+	t0 = hs_call_begin(d);
+	rc = hc_read(s, b, 0, scratch, size, NULL);
+	hs_call_end(d, HS_CALL_READ, t0);
+	hs_event(d, rc, "read");
 }
 
 static void w_launch(struct hs_driver *d, uint32_t si, hc_kernel k, const hc_binding *bind,
@@ -88,18 +119,29 @@ static void w_launch(struct hs_driver *d, uint32_t si, hc_kernel k, const hc_bin
 			     .n_bindings = nbind,
 			     .duration_hint_ns = d->opt.no_kernel_time ? 1 : ns };
 
+	hc_status rc;
+	uint64_t t0;
+
 	if (hs_stream(d, si, &s) != HC_OK)
 		return;
-	hs_event(d, hc_launch(s, &l), "launch");
-	hs_sample(d, si);
+	t0 = hs_call_begin(d);
+	rc = hc_launch(s, &l);
+	hs_call_end(d, HS_CALL_LAUNCH, t0);
+	hs_event(d, rc, "launch");
+	w_sample(d, si);
 }
 
 static void w_sync(struct hs_driver *d, uint32_t si)
 {
 	hc_stream s;
 
-	if (hs_stream(d, si, &s) == HC_OK)
-		hs_event(d, hc_sync(s), "sync");
+	if (hs_stream(d, si, &s) == HC_OK) {
+		uint64_t t0 = hs_call_begin(d);
+		hc_status rc = hc_sync(s);
+
+		hs_call_end(d, HS_CALL_SYNC, t0);
+		hs_event(d, rc, "sync");
+	}
 }
 
 static hc_kernel w_kernel(struct hs_driver *d, const char *name)
