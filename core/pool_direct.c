@@ -167,8 +167,7 @@ void hc_direct_on_free(struct hc_pool *p, struct hc_slice *s)
 {
 	if (hc_pool_at_peak_shared(p))
 		hc_shared_sub(&p->shared->used, s->span);
-	if (p->shared && atomic_load_explicit(&p->shared->managers, memory_order_relaxed) > 1 &&
-	    !hc_mm_capture_active(p->mm)) {
+	if (hc_pool_several(p) && !hc_mm_capture_active(p->mm)) {
 		/* several streams: the free allocation goes to the device's
 		 * idle cache at once, for any of them to adopt */
 		slot_release(p, s->seq);

@@ -369,12 +369,13 @@ static inline bool hc_split_park(struct hc_pool *p, struct hc_slice *s, bool sha
 static inline void hc_split_park_take(struct hc_pool *p, struct hc_slice *s,
 				      _Atomic uint64_t *slot)
 {
-	uint64_t used = p->use.bytes_in_use + p->use.bytes_padding;
+	uint64_t used;
 
 	if (!slot || !hc_pool_at_peak_shared(p)) {
 		hc_split_used_note(p, s->size + s->padding);
 		return;
 	}
+	used = p->use.bytes_in_use + p->use.bytes_padding;
 	if (used > p->used_peak)
 		p->used_peak = used;
 	atomic_store_explicit(slot, 0, memory_order_release);

@@ -80,7 +80,6 @@
 
 #define SLICE_OF(n) ((struct hc_slice *)(n))
 
-
 void hc_split_init(struct hc_pool *p, const hc_pool_spec *spec, uint64_t align)
 {
 	p->kind = HC_POOL_DIRECT;

@@ -284,7 +284,7 @@ static json_t *calls_json(const struct vrun *r)
 	return o;
 }
 
-static json_t *run_json(const struct vrun *r)
+static json_t *run_json(const struct vrun *r, bool calls)
 {
 	json_t *o = json_pack("{sIsIsIsIsIsIsIsIsIsI}", "peak_in_use_bytes", (json_int_t)r->peak_in_use,
 			 "peak_reserved_bytes", (json_int_t)r->peak_reserved, "device_allocs",
@@ -299,8 +299,7 @@ static json_t *run_json(const struct vrun *r)
 		json_object_set_new(o, "total_max_ns", json_integer((json_int_t)r->total_max_ns));
 		json_object_set_new(o, "op_times", ops_json(r));
 		json_object_set_new(o, "outside_ops_ns", json_integer((json_int_t)r->outside_ns));
-		if (r->call[HS_CALL_ALLOC].calls || r->call[HS_CALL_LAUNCH].calls ||
-		    r->call[HS_CALL_SAMPLE].calls)
+		if (calls)
 			json_object_set_new(o, "call_times", calls_json(r));
 	}
 	return o;
@@ -309,7 +308,7 @@ static json_t *run_json(const struct vrun *r)
 static json_t *result_json(const struct vresult *v)
 {
 	json_t *o = json_pack("{sssosososbsbsbsI}", "workload", v->workload, "measured",
-			      run_json(&v->m), "predicted", run_json(&v->p), "copy_time", json_null(),
+			      run_json(&v->m, v->calls), "predicted", run_json(&v->p, v->calls), "copy_time", json_null(),
 			      "memory_identical", v->memory_same, "counts_identical", v->counts_same,
 			      "measured_stable", v->stable, "measured_runs", (json_int_t)v->repeats);
 

@@ -118,7 +118,6 @@ static void w_launch(struct hs_driver *d, uint32_t si, hc_kernel k, const hc_bin
 			     .info = info, .info_words = ninfo, .bindings = bind,
 			     .n_bindings = nbind,
 			     .duration_hint_ns = d->opt.no_kernel_time ? 1 : ns };
-
 	hc_status rc;
 	uint64_t t0;
 
