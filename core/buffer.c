@@ -20,6 +20,8 @@
 #include <string.h>
 
 #include "core/object.h"
+#include "core/streamops.h"
+#include "core/trace_order.h"
 #include "trace/hipcore_trace.h"
 
 /* The handle of entry @idx with generation @gen: st->buf_base holds the
@@ -181,7 +183,7 @@ hc_status hc_strm_reserve(struct hc_strm *st, struct hc_mm *mm, uint64_t size,
 	return rc == HC_OK ? rc : reserve_retry(st, mm, size, ref, addr, rc);
 }
 
-hc_status hc_alloc(hc_stream s, uint64_t size, hc_buffer *out)
+static hc_status alloc_call(hc_stream s, uint64_t size, hc_buffer *out)
 {
 	uint64_t t0 = HC_TRACE_T0(alloc);
 	struct hc_strm *st;
@@ -216,8 +218,9 @@ hc_status hc_alloc(hc_stream s, uint64_t size, hc_buffer *out)
 		st->bufs[idx].next_free = st->free_head;
 		st->free_head = idx;
 		if (rc == HC_ERR_OOM)
-			hc_fail(HC_ERR_OOM, "hc_alloc: %llu bytes: the device refused after cleanup and retry",
-				(unsigned long long)size);
+			hc_fail_over(HC_ERR_OOM,
+				     "hc_alloc: %llu bytes: the device refused after cleanup and retry",
+				     (unsigned long long)size);
 		goto out_unlock;
 	}
 	if (HC_TRACE_ENABLED(pool_reserve)) {
@@ -258,7 +261,7 @@ static inline __attribute__((always_inline)) void buf_release(struct hc_strm *st
 	buf_table_put(st, b, idx);
 }
 
-hc_status hc_free(hc_buffer buffer)
+static hc_status free_call(hc_buffer buffer)
 {
 	uint64_t t0 = HC_TRACE_T0(free);
 	struct hc_strm *st;
@@ -296,6 +299,31 @@ void hc_buf_remote_unpin(struct hc_strm *st, uint32_t idx)
 		buf_release(st, b, idx);
 }
 
+/*
+ * A hold is a consumer's pin without a launch: hc_xs_after's entry on the
+ * holder's drop queue, whose release reaches the owner's inbox after the
+ * holder's fence.  The flush puts that fence behind the work queued so far
+ * now, rather than at the holder's next trigger, which a stream driven by
+ * someone else (an adopted stream) may not reach for a long time.
+ */
+static hc_status hold_call(hc_buffer buffer, hc_stream stream)
+{
+	uint64_t t0 = HC_TRACE_T0(buffer_hold);
+	struct hc_lockset ls;
+	hc_status rc;
+
+	rc = hc_lockset_acquire(stream, &buffer, 1, "hc_buffer_hold", &ls);
+	if (rc == HC_OK) {
+		if (ls.use[0].origin != ls.st) {
+			hc_xs_after(&ls, &ls.use[0]);
+			rc = hc_strm_maybe_flush(ls.st, true);
+		}
+		hc_lockset_release(&ls);
+	}
+	HC_TRACE(buffer_hold, stream.id, buffer.id, (int32_t)rc, hc_trace_since_ns(t0));
+	return rc;
+}
+
 hc_status hc_buffer_info_get(hc_buffer buffer, hc_buffer_info *out)
 {
 	struct hc_strm *st;
@@ -312,4 +340,29 @@ hc_status hc_buffer_info_get(hc_buffer buffer, hc_buffer_info *out)
 	out->device_address = b->addr;
 	hc_strm_unlock(st);
 	return HC_OK;
+}
+
+/* Recorded, these run one at a time (core/trace_order.h). */
+hc_status hc_alloc(hc_stream s, uint64_t size, hc_buffer *out)
+{
+	hc_status rc;
+
+	HC_TRACE_ORDERED(alloc, rc = alloc_call(s, size, out));
+	return rc;
+}
+
+hc_status hc_free(hc_buffer buffer)
+{
+	hc_status rc;
+
+	HC_TRACE_ORDERED(free, rc = free_call(buffer));
+	return rc;
+}
+
+hc_status hc_buffer_hold(hc_buffer buffer, hc_stream stream)
+{
+	hc_status rc;
+
+	HC_TRACE_ORDERED(buffer_hold, rc = hold_call(buffer, stream));
+	return rc;
 }

@@ -173,15 +173,27 @@ hc_status hc_device_open(const char *backend, const hc_device_options *opts, hc_
 {
 	uint64_t t0 = HC_TRACE_T0(device_open);
 	struct hc_hal_open_args args = { 0 };
+	uint64_t min_alignment = 0;
 	struct hc_dev *dev;
 	hc_status rc;
 
 	if (!out)
 		return hc_fail(HC_ERR_INVALID, "hc_device_open: out is NULL");
 	out->id = 0;
-	if (opts && opts->struct_size != sizeof(*opts))
+	/* Fields are only ever appended: a caller built against an older header
+	 * passes a smaller struct_size, and the fields it lacks keep defaults. */
+	if (opts && (opts->struct_size < offsetof(hc_device_options, min_alignment) ||
+		     opts->struct_size > sizeof(*opts)))
 		return hc_fail(HC_ERR_INVALID,
 			       "hc_device_open: options not initialised by hc_device_options_init");
+	if (opts && opts->struct_size >= offsetof(hc_device_options, min_alignment) +
+						  sizeof(opts->min_alignment)) {
+		min_alignment = opts->min_alignment;
+		if (min_alignment & (min_alignment - 1))
+			return hc_fail(HC_ERR_INVALID,
+				       "hc_device_open: min_alignment %llu is not a power of two",
+				       (unsigned long long)min_alignment);
+	}
 	if (opts) {
 		if (opts->ordinal < 0)
 			return hc_fail(HC_ERR_INVALID, "hc_device_open: ordinal %d is negative",
@@ -200,6 +212,7 @@ hc_status hc_device_open(const char *backend, const hc_device_options *opts, hc_
 		free(dev);
 		return hc_fail(HC_ERR_OOM, "hc_device_open: cannot create a mutex");
 	}
+	args.min_alignment = min_alignment;
 	rc = open_backend(backend ? backend : "sim", &args, &dev->ops, &dev->hal);
 	if (rc != HC_OK)
 		goto err_free_dev;
@@ -212,6 +225,8 @@ hc_status hc_device_open(const char *backend, const hc_device_options *opts, hc_
 	rc = dev->ops->device_props(dev->hal, &dev->props);
 	if (rc != HC_OK)
 		goto err_close_hal;
+	if (dev->props.alignment < min_alignment)
+		dev->props.alignment = min_alignment;
 	rc = hc_eg_create(&dev->errors);
 	if (rc != HC_OK)
 		goto err_close_hal;
@@ -224,7 +239,7 @@ hc_status hc_device_open(const char *backend, const hc_device_options *opts, hc_
 	*out = dev->handle;
 	HC_TRACE(device_open, dev->handle.id,
 		 (uint8_t)(strcmp(dev->ops->name, "sim") == 0 ? HC_TRACE_BACKEND_SIM : HC_TRACE_BACKEND_HIP),
-		 (int32_t)HC_OK, hc_trace_since_ns(t0));
+		 (int32_t)HC_OK, hc_trace_since_ns(t0), dev->props.total_memory, dev->props.alignment);
 	return HC_OK;
 
 err_free_errors:

@@ -324,6 +324,20 @@ void hc_idle_trim(struct hc_idle *c, const struct hc_idle_hal *h, uint64_t keep)
 	}
 }
 
+bool hc_idle_fit_limit(struct hc_idle *c, const struct hc_idle_hal *h, uint64_t size,
+		       uint64_t limit)
+{
+	uint64_t held;
+
+	pthread_mutex_lock(&c->lock);
+	held = c->held;
+	pthread_mutex_unlock(&c->lock);
+	if (held > limit || size > limit - held)
+		return false;
+	hc_idle_trim(c, h, limit - held - size);
+	return true;
+}
+
 void hc_idle_note_alloc(struct hc_idle *c, uint64_t size)
 {
 	pthread_mutex_lock(&c->lock);

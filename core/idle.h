@@ -113,6 +113,14 @@ bool hc_idle_take_fit(struct hc_idle *c, const struct hc_idle_hal *h, uint64_t w
 void hc_idle_make_room(struct hc_idle *c, const struct hc_idle_hal *h, uint64_t size);
 /* hc_idle_trim - free the oldest entries until at most @keep bytes stay. */
 void hc_idle_trim(struct hc_idle *c, const struct hc_idle_hal *h, uint64_t keep);
+/*
+ * hc_idle_fit_limit - before a new device allocation of @size: free the
+ * oldest idle entries until held + idle + @size fits @limit, if it can.
+ * Context: a stream lock held.  Calls mem_free.
+ * Return: whether held + @size fits @limit (the idle cache then made room).
+ */
+bool hc_idle_fit_limit(struct hc_idle *c, const struct hc_idle_hal *h, uint64_t size,
+		       uint64_t limit);
 /* A pool took @size new bytes from the device (counts towards held). */
 void hc_idle_note_alloc(struct hc_idle *c, uint64_t size);
 /* A pool gave @size bytes straight back to the device (not cached). */

@@ -13,6 +13,9 @@
 
 /* Records this thread's error detail (message from @fmt) and returns @status. */
 hc_status hc_fail(hc_status status, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* hc_fail, keeping what a lower layer recorded: its message follows in
+ * parentheses, its backend code and name stay. */
+hc_status hc_fail_over(hc_status status, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void hc_error_clear(void);
 
 #endif /* HIPCORE_CORE_INTERNAL_H */

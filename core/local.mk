@@ -27,6 +27,8 @@ libhipcore_internal_la_SOURCES += \
 	core/read.c \
 	core/launch.c \
 	core/sync.c \
-	core/policy.c
+	core/policy.c \
+	core/trace_order.h \
+	core/trace_order.c
 include core/pools.mk
 include core/queues.mk

@@ -91,6 +91,30 @@ hc_status hc_device_idle_bytes(hc_device d, uint64_t *out)
 	return HC_OK;
 }
 
+hc_status hc_device_idle_release(hc_device d)
+{
+	struct hc_dev *dev;
+	hc_status rc;
+
+	rc = hc_dev_get(d, &dev);
+	if (rc != HC_OK)
+		return rc;
+	hc_idle_trim(&dev->idle, &(struct hc_idle_hal){ dev->ops, dev->hal }, 0);
+	return HC_OK;
+}
+
+hc_status hc_device_set_memory_limit(hc_device d, uint64_t bytes)
+{
+	struct hc_dev *dev;
+	hc_status rc;
+
+	rc = hc_dev_get(d, &dev);
+	if (rc != HC_OK)
+		return rc;
+	atomic_store(&dev->memory_limit, bytes);
+	return HC_OK;
+}
+
 hc_status hc_memory_report(hc_stream s, hc_memory_kind kind, hc_pool_report_fn fn, void *arg)
 {
 	struct hc_strm *st;

@@ -129,7 +129,7 @@ hc_status hc_mm_storage_alloc(struct hc_mm *mm, uint64_t size, uint64_t *addr)
 	if (st != HC_OK && st != HC_ERR_OOM)
 		return st;
 	if (st == HC_ERR_OOM)
-		return hc_fail(HC_ERR_OOM, "storage refused %llu B", (unsigned long long)size);
+		return hc_fail_over(HC_ERR_OOM, "storage refused %llu B", (unsigned long long)size);
 	return HC_OK;
 }
 
@@ -144,7 +144,7 @@ hc_status hc_mm_storage_alloc_fit(struct hc_mm *mm, uint64_t size, uint64_t max,
 	}
 	st = mm->st.alloc_fit(mm->st.ctx, size, max, addr, got);
 	if (st == HC_ERR_OOM)
-		return hc_fail(HC_ERR_OOM, "storage refused %llu B", (unsigned long long)size);
+		return hc_fail_over(HC_ERR_OOM, "storage refused %llu B", (unsigned long long)size);
 	if (st == HC_OK && (*got < size || *got > max)) {
 		/* a storage that broke its promise: give it back, report it */
 		(void)mm->st.free(mm->st.ctx, *addr, *got);

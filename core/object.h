@@ -76,6 +76,8 @@ struct hc_strm {
 	uint64_t buf_base; /* its buffers' handles without generation and index */
 
 	hc_hal_stream *hal;
+	bool adopted;   /* hc_stream_adopt: @native is the caller's stream */
+	void *native;   /* the handle adopted (NULL: the runtime's default stream) */
 	struct hc_mm *dmm; /* device memory */
 	struct hc_mm *pmm; /* pinned host memory (alignment 16) */
 	struct hc_storage dstore, pstore;
@@ -155,6 +157,7 @@ struct hc_dev {
 	struct hc_copy_workers *workers; /* pipeline.c: memcpy helpers, created lazily */
 	struct hc_mm_shared dshared;     /* device managers' direct pools at peak */
 	struct hc_idle idle;             /* released device storage any stream may adopt */
+	_Atomic uint64_t memory_limit;   /* device bytes pools + idle may hold; 0: no cap */
 	/* Streams recording a capture.  Captures are global-mode (DESIGN §5):
 	 * a host sync on any stream of the device would invalidate them. */
 	_Atomic uint32_t recording;
@@ -283,7 +286,8 @@ static inline void hc_strm_unlock(struct hc_strm *st)
 }
 
 /* stream.c */
-hc_status hc_strm_create(struct hc_dev *dev, struct hc_strm **out);
+/* @adopt: wrap the caller's stream @native instead of creating one. */
+hc_status hc_strm_create(struct hc_dev *dev, bool adopt, void *native, struct hc_strm **out);
 void hc_strm_teardown(struct hc_strm *st);
 /* Waits for @fence on the host; a late failure taints in-flight work. */
 hc_status hc_strm_fence_wait(struct hc_strm *st, void *fence);

@@ -58,6 +58,23 @@ hc_status hc_fail(hc_status status, const char *fmt, ...)
 	return status;
 }
 
+hc_status hc_fail_over(hc_status status, const char *fmt, ...)
+{
+	char cause[sizeof(last_error.message)];
+	size_t n;
+	va_list ap;
+
+	memcpy(cause, last_error.message, sizeof(cause));
+	va_start(ap, fmt);
+	vsnprintf(last_error.message, sizeof(last_error.message), fmt, ap);
+	va_end(ap);
+	last_error.status = status;
+	n = strlen(last_error.message);
+	if (cause[0] && n + 4 < sizeof(last_error.message))
+		snprintf(last_error.message + n, sizeof(last_error.message) - n, " (%s)", cause);
+	return status;
+}
+
 void hc_error_clear(void)
 {
 	last_error.status = HC_OK;

@@ -62,8 +62,16 @@ static hc_status device_storage_alloc_fit(void *ctx, uint64_t size, uint64_t max
 	if (hc_capture_is_recording(&st->capture)) {
 		st->capture_memops++;
 	} else {
+		uint64_t limit = atomic_load_explicit(&dev->memory_limit, memory_order_relaxed);
+
 		if (hc_idle_take_fit(&dev->idle, &h, st->handle.id, st->hal, size, max, addr, got))
 			return HC_OK;
+		/* Over the cap is a refusal like the device's own: cleanup and
+		 * retry follow in the caller. */
+		if (limit && !hc_idle_fit_limit(&dev->idle, &h, size, limit))
+			return hc_fail(HC_ERR_OOM,
+				       "device memory limit of %llu bytes reached (%llu more asked)",
+				       (unsigned long long)limit, (unsigned long long)size);
 		hc_idle_make_room(&dev->idle, &h, size);
 	}
 	rc = dev->ops->mem_alloc(dev->hal, size, addr);
@@ -187,8 +195,9 @@ out_free_layouts:
 	return rc;
 }
 
-hc_status hc_strm_create(struct hc_dev *dev, struct hc_strm **out)
+hc_status hc_strm_create(struct hc_dev *dev, bool adopt, void *native, struct hc_strm **out)
 {
+	const char *fn = adopt ? "hc_stream_adopt" : "hc_stream_open";
 	struct hc_strm *st = NULL;
 	uint32_t slot;
 	hc_status rc;
@@ -198,12 +207,12 @@ hc_status hc_strm_create(struct hc_dev *dev, struct hc_strm **out)
 		if (!dev->streams[slot]->open)
 			break;
 	if (slot == HC_MAX_STREAMS)
-		return hc_fail(HC_ERR_INVALID, "hc_stream_open: %u streams are already open",
+		return hc_fail(HC_ERR_INVALID, "%s: %u streams are already open", fn,
 			       HC_MAX_STREAMS);
 	if (slot == dev->nstreams) {
 		st = calloc(1, sizeof(*st));
 		if (!st)
-			return hc_fail(HC_ERR_OOM, "hc_stream_open: out of host memory");
+			return hc_fail(HC_ERR_OOM, "%s: out of host memory", fn);
 		hc_lock_init(&st->lock);
 		pthread_mutex_init(&st->inbox.lock, NULL);
 		st->dev = dev;
@@ -216,7 +225,14 @@ hc_status hc_strm_create(struct hc_dev *dev, struct hc_strm **out)
 	st->buf_base = hc_handle_pack(HC_KIND_BUFFER, dev->slot, slot, 0, 0);
 	st->free_head = UINT32_MAX;
 
-	rc = dev->ops->stream_create(dev->hal, &st->hal);
+	st->adopted = adopt;
+	st->native = native;
+	if (adopt && !dev->ops->stream_adopt)
+		rc = hc_fail(HC_ERR_UNSUPPORTED, "%s: backend %s cannot adopt streams", fn,
+			     dev->ops->name);
+	else
+		rc = adopt ? dev->ops->stream_adopt(dev->hal, native, &st->hal)
+			   : dev->ops->stream_create(dev->hal, &st->hal);
 	if (rc != HC_OK)
 		goto err_release_slot;
 	rc = strm_init_memory(st, &dev->layout);
@@ -311,11 +327,53 @@ hc_status hc_stream_open(hc_device d, hc_stream *out)
 	if (rc != HC_OK)
 		return rc;
 	pthread_mutex_lock(&dev->lock);
-	rc = hc_strm_create(dev, &st);
+	rc = hc_strm_create(dev, false, NULL, &st);
 	pthread_mutex_unlock(&dev->lock);
 	if (rc == HC_OK)
 		*out = st->handle;
 	HC_TRACE(stream_open, d.id, out->id, (int32_t)rc, hc_trace_since_ns(t0));
+	return rc;
+}
+
+/* The open stream of @dev that adopted @native, or NULL.  Device lock held. */
+static struct hc_strm *adopter_of(struct hc_dev *dev, void *native)
+{
+	for (uint32_t slot = 0; slot < dev->nstreams; slot++) {
+		struct hc_strm *st = dev->streams[slot];
+
+		if (st->open && st->adopted && st->native == native)
+			return st;
+	}
+	return NULL;
+}
+
+hc_status hc_stream_adopt(hc_device d, void *native, hc_stream *out)
+{
+	uint64_t t0 = HC_TRACE_T0(stream_adopt);
+	struct hc_dev *dev;
+	struct hc_strm *st;
+	hc_status rc;
+
+	if (!out)
+		return hc_fail(HC_ERR_INVALID, "hc_stream_adopt: out is NULL");
+	out->id = 0;
+	rc = hc_dev_get(d, &dev);
+	if (rc != HC_OK)
+		return rc;
+	pthread_mutex_lock(&dev->lock);
+	/* Two streams on one native queue would each believe they order it
+	 * alone: their drop queues and cursors would disagree. */
+	st = adopter_of(dev, native);
+	if (st)
+		rc = hc_fail(HC_ERR_STATE, "hc_stream_adopt: native stream %p is already stream %#llx",
+			     native, (unsigned long long)st->handle.id);
+	else
+		rc = hc_strm_create(dev, true, native, &st);
+	pthread_mutex_unlock(&dev->lock);
+	if (rc == HC_OK)
+		*out = st->handle;
+	HC_TRACE(stream_adopt, d.id, out->id, (uint64_t)(uintptr_t)native, (int32_t)rc,
+		 hc_trace_since_ns(t0));
 	return rc;
 }
 

@@ -253,6 +253,13 @@ static hc_status fault_stream_create(hc_hal_dev *d, hc_hal_stream **out)
 	return FD(d)->real_ops->stream_create(FD(d)->real, out);
 }
 
+static hc_status fault_stream_adopt(hc_hal_dev *d, void *native, hc_hal_stream **out)
+{
+	if (!FD(d)->real_ops->stream_adopt)
+		return hc_hal_error(HC_ERR_UNSUPPORTED, 0, NULL, "fault: the backend cannot adopt streams");
+	return FD(d)->real_ops->stream_adopt(FD(d)->real, native, out);
+}
+
 static hc_status fault_stream_destroy(hc_hal_dev *d, hc_hal_stream *s)
 {
 	return FD(d)->real_ops->stream_destroy(FD(d)->real, s);
@@ -453,6 +460,7 @@ static const struct hc_hal_ops fault_template = {
 	.host_alloc = fault_host_alloc,
 	.host_free = fault_host_free,
 	.stream_create = fault_stream_create,
+	.stream_adopt = fault_stream_adopt,
 	.stream_destroy = fault_stream_destroy,
 	.stream_sync = fault_stream_sync,
 	.copy_h2d = fault_copy_h2d,

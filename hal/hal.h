@@ -59,6 +59,10 @@ struct hc_hal_open_args {
 	uint64_t capacity;   /* sim: 0 = the profile's */
 	bool data_mode;      /* sim */
 	bool time_kernels;   /* hip: time every launch (hipcore:kernel_time) */
+	/* Allocations aligned to at least this power of two (0: the backend's
+	 * own).  sim: raises the profile's alignment; hip: the runtime aligns
+	 * device memory to 256 bytes or more, pages of 2 MiB and up to 2 MiB. */
+	uint64_t min_alignment;
 };
 
 struct hc_hal_launch {
@@ -206,6 +210,12 @@ struct hc_hal_ops {
 	/* --- streams ----------------------------------------------------- */
 	/* A non-blocking stream (does not sync with the null stream). */
 	hc_status (*stream_create)(hc_hal_dev *dev, hc_hal_stream **out);
+	/* Wraps a stream its caller created and keeps: @native is the
+	 * runtime's handle (NULL: the default stream); on the simulator any
+	 * value, a synthetic handle that names a new simulated queue.
+	 * stream_destroy of an adopted stream waits for its work and frees
+	 * the wrapper only: the caller's stream is never destroyed. */
+	hc_status (*stream_adopt)(hc_hal_dev *dev, void *native, hc_hal_stream **out);
 	/* Waits for the stream's work, then destroys it.  Blocks. */
 	hc_status (*stream_destroy)(hc_hal_dev *dev, hc_hal_stream *stream);
 	/* Blocks until every operation queued on @stream is done.  Returns
@@ -300,7 +310,7 @@ hc_status hc_hal_error(hc_status status, int backend_code, const char *backend_n
 	X(stream_destroy) X(stream_sync) X(copy_h2d) X(copy_d2h) X(copy_d2d) X(event_record)       \
 	X(event_wait) X(event_sync) X(event_query) X(event_destroy) X(capture_begin)               \
 	X(capture_end) X(graph_launch) X(graph_destroy) X(module_load) X(module_unload)            \
-	X(function_get) X(launch) X(host_copy) X(host_copy_split)
+	X(function_get) X(launch) X(host_copy) X(host_copy_split) X(stream_adopt)
 
 enum hc_optime_op {
 #define HC_OPTIME_ENUM(name) HC_OPTIME_##name,

@@ -103,6 +103,11 @@ static hc_status t_stream_create(hc_hal_dev *dev, hc_hal_stream **out)
 	TIMED(stream_create, stream_create(o->real, out));
 }
 
+static hc_status t_stream_adopt(hc_hal_dev *dev, void *native, hc_hal_stream **out)
+{
+	TIMED(stream_adopt, stream_adopt(o->real, native, out));
+}
+
 static hc_status t_stream_destroy(hc_hal_dev *dev, hc_hal_stream *s)
 {
 	TIMED(stream_destroy, stream_destroy(o->real, s));
@@ -261,6 +266,7 @@ hc_status hc_optime_wrap(const struct hc_hal_ops *real_ops, hc_hal_dev *real_dev
 		.host_alloc = t_host_alloc,
 		.host_free = t_host_free,
 		.stream_create = t_stream_create,
+		.stream_adopt = t_stream_adopt,
 		.stream_destroy = t_stream_destroy,
 		.stream_sync = t_stream_sync,
 		.copy_h2d = t_copy_h2d,

@@ -62,6 +62,10 @@ static hc_status sim_device_open(const struct hc_hal_open_args *args, hc_hal_dev
 	if (args->ordinal < 0)
 		return hc_hal_error(HC_ERR_INVALID, 0, NULL, "sim device_open: ordinal %d is negative",
 				    args->ordinal);
+	if (args->ordinal >= 64)
+		return hc_hal_error(HC_ERR_INVALID, 0, NULL,
+				    "sim device_open: ordinal %d: the simulator numbers devices 0 to 63",
+				    args->ordinal);
 	dev = calloc(1, sizeof(*dev));
 	if (!dev)
 		return hc_hal_error(HC_ERR_OOM, 0, NULL, "sim device_open: no host memory");
@@ -76,10 +80,13 @@ static hc_status sim_device_open(const struct hc_hal_open_args *args, hc_hal_dev
 		st = hc_hal_error(HC_ERR_OOM, 0, NULL, "sim device_open: cannot create a mutex");
 		goto err_free;
 	}
+	if (args->min_alignment > dev->prof.alignment)
+		dev->prof.alignment = args->min_alignment;
 	dev->capacity = args->capacity ? args->capacity : dev->prof.total_memory;
 	dev->data_mode = args->data_mode;
 	dev->rng = args->seed;
-	dev->top = (SIM_DEV_BASE + dev->prof.alignment - 1) & ~(dev->prof.alignment - 1);
+	dev->top = SIM_DEV_BASE + (uint64_t)args->ordinal * SIM_DEV_SPACING;
+	dev->top = (dev->top + dev->prof.alignment - 1) & ~(dev->prof.alignment - 1);
 	LIST_INIT(&dev->streams);
 	LIST_INIT(&dev->events);
 	LIST_INIT(&dev->graphs);
@@ -245,6 +252,7 @@ SIM_WRAP(mem_free, (hc_hal_dev * dev, hc_hal_dptr ptr), (dev, ptr))
 SIM_WRAP(host_alloc, (hc_hal_dev * dev, uint64_t size, void **out), (dev, size, out))
 SIM_WRAP(host_free, (hc_hal_dev * dev, void *ptr), (dev, ptr))
 SIM_WRAP(stream_create, (hc_hal_dev * dev, hc_hal_stream **out), (dev, out))
+SIM_WRAP(stream_adopt, (hc_hal_dev * dev, void *native, hc_hal_stream **out), (dev, native, out))
 SIM_WRAP(stream_destroy, (hc_hal_dev * dev, hc_hal_stream *s), (dev, s))
 SIM_WRAP(stream_sync, (hc_hal_dev * dev, hc_hal_stream *s), (dev, s))
 SIM_WRAP(copy_h2d,
@@ -288,6 +296,7 @@ static const struct hc_hal_ops sim_ops = {
 	.host_alloc = sim_op_host_alloc,
 	.host_free = sim_op_host_free,
 	.stream_create = sim_op_stream_create,
+	.stream_adopt = sim_op_stream_adopt,
 	.stream_destroy = sim_op_stream_destroy,
 	.stream_sync = sim_op_stream_sync,
 	.copy_h2d = sim_op_copy_h2d,

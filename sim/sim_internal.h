@@ -90,6 +90,7 @@ struct hc_hal_stream {
 	uint32_t fail;     /* first unreported failure of queued work, 0 none */
 	uint64_t op_seq;   /* op id of the last launch/copy/graph_launch queued */
 	bool capturing;
+	bool adopted;      /* stream_adopt: a caller's stream, costs nothing to wrap */
 	struct sim_capture cap;
 };
 
@@ -177,7 +178,11 @@ struct hc_hal_dev {
 	struct hc_hal_stats stats;
 };
 
-#define SIM_DEV_BASE (1ULL << 40) /* first device address handed out */
+#define SIM_DEV_BASE (1ULL << 40) /* first device address handed out (ordinal 0) */
+/* Each ordinal's addresses start this far apart, as a unified address space
+ * gives every GPU of a process addresses of its own (a caller may key its
+ * allocations by address alone, as PyTorch's allocator plug-ins do). */
+#define SIM_DEV_SPACING (1ULL << 46)
 
 /* sim_device.c */
 uint64_t sim_jitter(struct hc_hal_dev *dev, uint64_t ns);
@@ -218,6 +223,7 @@ void sim_stream_fail(hc_hal_dev *dev, hc_hal_stream *s, const char *fmt, ...)
 hc_status sim_not_while_capturing(hc_hal_dev *dev, const char *fn, bool memory_op);
 hc_status sim_stream_sync(hc_hal_dev *dev, hc_hal_stream *s);
 hc_status sim_stream_create(hc_hal_dev *dev, hc_hal_stream **out);
+hc_status sim_stream_adopt(hc_hal_dev *dev, void *native, hc_hal_stream **out);
 hc_status sim_stream_destroy(hc_hal_dev *dev, hc_hal_stream *s);
 hc_status sim_event_record(hc_hal_dev *dev, hc_hal_stream *s, hc_hal_event **out);
 hc_status sim_event_wait(hc_hal_dev *dev, hc_hal_stream *s, hc_hal_event *e);

@@ -6,7 +6,8 @@
  * fails with HC_ERR_OOM when the rounded bytes in use would exceed the
  * device's capacity (open_args.capacity, else the profile's total_memory).
  *
- * Address space: addresses start at SIM_DEV_BASE (never 0) and are handed
+ * Address space: addresses start at SIM_DEV_BASE (never 0; apart by
+ * SIM_DEV_SPACING for each further ordinal) and are handed
  * out first-fit from a sorted, coalesced list of holes below a bump pointer;
  * a hole that reaches the bump pointer lowers it, so freed ranges are reused
  * and long replays never run out of 64-bit addresses.  Because every size is

@@ -201,21 +201,38 @@ hc_status sim_stream_sync(hc_hal_dev *dev, hc_hal_stream *s)
 	return sim_fence_result(dev, s->fail, s, "stream_sync");
 }
 
-hc_status sim_stream_create(hc_hal_dev *dev, hc_hal_stream **out)
+static hc_status sim_stream_new(hc_hal_dev *dev, bool adopted, hc_hal_stream **out)
 {
 	hc_hal_stream *s;
 
 	if (!out)
-		return hc_hal_error(HC_ERR_INVALID, 0, NULL, "sim stream_create: out is NULL");
+		return hc_hal_error(HC_ERR_INVALID, 0, NULL, "sim stream_%s: out is NULL",
+				    adopted ? "adopt" : "create");
 	s = calloc(1, sizeof(*s));
 	if (!s)
-		return hc_hal_error(HC_ERR_OOM, 0, NULL, "sim stream_create: no host memory");
-	sim_host_cost(dev, dev->prof.stream_create_ns);
+		return hc_hal_error(HC_ERR_OOM, 0, NULL, "sim stream_%s: no host memory",
+				    adopted ? "adopt" : "create");
+	/* Wrapping a caller's stream is bookkeeping: no runtime call to model. */
+	if (!adopted)
+		sim_host_cost(dev, dev->prof.stream_create_ns);
 	s->dev = dev;
+	s->adopted = adopted;
 	s->id = ++dev->nstreams;
 	LIST_INSERT_HEAD(&dev->streams, s, link);
 	*out = s;
 	return HC_OK;
+}
+
+hc_status sim_stream_create(hc_hal_dev *dev, hc_hal_stream **out)
+{
+	return sim_stream_new(dev, false, out);
+}
+
+/* A synthetic handle names a new simulated queue; its value is not used:
+ * core keeps one stream per handle (hc_stream_adopt). */
+hc_status sim_stream_adopt(hc_hal_dev *dev, void *native, hc_hal_stream **out)
+{
+	return sim_stream_new(dev, true, out);
 }
 
 static void sim_stream_free(hc_hal_stream *s)
@@ -236,7 +253,8 @@ hc_status sim_stream_destroy(hc_hal_dev *dev, hc_hal_stream *s)
 				    "sim stream_destroy: the stream is capturing; end the capture first");
 	if (s->ready_ns > dev->host_ns)
 		dev->host_ns = s->ready_ns;
-	sim_host_cost(dev, dev->prof.stream_destroy_ns);
+	if (!s->adopted)
+		sim_host_cost(dev, dev->prof.stream_destroy_ns);
 	sim_stream_free(s);
 	return HC_OK;
 }

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core/internal.h"
 #include "hal/fault.h"
@@ -107,6 +108,32 @@ START_TEST(default_search_is_clean_without_a_gpu)
 	ck_assert_ptr_nonnull(strstr(last()->message, "libamdhip64.so.5"));
 	ck_assert_ptr_nonnull(strstr(last()->message, "libcudart.so.13"));
 	ck_assert_ptr_nonnull(strstr(last()->message, "libcudart.so.12"));
+}
+END_TEST
+
+/* A runtime the process loaded itself (PyTorch's own libcudart.so.13, say)
+ * is bound without HIPCORE_HIP_LIBRARY, before any search by soname. */
+START_TEST(a_runtime_already_loaded_comes_first)
+{
+	char dir[] = "/tmp/hc-loaded.XXXXXX", copy[256], cmd[1400];
+	const struct hip_runtime *rt;
+	hc_hal_dev *dev = NULL;
+	void *lib;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(copy, sizeof(copy), "%s/libcudart.so.13", dir);
+	snprintf(cmd, sizeof(cmd), "cp '%s' '%s'", fake_path, copy);
+	ck_assert_int_eq(system(cmd), 0);
+	lib = dlopen(copy, RTLD_NOW | RTLD_GLOBAL);
+	ck_assert_msg(lib != NULL, "%s", dlerror());
+	ck_assert_int_eq(open_with(NULL, 0, &dev), HC_OK);
+	ck_assert_int_eq(hip_runtime_get(&rt), HC_OK);
+	ck_assert_str_eq(rt->path, copy);
+	hc_hip_ops()->device_close(dev);
+	ck_assert_int_eq(hc_hip_runtime_reset(), 1);
+	dlclose(lib);
+	unlink(copy);
+	rmdir(dir);
 }
 END_TEST
 
@@ -769,6 +796,7 @@ static Suite *hip_suite(void)
 	tcase_add_test(tc, library_without_symbols_is_no_runtime_naming_one);
 	tcase_add_test(tc, runtime_missing_one_symbol_names_it);
 	tcase_add_test(tc, default_search_is_clean_without_a_gpu);
+	tcase_add_test(tc, a_runtime_already_loaded_comes_first);
 	tcase_add_test(tc, no_device_codes_are_no_runtime);
 	tcase_add_test(tc, ordinal_out_of_range_names_the_count);
 	tcase_add_test(tc, symbol_table_override_replaces_one_entry);

@@ -46,3 +46,10 @@ EXTRA_DIST += tests/torch-corpus.sh tests/data/torch-corpus.tsv tests/corpus/tor
 	tests/corpus/torch/recsys_train.csv.gz tests/corpus/torch/cnn_infer_streams.csv.gz \
 	tests/corpus/torch/bert_infer.csv.gz tools/corpus/record_torch.py
 include tests/reliability.mk
+if HAVE_CHECK
+check_PROGRAMS += tests/check_adopt
+TESTS += tests/check_adopt
+tests_check_adopt_SOURCES = tests/check_adopt.c
+tests_check_adopt_CFLAGS = $(TEST_CFLAGS)
+tests_check_adopt_LDADD = $(TEST_LDADD)
+endif

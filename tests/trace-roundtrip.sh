@@ -12,7 +12,7 @@ emit="$b/tests/trace_emit"
 driver="$b/tests/record_driver"
 module="$b/.libs/libhipcore-lttng.so"
 rounds=3
-nev=31
+nev=33
 
 skip() { echo "SKIP: $*"; exit 77; }
 fail() { echo "FAIL: $*"; exit 1; }
@@ -58,7 +58,7 @@ total=$(grep -c ' hipcore:' "$tmp/text")
 for ev in call device_open device_close stream_open stream_close alloc free write read \
 	kernel_load launch sync graph_prepare graph_begin graph_end graph_replay graph_destroy \
 	pool_reserve device_alloc device_free pinned_alloc pinned_free staging dq_push dq_flush \
-	dq_host_wait xstream_wait capture cache failure taint; do
+	dq_host_wait xstream_wait capture cache failure taint stream_adopt buffer_hold; do
 	n=$(grep -c " hipcore:$ev: " "$tmp/text")
 	[ "$n" -eq $rounds ] || fail "hipcore:$ev recorded $n times, want $rounds"
 done
@@ -72,7 +72,13 @@ for r in 0 1 2; do
 		fail "launch bindings of round $r missing or wrong"
 	grep -q "hipcore:failure: .*{ device = 1, failure = 11, kind = 3, n_causes = $r, stream = 7 }" "$tmp/text" ||
 		fail "failure of round $r missing or wrong"
+	grep -q "hipcore:buffer_hold: .*{ stream = 8, buffer = $((100 + r)), status = 0" "$tmp/text" ||
+		fail "buffer_hold of round $r missing or wrong"
 done
+grep -q "hipcore:device_open: .*total_memory = 17179869184, alignment = 512 }" "$tmp/text" ||
+	fail "device_open lacks its geometry"
+grep -q "hipcore:stream_adopt: .*{ device = 1, stream = 8, native = 0x7F00, status = 0" "$tmp/text" ||
+	fail "stream_adopt missing or wrong"
 grep -q "hipcore:call: .*{ fn = 9, stream = 7," "$tmp/text" || fail "call fn id wrong"
 grep -q "hipcore:device_alloc: .*addr = 0x7F0000001000, size = 1048576" "$tmp/text" ||
 	fail "device_alloc hex address wrong"

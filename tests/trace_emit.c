@@ -22,7 +22,7 @@
 #include "trace/hipcore_trace_load.h"
 #endif
 
-#define N_EVENTS 31
+#define N_EVENTS 33
 
 static void emit_round(uint64_t r)
 {
@@ -31,7 +31,9 @@ static void emit_round(uint64_t r)
 				       .size = { 512, 128 }, .access = { 1, 3 } };
 
 	HC_TRACE(call, HC_TRACE_FN_memory_report, 7, r, 0, 64, 0, 0);
-	HC_TRACE(device_open, 1, HC_TRACE_BACKEND_SIM, 0, 0);
+	HC_TRACE(device_open, 1, HC_TRACE_BACKEND_SIM, 0, 0, 1ull << 34, 512);
+	HC_TRACE(stream_adopt, 1, 8, 0x7f00 + r, 0, 0);
+	HC_TRACE(buffer_hold, 8, 100 + r, 0, 0);
 	HC_TRACE(device_close, 1, 0, 0);
 	HC_TRACE(stream_open, 1, 7, 0, 0);
 	HC_TRACE(stream_close, 7, 0, 0);

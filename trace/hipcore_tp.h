@@ -71,9 +71,14 @@ LTTNG_UST_TRACEPOINT_EVENT(hipcore, call,
 	LTTNG_UST_TP_FIELDS(HC_TP_U16(fn) HC_TP_U64(stream) HC_TP_U64(obj) HC_TP_U64(obj2)
 		HC_TP_U64(size) HC_TP_STATUS HC_TP_U64(host_ns)))
 
+/* total_memory and alignment (appended within format 1): the device's
+ * geometry, which replay gives the simulated device so that pages and
+ * placement come out as recorded. */
 LTTNG_UST_TRACEPOINT_EVENT(hipcore, device_open,
-	LTTNG_UST_TP_ARGS(uint64_t, device, uint8_t, backend, int32_t, status, uint64_t, host_ns),
-	LTTNG_UST_TP_FIELDS(HC_TP_U64(device) HC_TP_U8(backend) HC_TP_STATUS HC_TP_U64(host_ns)))
+	LTTNG_UST_TP_ARGS(uint64_t, device, uint8_t, backend, int32_t, status, uint64_t, host_ns,
+		uint64_t, total_memory, uint64_t, alignment),
+	LTTNG_UST_TP_FIELDS(HC_TP_U64(device) HC_TP_U8(backend) HC_TP_STATUS HC_TP_U64(host_ns)
+		HC_TP_U64(total_memory) HC_TP_U64(alignment)))
 
 LTTNG_UST_TRACEPOINT_EVENT(hipcore, device_close,
 	LTTNG_UST_TP_ARGS(uint64_t, device, int32_t, status, uint64_t, host_ns),
@@ -227,6 +232,21 @@ LTTNG_UST_TRACEPOINT_EVENT(hipcore, kernel_time,
 		uint64_t, duration_ns),
 	LTTNG_UST_TP_FIELDS(HC_TP_U64(stream) HC_TP_U64(kernel) HC_TP_U64(ordinal)
 		HC_TP_U64(duration_ns)))
+
+/* ---- caller-owned streams (appended) ----------------------------------- */
+
+/* hc_stream_adopt: @native is the caller's stream handle (an address, for
+ * correlation only; replay opens a stream of its own). */
+LTTNG_UST_TRACEPOINT_EVENT(hipcore, stream_adopt,
+	LTTNG_UST_TP_ARGS(uint64_t, device, uint64_t, stream, uint64_t, native, int32_t, status,
+		uint64_t, host_ns),
+	LTTNG_UST_TP_FIELDS(HC_TP_U64(device) HC_TP_U64(stream) HC_TP_HEX(native) HC_TP_STATUS
+		HC_TP_U64(host_ns)))
+
+/* hc_buffer_hold: @buffer's memory waits for the work queued on @stream. */
+LTTNG_UST_TRACEPOINT_EVENT(hipcore, buffer_hold,
+	LTTNG_UST_TP_ARGS(uint64_t, stream, uint64_t, buffer, int32_t, status, uint64_t, host_ns),
+	LTTNG_UST_TP_FIELDS(HC_TP_U64(stream) HC_TP_U64(buffer) HC_TP_STATUS HC_TP_U64(host_ns)))
 
 #endif /* HIPCORE_TRACE_TP_H */
 

@@ -7,9 +7,15 @@
  *      ignores it), alone.  Its flavour is told by its symbols: hip* is AMD,
  *      cuda* NVIDIA; on NVIDIA the driver (cu*) entries are taken from the
  *      same library when it has them, else from libcuda.so.1.
- *   2. AMD: libamdhip64.so.6, libamdhip64.so.5 - used only when
+ *   2. A runtime the process already loaded (libamdhip64.so* or
+ *      libcudart.so*, found with dl_iterate_phdr): a library linked into a
+ *      program that drives the GPU itself must share that program's runtime
+ *      and context.  PyTorch, for one, loads its own libcudart.so.13 from
+ *      its wheel, which a search by soname would not find, or would find
+ *      as a second copy with contexts and streams of its own.
+ *   3. AMD: libamdhip64.so.6, libamdhip64.so.5 - used only when
  *      hipGetDeviceCount reports a device (ROCm installs on NVIDIA hosts).
- *   3. NVIDIA: libcudart.so.13, libcudart.so.12, with libcuda.so.1 for the
+ *   4. NVIDIA: libcudart.so.13, libcudart.so.12, with libcuda.so.1 for the
  *      driver calls (the runtime API cannot load PTX).
  * A failure says every file tried and what dlerror said; a library missing
  * a required symbol is named with the symbol.
@@ -22,6 +28,7 @@
  * go through "current", which a test may replace (hc_hip_sym_override).
  */
 #include <dlfcn.h>
+#include <link.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -226,12 +233,51 @@ static int try_path(const char *path, enum hip_flavor flavor, struct tried *t)
 	return 0;
 }
 
+/* Runtimes already mapped into the process, by file name prefix, in the
+ * order the dynamic linker lists them. */
+#define LOADED_MAX 4
+
+struct loaded_runtimes {
+	struct {
+		char path[256];
+		enum hip_flavor flavor;
+	} lib[LOADED_MAX];
+	size_t n;
+};
+
+static int find_loaded_cb(struct dl_phdr_info *info, size_t size, void *data)
+{
+	static const struct {
+		const char *prefix;
+		enum hip_flavor flavor;
+	} kinds[] = { { "libamdhip64.so", HIP_FLAVOR_AMD }, { "libcudart.so", HIP_FLAVOR_NVIDIA } };
+	struct loaded_runtimes *found = data;
+	size_t len;
+	const char *base;
+
+	if (!info->dlpi_name || info->dlpi_name[0] != '/' || found->n == LOADED_MAX)
+		return 0;
+	base = strrchr(info->dlpi_name, '/') + 1;
+	len = strlen(info->dlpi_name);
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+		/* A path we cannot keep is left to the search by soname. */
+		if (strncmp(base, kinds[i].prefix, strlen(kinds[i].prefix)) != 0 ||
+		    len >= sizeof(found->lib[0].path))
+			continue;
+		memcpy(found->lib[found->n].path, info->dlpi_name, len + 1);
+		found->lib[found->n++].flavor = kinds[i].flavor;
+		break;
+	}
+	return 0;
+}
+
 static const char *const amd_names[] = { "libamdhip64.so.6", "libamdhip64.so.5" };
 static const char *const nvidia_names[] = { "libcudart.so.13", "libcudart.so.12" };
 
 static hc_status runtime_load(void)
 {
 	struct tried t = { .len = 0 };
+	struct loaded_runtimes loaded;
 	const char *env = secure_getenv("HIPCORE_HIP_LIBRARY");
 
 	t.text[0] = '\0';
@@ -240,6 +286,11 @@ static hc_status runtime_load(void)
 			return HC_OK;
 		goto err_none;
 	}
+	loaded.n = 0;
+	dl_iterate_phdr(find_loaded_cb, &loaded);
+	for (size_t i = 0; i < loaded.n; i++)
+		if (try_path(loaded.lib[i].path, loaded.lib[i].flavor, &t) == 0)
+			return HC_OK;
 	for (size_t i = 0; i < sizeof(amd_names) / sizeof(amd_names[0]); i++)
 		if (try_path(amd_names[i], HIP_FLAVOR_AMD, &t) == 0)
 			return HC_OK;

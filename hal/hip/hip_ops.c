@@ -54,6 +54,7 @@ struct hc_hal_stream {
 	LIST_ENTRY(hc_hal_stream) link;
 	void *s;
 	int capturing;
+	bool adopted; /* the caller's stream (stream_adopt): never destroyed here */
 	uint64_t id; /* serial number, for hipcore:kernel_time */
 };
 
@@ -304,7 +305,8 @@ static void hip_device_close(hc_hal_dev *dev)
 		}
 		HIP_CALL(StreamSynchronize)(s->s);
 		kt_drain(dev, false); /* emits what the streams finished */
-		HIP_CALL(StreamDestroy)(s->s);
+		if (!s->adopted)
+			HIP_CALL(StreamDestroy)(s->s);
 		free(s);
 	}
 	kt_drain(dev, true);
@@ -577,6 +579,14 @@ err_relink:
 
 /* ---------------------------------------------------------------- streams */
 
+static void stream_link(hc_hal_dev *dev, struct hc_hal_stream *s)
+{
+	pthread_mutex_lock(&dev->lock);
+	s->id = ++dev->nstreams;
+	LIST_INSERT_HEAD(&dev->streams, s, link);
+	pthread_mutex_unlock(&dev->lock);
+}
+
 static hc_status hip_stream_create(hc_hal_dev *dev, hc_hal_stream **out)
 {
 	struct hc_hal_stream *s;
@@ -595,10 +605,28 @@ static hc_status hip_stream_create(hc_hal_dev *dev, hc_hal_stream **out)
 		free(s);
 		return rt_fail(dev, HS_StreamCreateWithFlags, err);
 	}
-	pthread_mutex_lock(&dev->lock);
-	s->id = ++dev->nstreams;
-	LIST_INSERT_HEAD(&dev->streams, s, link);
-	pthread_mutex_unlock(&dev->lock);
+	stream_link(dev, s);
+	*out = s;
+	return HC_OK;
+}
+
+/* No runtime call: the handle is the caller's, valid as long as the caller
+ * keeps the stream (a destroyed one fails the next call queued on it). */
+static hc_status hip_stream_adopt(hc_hal_dev *dev, void *native, hc_hal_stream **out)
+{
+	struct hc_hal_stream *s;
+	hc_status st;
+
+	if (!dev || !out)
+		return hc_hal_error(HC_ERR_INVALID, 0, NULL, "hip: stream_adopt needs dev and out");
+	if ((st = bind_thread(dev)) != HC_OK)
+		return st;
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return hc_hal_error(HC_ERR_OOM, 0, NULL, "hip: no host memory for a stream");
+	s->s = native;
+	s->adopted = true;
+	stream_link(dev, s);
 	*out = s;
 	return HC_OK;
 }
@@ -619,7 +647,7 @@ static hc_status hip_stream_destroy(hc_hal_dev *dev, hc_hal_stream *s)
 	if (err)
 		st = rt_fail(dev, HS_StreamSynchronize, err);
 	/* The stream goes even when its work failed: the caller cannot retry. */
-	err = HIP_CALL(StreamDestroy)(s->s);
+	err = s->adopted ? 0 : HIP_CALL(StreamDestroy)(s->s);
 	if (err && st == HC_OK)
 		st = rt_fail(dev, HS_StreamDestroy, err);
 	pthread_mutex_lock(&dev->lock);
@@ -1204,6 +1232,7 @@ static const struct hc_hal_ops hip_ops = {
 	.host_alloc = hip_host_alloc,
 	.host_free = hip_host_free,
 	.stream_create = hip_stream_create,
+	.stream_adopt = hip_stream_adopt,
 	.stream_destroy = hip_stream_destroy,
 	.stream_sync = hip_stream_sync,
 	.copy_h2d = hip_copy_h2d,

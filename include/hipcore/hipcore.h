@@ -147,6 +147,11 @@ typedef struct hc_device_options {
 	 * kind, for hc_device_op_times() (also HIPCORE_OP_TIMES=1 in the
 	 * environment).  Costs two clock reads per backend call. */
 	bool op_times;
+	/* Round the device's allocation alignment up to this power of two
+	 * (0: the backend's own).  A framework that picks kernels by pointer
+	 * alignment wants its own figure on every backend: PyTorch aligns to
+	 * 512 bytes.  Appended: options of the older size are still accepted. */
+	uint64_t min_alignment;
 } hc_device_options;
 
 HC_API hc_status hc_device_options_init(hc_device_options *opts);
@@ -274,6 +279,22 @@ HC_API hc_status hc_stream_close(hc_stream stream);
 /* Blocks the host until every operation queued on the stream is done. */
 HC_API hc_status hc_sync(hc_stream stream);
 
+/*
+ * hc_stream_adopt - make a stream the caller created and keeps a libhipcore
+ * stream, so that libhipcore's pools, drop queue and cursors order their
+ * work on the caller's queue (a framework's allocator plug-in, say).
+ * @native: the runtime's handle (hipStream_t, or cudaStream_t on NVIDIA);
+ *          NULL is the runtime's default stream.  On the simulator any
+ *          value: a synthetic handle that names a new simulated queue.
+ * The stream behaves as one from hc_stream_open, except that
+ * hc_stream_close and hc_device_close wait for its work and never destroy
+ * it: the caller keeps it alive until then.
+ * Context: any thread; takes the device lock.
+ * Return: HC_ERR_STATE when an open stream of @dev already adopted @native
+ * (two libhipcore streams on one queue would each believe they order it).
+ */
+HC_API hc_status hc_stream_adopt(hc_device dev, void *native, hc_stream *out);
+
 /* ------------------------------------------------------------------ */
 /* Memory                                                              */
 /* ------------------------------------------------------------------ */
@@ -284,6 +305,19 @@ HC_API hc_status hc_sync(hc_stream stream);
 HC_API hc_status hc_alloc(hc_stream stream, uint64_t size, hc_buffer *out);
 /* Returns a buffer to its origin stream's pools; HC_ERR_STALE if freed. */
 HC_API hc_status hc_free(hc_buffer buffer);
+
+/*
+ * hc_buffer_hold - the work queued on @stream so far uses @buffer, which
+ * another stream allocated (what CUDA frameworks call record_stream).
+ * When the buffer is freed, its memory returns to its origin's pools only
+ * once that work is done.  A stream-ordered free on a stream other than the
+ * origin is hc_buffer_hold on that stream, then hc_free.  A hold from the
+ * origin itself changes nothing: its own work is ordered before any reuse.
+ * The hold flushes @stream's drop queue, which may wait for the fence of
+ * its previous flush.
+ * Context: any thread; locks both streams.
+ */
+HC_API hc_status hc_buffer_hold(hc_buffer buffer, hc_stream stream);
 
 typedef struct hc_buffer_info {
 	hc_stream stream;        /* the origin stream */
@@ -446,6 +480,21 @@ HC_API hc_status hc_device_memory_usage(hc_device dev, hc_memory_kind kind,
  * stream's bytes_reserved; hc_device_memory_usage (device kind) adds it.
  */
 HC_API hc_status hc_device_idle_bytes(hc_device dev, uint64_t *out);
+/*
+ * hc_device_idle_release - give the device's idle memory back to the
+ * backend (the runtime's free, which synchronises the device).  Pages the
+ * streams' pools still hold stay: hc_memory_cleanup empties those first.
+ * Context: any thread.
+ */
+HC_API hc_status hc_device_idle_release(hc_device dev);
+/*
+ * hc_device_set_memory_limit - cap the device memory @dev's pools and idle
+ * cache may hold at @bytes (0: no cap).  A request that would pass the cap
+ * first gives idle memory back, then is refused as the device refuses one:
+ * cleanup and retry, then HC_ERR_OOM.  Memory already held stays.
+ * Context: any thread; takes effect at the next device allocation.
+ */
+HC_API hc_status hc_device_set_memory_limit(hc_device dev, uint64_t bytes);
 
 typedef struct hc_pool_report {
 	uint32_t index;           /* routing order; the persistent pool comes last */
