@@ -34,6 +34,7 @@ struct hs_options {
 	size_t kernel_image_size;
 	bool no_kernel_time;
 	bool op_times; /* open the device with hc_device_options.op_times */
+	uint64_t min_alignment; /* hc_device_options.min_alignment */
 	/* Time every public call of the built-in workloads and the driver's
 	 * memory sampling on the device clock (hs_call_begin/end): hipsim
 	 * validate --call-times.  Two clock reads per call, so off for the

@@ -54,6 +54,8 @@ static const struct ctf_event_map {
 	enum hs_rev_kind kind;
 } ctf_events[] = {
 	{ "hipcore:stream_open", HS_REV_STREAM_CREATE },
+	{ "hipcore:stream_adopt", HS_REV_STREAM_CREATE },
+	{ "hipcore:buffer_hold", HS_REV_HOLD },
 	{ "hipcore:alloc", HS_REV_ALLOC },
 	{ "hipcore:free", HS_REV_FREE },
 	{ "hipcore:write", HS_REV_WRITE },
@@ -87,6 +89,8 @@ static const char *const f_status[] = { "status", NULL };
 static const char *const f_ordinal[] = { "ordinal", NULL };
 static const char *const f_device[] = { "device", NULL };
 static const char *const f_backend[] = { "backend", NULL };
+static const char *const f_total_memory[] = { "total_memory", NULL };
+static const char *const f_alignment[] = { "alignment", NULL };
 static const char ktime_event[] = "hipcore:kernel_time";
 /* device_open's backend for the simulator (enum hc_trace_backend), whose
  * devices never time kernels. */
@@ -104,7 +108,7 @@ static const char *const f_bind_access[] = { "binding_access", NULL };
 enum ctf_role {
 	R_STREAM, R_BUFFER, R_SIZE, R_OFFSET, R_PROPERTY, R_DURATION, R_INFO, R_GRAPH, R_STATUS,
 	R_BINDINGS, R_BIND_BUFFER, R_BIND_OFFSET, R_BIND_SIZE, R_BIND_ACCESS, R_CACHE_KIND, R_CACHE_KEY,
-	R_ORDINAL, R_DEVICE, R_BACKEND, R_COUNT
+	R_ORDINAL, R_DEVICE, R_BACKEND, R_TOTAL_MEMORY, R_ALIGNMENT, R_COUNT
 };
 
 static const char *const *const role_names[R_COUNT] = {
@@ -114,7 +118,7 @@ static const char *const *const role_names[R_COUNT] = {
 	[R_BINDINGS] = f_bindings,	 [R_BIND_BUFFER] = f_bind_buffer, [R_BIND_OFFSET] = f_bind_offset,
 	[R_BIND_SIZE] = f_bind_size,	 [R_BIND_ACCESS] = f_bind_access, [R_CACHE_KIND] = f_cache_kind,
 	[R_CACHE_KEY] = f_cache_key, [R_ORDINAL] = f_ordinal,	  [R_DEVICE] = f_device,
-	[R_BACKEND] = f_backend,
+	[R_BACKEND] = f_backend,	 [R_TOTAL_MEMORY] = f_total_memory, [R_ALIGNMENT] = f_alignment,
 };
 
 #ifndef HIPCORE_WITH_BABELTRACE2
@@ -185,6 +189,7 @@ struct ctf_reader {
 	int cache_pending;
 	uint64_t cache_stream, cache_kind, cache_key;
 
+	int device_seen;        /* the first device_open's geometry went out */
 	int prescan;            /* the first pass: kernel_time only */
 	struct hs_idmap ktimes; /* launch ordinal -> measured duration_ns */
 	uint64_t nktimes;       /* entries in ktimes */
@@ -512,6 +517,22 @@ static int convert_event(struct ctf_reader *r, const bt_message *m)
 			role_u64(payload, c, R_STREAM, &r->cache_stream);
 		}
 		r->ignored++;
+		return 0;
+	}
+	/* The first device's geometry (fields appended to device_open within
+	 * format 1; older traces have none): HS_REV_DEVICE, ahead of its
+	 * streams, so that replay can open a device like it. */
+	if (c->devopen && !r->device_seen && role_u64(payload, c, R_TOTAL_MEMORY, &v) && v) {
+		struct hs_rev *q = push(r);
+
+		if (!q)
+			goto oom;
+		memset(q, 0, offsetof(struct hs_rev, bindings));
+		q->kind = HS_REV_DEVICE;
+		q->size = v;
+		role_u64(payload, c, R_ALIGNMENT, &q->offset);
+		role_u64(payload, c, R_DEVICE, &q->buffer);
+		r->device_seen = 1;
 		return 0;
 	}
 	if (!c->replayed) {

@@ -24,7 +24,8 @@ static const char *const kind_names[HS_REV_KIND_COUNT] = {
 	[HS_REV_SYNC] = "sync",			  [HS_REV_GRAPH_PREPARE] = "graph_prepare",
 	[HS_REV_GRAPH_BEGIN] = "graph_begin",	  [HS_REV_GRAPH_END] = "graph_end",
 	[HS_REV_GRAPH_REPLAY] = "graph_replay",	  [HS_REV_GRAPH_DESTROY] = "graph_destroy",
-	[HS_REV_ALLOC_FAILURE] = "alloc_failure",
+	[HS_REV_ALLOC_FAILURE] = "alloc_failure", [HS_REV_HOLD] = "hold",
+	[HS_REV_DEVICE] = "device",
 };
 
 const char *hs_rev_kind_name(enum hs_rev_kind kind)

@@ -142,6 +142,21 @@ static int get_buffer(struct hs_replay *r, const struct hs_rev *ev, uint64_t id,
 	return 0;
 }
 
+/*
+ * A call on one stream that names another stream's buffer locks that
+ * origin too, which then drains its inbox: buffers other streams held and
+ * their owner freed go back to its pools, so the origin's memory may change
+ * in an event that is not its own.  Sample it as well (hs_sample reads one
+ * stream; the totals would otherwise keep its old figures).
+ */
+static void sample_origin(struct hs_replay *r, const struct hs_rev *ev, uint64_t id)
+{
+	uint64_t i;
+
+	if (live_find(r, id, &i) && r->live[i].stream != ev->stream)
+		hs_sample(&r->d, r->live[i].stream);
+}
+
 /* Remembers live buffer @b of stream @si under trace id @id.  Return: 0, -1 (no memory). */
 static int live_put(struct hs_replay *r, uint64_t id, hc_buffer b, uint32_t si)
 {
@@ -241,6 +256,53 @@ static void do_launch(struct hs_replay *r, const struct hs_rev *ev, hc_stream s)
 	l.info = info_words;
 	l.duration_hint_ns = ev->duration_ns;
 	hs_event(&r->d, hc_launch(s, &l), "launch");
+	for (uint32_t i = 0; i < ev->n_bindings; i++)
+		sample_origin(r, ev, ev->bindings[i].buffer);
+}
+
+/* Opens @d with @opt and r's policy.  0, or -1 with a message on stderr. */
+static int device_open(struct hs_replay *r, struct hs_driver *d, const struct hs_options *opt)
+{
+	hc_status rc;
+
+	if (hs_driver_open(d, opt) != 0)
+		return -1;
+	if (r->policy_set && (rc = hc_device_set_policy(d->dev, &r->policy)) != HC_OK) {
+		hc_error_info e;
+
+		hc_last_error(&e);
+		fprintf(stderr, "hipsim replay: cannot set the policy: %s: %s\n", hc_status_str(rc), e.message);
+		hs_driver_close(d);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * The recorded device's geometry comes first in a CTF trace: unless the
+ * user named a device (a profile or a capacity) or the replay runs on
+ * something other than the simulator, the simulated device is reopened
+ * with the recorded total memory and alignment, before any event ran, so
+ * that pages and placement come out as they did when recorded.
+ */
+static void replay_device(struct hs_replay *r, const struct hs_rev *ev)
+{
+	struct hs_options opt = r->d.opt;
+	struct hs_driver nd;
+
+	if (r->d.events || r->d.nstreams || opt.profile || opt.capacity ||
+	    (opt.backend && strcmp(opt.backend, "sim") != 0))
+		return;
+	opt.capacity = ev->size;
+	opt.min_alignment = ev->offset;
+	/* Swapped in only once open: a geometry that does not take (its
+	 * message is on stderr) leaves the device asked for. */
+	if (device_open(r, &nd, &opt) != 0)
+		return;
+	hs_driver_close(&r->d);
+	r->d = nd;
+	r->recorded_total_memory = ev->size;
+	r->recorded_alignment = ev->offset;
 }
 
 void hs_replay_event(struct hs_replay *r, const struct hs_rev *ev)
@@ -259,6 +321,9 @@ void hs_replay_event(struct hs_replay *r, const struct hs_rev *ev)
 	case HS_REV_FREE:
 	case HS_REV_GRAPH_DESTROY:
 		break;
+	case HS_REV_DEVICE:
+		replay_device(r, ev);
+		return;
 	default:
 		if (ev->stream >= HS_MAX_STREAMS) {
 			trace_fail(r, ev, "the trace has more than %" PRIu64 " streams", HS_MAX_STREAMS);
@@ -312,12 +377,15 @@ void hs_replay_event(struct hs_replay *r, const struct hs_rev *ev)
 		hs_event(d, hc_write(s, b, ev->offset, scratch, size, (hc_alloc_property)ev->property, NULL, NULL),
 			 "write");
 		hs_sample(d, ev->stream);
+		sample_origin(r, ev, ev->buffer);
 		break;
 	case HS_REV_READ:
 		if (get_buffer(r, ev, ev->buffer, &b) != 0)
 			return;
 		size = ev->size < REPLAY_SCRATCH ? ev->size : REPLAY_SCRATCH;
 		hs_event(d, hc_read(s, b, ev->offset, scratch, size, NULL), "read");
+		hs_sample(d, ev->stream);
+		sample_origin(r, ev, ev->buffer);
 		break;
 	case HS_REV_LAUNCH:
 		do_launch(r, ev, s);
@@ -325,6 +393,13 @@ void hs_replay_event(struct hs_replay *r, const struct hs_rev *ev)
 		break;
 	case HS_REV_SYNC:
 		hs_event(d, hc_sync(s), "sync");
+		break;
+	case HS_REV_HOLD:
+		if (get_buffer(r, ev, ev->buffer, &b) != 0)
+			return;
+		hs_event(d, hc_buffer_hold(b, s), "hold");
+		hs_sample(d, ev->stream); /* its flush may release its own deferred memory */
+		sample_origin(r, ev, ev->buffer);
 		break;
 	case HS_REV_GRAPH_PREPARE:
 		hs_event(d, hc_graph_prepare(s), "graph_prepare");
@@ -364,26 +439,19 @@ void hs_replay_event(struct hs_replay *r, const struct hs_rev *ev)
 int hs_replay_open(struct hs_replay *r, const struct hs_options *opt, const hc_policy *policy,
 		   const char *trace_path)
 {
-	hc_status rc;
-
 	memset(r, 0, sizeof(*r));
 	r->trace_path = trace_path;
 	hs_idmap_init(&r->buffers);
 	r->free_head = UINT32_MAX;
 	hs_idmap_init(&r->graphs);
 	hs_idmap_init(&r->info_tags);
-	if (hs_driver_open(&r->d, opt) != 0)
-		return -1;
-	if (policy && (rc = hc_device_set_policy(r->d.dev, policy)) != HC_OK) {
-		hc_error_info e;
-
-		hc_last_error(&e);
-		fprintf(stderr, "hipsim replay: cannot set the policy: %s: %s\n", hc_status_str(rc), e.message);
-		hs_driver_close(&r->d);
-		return -1;
+	if (policy) {
+		r->policy = *policy;
+		r->policy_set = true;
 	}
-	return 0;
+	return device_open(r, &r->d, opt);
 }
+
 
 void hs_replay_close(struct hs_replay *r)
 {

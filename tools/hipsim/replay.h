@@ -39,6 +39,11 @@ struct hs_replay {
 	uint64_t info_next_tag;
 	uint64_t failures_seen;
 	uint64_t alloc_failures_reproduced, alloc_failures_not_reproduced;
+	hc_policy policy;   /* set on the device at open (policy_set) */
+	bool policy_set;
+	/* The device was reopened with the recorded geometry (HS_REV_DEVICE):
+	 * its total memory and alignment, 0 when the trace gave none. */
+	uint64_t recorded_total_memory, recorded_alignment;
 };
 
 /**

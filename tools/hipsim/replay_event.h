@@ -39,6 +39,11 @@ enum hs_rev_kind {
 	HS_REV_GRAPH_REPLAY,  /* graph */
 	HS_REV_GRAPH_DESTROY, /* graph */
 	HS_REV_ALLOC_FAILURE, /* size: an allocation that failed when recorded */
+	HS_REV_HOLD,	      /* buffer: the stream's work so far uses it (hc_buffer_hold) */
+	/* The recorded device's geometry, before any stream event: size its
+	 * total memory, offset its alignment, buffer its trace id.  CTF only
+	 * (device_open), at most once; replay opens its device like it. */
+	HS_REV_DEVICE,
 	HS_REV_KIND_COUNT
 };
 
