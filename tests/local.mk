@@ -46,6 +46,16 @@ EXTRA_DIST += tests/torch-corpus.sh tests/data/torch-corpus.tsv tests/corpus/tor
 	tests/corpus/torch/recsys_train.csv.gz tests/corpus/torch/cnn_infer_streams.csv.gz \
 	tests/corpus/torch/bert_infer.csv.gz tools/corpus/record_torch.py
 include tests/reliability.mk
+# The PyTorch allocator plug-in, loaded and called as PyTorch does; it links
+# the shared library, as the plug-in does (one libhipcore in the process).
+if HAVE_CHECK
+check_PROGRAMS += tests/check_torch
+TESTS += tests/check_torch
+tests_check_torch_SOURCES = tests/check_torch.c tests/torch_plugin.h
+tests_check_torch_CFLAGS = $(TEST_CFLAGS)
+tests_check_torch_LDADD = libhipcore.la $(CHECK_LIBS) -ldl
+EXTRA_tests_check_torch_DEPENDENCIES = libhipcore-torch.la tests/fake_cudart.la
+endif
 if HAVE_CHECK
 check_PROGRAMS += tests/check_adopt
 TESTS += tests/check_adopt
@@ -53,3 +63,10 @@ tests_check_adopt_SOURCES = tests/check_adopt.c
 tests_check_adopt_CFLAGS = $(TEST_CFLAGS)
 tests_check_adopt_LDADD = $(TEST_LDADD)
 endif
+# The plug-in recorded with LTTng and replayed: memory figures as live.
+check_PROGRAMS += tests/torch_driver
+tests_torch_driver_SOURCES = tests/torch_driver.c tests/torch_plugin.h
+tests_torch_driver_LDADD = -ldl -lpthread
+EXTRA_tests_torch_driver_DEPENDENCIES = libhipcore-torch.la
+TESTS += tests/torch-trace.sh
+EXTRA_DIST += tests/torch-trace.sh
