@@ -9,7 +9,7 @@ ones named:
   gpt2  decoder-only LM, GPT-2 small's shape: 12 layers, 768 wide, 12
         heads, vocabulary 50257, sequence 512, batch 8
   bert  encoder, BERT-base's shape: 12 layers, 768 wide, 12 heads,
-        vocabulary 30522, sequence 512, batch 8, a token-level loss
+        vocabulary 30522, sequence 512, batch 8, masked-LM loss (15 %)
   resnet  ResNet-50's bottleneck layout (3-4-6-3), 224x224, batch 64
   vit   ViT-B/16: 16x16 patches of 224x224, 12 layers, 768 wide, batch 64
 
@@ -21,6 +21,14 @@ import math
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
+
+
+def gpt2_init(m):
+    """GPT-2's initialisation: N(0, 0.02) weights, zero biases."""
+    if isinstance(m, (nn.Linear, nn.Embedding)):
+        nn.init.normal_(m.weight, std=0.02)
+    if isinstance(m, nn.Linear) and m.bias is not None:
+        nn.init.zeros_(m.bias)
 
 
 class Attention(nn.Module):
@@ -64,6 +72,7 @@ class TokenModel(nn.Module):
         self.ln = nn.LayerNorm(dim)
         self.head = nn.Linear(dim, vocab, bias=False)
         self.head.weight = self.tok.weight
+        self.apply(gpt2_init)
 
     def forward(self, idx):
         x = self.tok(idx) + self.pos(torch.arange(idx.shape[1], device=idx.device))
@@ -118,6 +127,7 @@ class ViT(nn.Module):
         self.blocks = nn.ModuleList(Block(dim, heads, False) for _ in range(layers))
         self.ln = nn.LayerNorm(dim)
         self.head = nn.Linear(dim, classes)
+        self.apply(gpt2_init)
 
     def forward(self, x):
         x = self.patch(x).flatten(2).transpose(1, 2)
@@ -136,11 +146,15 @@ def build(name, device="cuda"):
         model = TokenModel(vocab, seq, 768, 12, 12, causal=name == "gpt2")
         idx = torch.randint(0, vocab, (batch, seq + 1), generator=gen)
         x, y = idx[:, :-1], idx[:, 1:]
-        if name == "bert":  # predict the token itself at each place, BERT-style
-            x, y = idx[:, :-1], idx[:, :-1]
+        if name == "bert":  # masked LM: 15 % of the places masked (token 0), predicted
+            y = idx[:, :-1].clone()
+            masked = torch.rand(y.shape, generator=gen) < 0.15
+            x = y.masked_fill(masked, 0)
+            y = y.masked_fill(~masked, -100)
 
         def loss_fn(out, tgt):
-            return F.cross_entropy(out.reshape(-1, out.shape[-1]), tgt.reshape(-1))
+            return F.cross_entropy(out.reshape(-1, out.shape[-1]), tgt.reshape(-1),
+                                   ignore_index=-100)
     elif name in ("resnet", "vit"):
         model = ResNet50() if name == "resnet" else ViT()
         x = torch.randn(64, 3, 224, 224, generator=gen)
