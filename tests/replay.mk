@@ -44,6 +44,16 @@ tests_check_replay_CFLAGS = $(TEST_CFLAGS) $(JANSSON_CFLAGS) $(BABELTRACE2_CFLAG
 	-DHC_ABS_TOP_SRCDIR='"$(abs_top_srcdir)"'
 tests_check_replay_LDADD = tools/hipsim/libhipsim-read.la $(TEST_LDADD) $(JANSSON_LIBS) $(BABELTRACE2_LIBS)
 
+# `hipsim replay` on gzip, pipes, mid-run logs, many streams, partial traces.
+check_PROGRAMS += tests/check_replay_inputs
+TESTS += tests/check_replay_inputs
+tests_check_replay_inputs_SOURCES = tests/check_replay_inputs.c tools/hipsim/replay.h \
+	tools/hipsim/replay.c tools/hipsim/driver.c tools/hipsim/report.c \
+	tools/hipsim/layout_file.h tools/hipsim/layout_file.c
+tests_check_replay_inputs_CFLAGS = $(TEST_CFLAGS) $(JANSSON_CFLAGS) $(ZLIB_CFLAGS) \
+	-DHC_ABS_TOP_SRCDIR='"$(abs_top_srcdir)"'
+tests_check_replay_inputs_LDADD = tools/hipsim/libhipsim-read.la $(TEST_LDADD) $(JANSSON_LIBS) \
+	$(BABELTRACE2_LIBS) $(ZLIB_LIBS)
 endif
 EXTRA_DIST += tests/readers.supp
 

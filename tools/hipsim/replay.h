@@ -39,6 +39,14 @@ struct hs_replay {
 	uint64_t info_next_tag;
 	uint64_t failures_seen;
 	uint64_t alloc_failures_reproduced, alloc_failures_not_reproduced;
+	/* A log that begins mid-run frees buffers it never allocated and
+	 * allocates ones it holds (their frees went unlogged): counted here,
+	 * failures only when @strict. */
+	bool strict;
+	struct hs_midrun unknown_frees, live_allocs;
+	/* Trace ids whose allocation failed in the replay: their frees are
+	 * failing events (the failure's consequence), not mid-run ones. */
+	struct hs_idmap failed_allocs;
 };
 
 /**
