@@ -57,6 +57,10 @@ tests_check_replay_inputs_LDADD = tools/hipsim/libhipsim-read.la $(TEST_LDADD) $
 endif
 EXTRA_DIST += tests/readers.supp
 
+# Issue 28's damaged LTTng traces, recorded here (skips without LTTng).
+TESTS += tests/ctf-inputs.sh
+EXTRA_DIST += tests/ctf-inputs.sh
+
 # Record `hipsim run` with LTTng, replay the trace, same memory figures;
 # replay determinism.  Skips (77) without LTTng or babeltrace2.
 TESTS += tests/replay-roundtrip.sh
