@@ -94,7 +94,7 @@ void hs_guard_child_setup(const struct hs_decode_limits *lim, int err_fd, uint64
 	struct rlimit rl = { 0, 0 };
 
 	setrlimit(RLIMIT_CORE, &rl);
-	if (lim->cpu_s) {
+	if (lim->cpu_s && lim->cpu_s < (1ull << 40)) { /* (more: no limit) */
 		rl.rlim_cur = lim->cpu_s;
 		rl.rlim_max = lim->cpu_s + GUARD_CPU_GRACE_S;
 		setrlimit(RLIMIT_CPU, &rl);
@@ -103,7 +103,7 @@ void hs_guard_child_setup(const struct hs_decode_limits *lim, int err_fd, uint64
 	{
 		uint64_t data;
 
-		if (lim->memory && status_kb(0, "VmData", &data)) {
+		if (lim->memory && status_kb(0, "VmData", &data) && data + lim->memory > data) {
 			rl.rlim_cur = rl.rlim_max = data + lim->memory;
 			setrlimit(RLIMIT_DATA, &rl);
 		}
