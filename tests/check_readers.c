@@ -330,11 +330,6 @@ static const struct bad_case {
 	{ "truncated_last", HDR "1,0,allocate,0x10,16,s\n1,0,free", 0, 3, "truncated line" },
 	{ "unknown_action", HDR "1,0,allocate,0x10,16,s\n\n1,0,reallocate,0x10,16,s\n", 0, 4,
 	  "unknown action 'reallocate'" },
-	{ "unknown_free", HDR "1,0,allocate,0x10,16,s\n1,0,free,0x20,16,s\n", 0, 3,
-	  "free of unknown pointer 0x20" },
-	{ "double_free", HDR "1,0,allocate,0x10,16,s\n1,0,free,0x10,16,s\n1,0,free,0x10,16,s\n", 0, 4,
-	  "free of unknown pointer 0x10" },
-	{ "live_again", HDR "1,0,allocate,0x10,16,s\n1,0,allocate,0x10,16,s\n", 0, 3, "which is live" },
 	{ "negative_size", HDR "1,0,allocate,0x10,-5,s\n", 0, 2, "size '-5' is negative" },
 	{ "overflow_size", HDR "1,0,allocate,0x10,18446744073709551616,s\n", 0, 2, "overflows 64 bits" },
 	{ "text_size", HDR "1,0,allocate,0x10,12a,s\n", 0, 2, "size '12a' is not a number" },
@@ -547,7 +542,8 @@ static void fake_close(struct hs_trace *t)
 	free(t);
 }
 
-static int fake_open(const char *path, struct hs_trace **out, char *err, size_t errlen)
+static int fake_open(const char *path, const struct hs_read_options *o, struct hs_trace **out, char *err,
+		     size_t errlen)
 {
 	struct hs_trace *t;
 
@@ -577,7 +573,7 @@ static struct hs_trace *fake_isolated(int mode)
 	int i;
 
 	fake_mode = mode;
-	ck_assert_msg(hs_isolated_open("fake-path", "fake", fake_open, &t, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_msg(hs_isolated_open("fake-path", "fake", fake_open, NULL, &t, err, sizeof(err)) == 0, "%s", err);
 	for (i = 0; i < 3; i++) {
 		ck_assert_int_eq(hs_trace_next(t, &ev), 1);
 		ck_assert_uint_eq(ev.index, (uint64_t)i);
@@ -668,12 +664,12 @@ START_TEST(isolated_open_failures)
 	char err[700];
 
 	fake_mode = FAKE_OPEN_FAILS;
-	ck_assert_int_eq(hs_isolated_open("dir-x", "fake", fake_open, &t, err, sizeof(err)), -1);
+	ck_assert_int_eq(hs_isolated_open("dir-x", "fake", fake_open, NULL, &t, err, sizeof(err)), -1);
 	ck_assert_ptr_null(t);
 	ck_assert_str_eq(err, "dir-x: no trace in this directory");
 	no_children();
 	fake_mode = FAKE_OPEN_KILLED;
-	ck_assert_int_eq(hs_isolated_open("dir-y", "fake", fake_open, &t, err, sizeof(err)), -1);
+	ck_assert_int_eq(hs_isolated_open("dir-y", "fake", fake_open, NULL, &t, err, sizeof(err)), -1);
 	ck_assert_ptr_null(t);
 	ck_assert_msg(strstr(err, "dir-y: event 0: ") == err && strstr(err, "killed by signal 15"), "%s", err);
 	no_children();
@@ -1089,8 +1085,9 @@ END_TEST
  * Now the end reports it, and a trace closed early leaves nothing either.
  */
 /* A trace on which Debian's libbabeltrace2 2.0 itself dies (a NULL
- * dereference in bt_field_array_borrow_element_field_by_index, found by
- * fuzz_ctf): through hs_trace_open() it is a read error, not a crash. */
+ * dereference in bt_field_array_borrow_element_field_by_index after a
+ * dynamic array of 2^32 - 1 elements, found by fuzz_ctf): through
+ * hs_trace_open() it is a read error, not a crash. */
 START_TEST(ctf_decoder_crash_is_read_error)
 {
 	struct rlimit nocore = { 0, 0 };
@@ -1106,7 +1103,9 @@ START_TEST(ctf_decoder_crash_is_read_error)
 		;
 	ck_assert_int_eq(rc, -1);
 	ck_assert_msg(strstr(hs_trace_error(t), tmpdir) == hs_trace_error(t), "%s", hs_trace_error(t));
-	ck_assert_msg(strstr(hs_trace_error(t), "killed by signal 11"), "%s", hs_trace_error(t));
+	/* The array length that made it dereference NULL is refused first
+	 * (ctf_array_guard.c): a read error naming it, not a signal. */
+	ck_assert_msg(strstr(hs_trace_error(t), "claims 4294967295 elements"), "%s", hs_trace_error(t));
 	ck_assert_int_eq(hs_trace_next(t, &ev), -1);
 	hs_trace_close(t);
 	no_children();

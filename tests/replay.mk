@@ -3,13 +3,9 @@ if HAVE_CHECK
 check_PROGRAMS += tests/check_readers
 TESTS += tests/check_readers
 tests_check_readers_SOURCES = tests/check_readers.c \
-	tools/hipsim/replay_event.h tools/hipsim/idmap.h tools/hipsim/idmap.c \
-	tools/hipsim/read_rmm.h tools/hipsim/read_rmm.c \
-	tools/hipsim/read_ctf.h tools/hipsim/read_ctf.c tools/hipsim/read_trace.c \
-	tools/hipsim/read_isolated.h tools/hipsim/read_isolated.c \
 	tests/fuzz/ctf_source.h tests/fuzz/ctf_source.c
 tests_check_readers_CFLAGS = $(TEST_CFLAGS) $(BABELTRACE2_CFLAGS) -DHC_ABS_TOP_SRCDIR='"$(abs_top_srcdir)"'
-tests_check_readers_LDADD = $(CHECK_LIBS) $(BABELTRACE2_LIBS)
+tests_check_readers_LDADD = tools/hipsim/libhipsim-read.la $(CHECK_LIBS) $(BABELTRACE2_LIBS)
 endif
 EXTRA_DIST += tests/data/ctf-small/ust/uid/0/64-bit/metadata \
 	tests/data/ctf-small/ust/uid/0/64-bit/ch_0 \
@@ -26,20 +22,44 @@ EXTRA_DIST += tests/data/ctf-small/ust/uid/0/64-bit/metadata \
 	tests/fuzz/corpus/ctf_decode/launch_bindings \
 	tests/fuzz/corpus/ctf_decode/regress-prescan-stays-failed
 
+# hipsim's readers on damaged, compressed, piped and mid-run inputs, and
+# the bounds on the CTF decoder's child process (issue 28).
+if HAVE_CHECK
+check_PROGRAMS += tests/check_inputs
+TESTS += tests/check_inputs
+tests_check_inputs_SOURCES = tests/check_inputs.c
+tests_check_inputs_CFLAGS = $(TEST_CFLAGS) $(BABELTRACE2_CFLAGS) $(ZLIB_CFLAGS) \
+	-DHC_ABS_TOP_SRCDIR='"$(abs_top_srcdir)"'
+tests_check_inputs_LDADD = tools/hipsim/libhipsim-read.la $(CHECK_LIBS) $(BABELTRACE2_LIBS) $(ZLIB_LIBS)
+endif
+
 # The replay engine and compare over the real library on the simulator.
 if HAVE_CHECK
 check_PROGRAMS += tests/check_replay
 TESTS += tests/check_replay
 tests_check_replay_SOURCES = tests/check_replay.c tools/hipsim/replay.h \
 	tools/hipsim/replay.c tools/hipsim/compare.c tools/hipsim/driver.c tools/hipsim/report.c \
-	tools/hipsim/layout_file.h tools/hipsim/layout_file.c \
-	tools/hipsim/idmap.c tools/hipsim/read_rmm.c tools/hipsim/read_ctf.c tools/hipsim/read_trace.c \
-	tools/hipsim/read_isolated.c
+	tools/hipsim/layout_file.h tools/hipsim/layout_file.c
 tests_check_replay_CFLAGS = $(TEST_CFLAGS) $(JANSSON_CFLAGS) $(BABELTRACE2_CFLAGS) \
 	-DHC_ABS_TOP_SRCDIR='"$(abs_top_srcdir)"'
-tests_check_replay_LDADD = $(TEST_LDADD) $(JANSSON_LIBS) $(BABELTRACE2_LIBS)
+tests_check_replay_LDADD = tools/hipsim/libhipsim-read.la $(TEST_LDADD) $(JANSSON_LIBS) $(BABELTRACE2_LIBS)
+
+# `hipsim replay` on gzip, pipes, mid-run logs, many streams, partial traces.
+check_PROGRAMS += tests/check_replay_inputs
+TESTS += tests/check_replay_inputs
+tests_check_replay_inputs_SOURCES = tests/check_replay_inputs.c tools/hipsim/replay.h \
+	tools/hipsim/replay.c tools/hipsim/driver.c tools/hipsim/report.c \
+	tools/hipsim/layout_file.h tools/hipsim/layout_file.c
+tests_check_replay_inputs_CFLAGS = $(TEST_CFLAGS) $(JANSSON_CFLAGS) $(ZLIB_CFLAGS) \
+	-DHC_ABS_TOP_SRCDIR='"$(abs_top_srcdir)"'
+tests_check_replay_inputs_LDADD = tools/hipsim/libhipsim-read.la $(TEST_LDADD) $(JANSSON_LIBS) \
+	$(BABELTRACE2_LIBS) $(ZLIB_LIBS)
 endif
 EXTRA_DIST += tests/readers.supp
+
+# Issue 28's damaged LTTng traces, recorded here (skips without LTTng).
+TESTS += tests/ctf-inputs.sh
+EXTRA_DIST += tests/ctf-inputs.sh
 
 # Record `hipsim run` with LTTng, replay the trace, same memory figures;
 # replay determinism.  Skips (77) without LTTng or babeltrace2.

@@ -1,4 +1,32 @@
 # tools/: hipsim.
+
+# hipsim's trace readers (RMM CSV through zlib, CTF through libbabeltrace2
+# in a bounded child process), as a convenience library that hipsim, the
+# reader tests and the replay benchmark link.  zlib is hipsim's alone:
+# libhipcore.so does not link it.
+noinst_LTLIBRARIES += tools/hipsim/libhipsim-read.la
+tools_hipsim_libhipsim_read_la_SOURCES = \
+	tools/hipsim/replay_event.h \
+	tools/hipsim/idmap.h \
+	tools/hipsim/idmap.c \
+	tools/hipsim/read_options.h \
+	tools/hipsim/read_options.c \
+	tools/hipsim/read_rmm.h \
+	tools/hipsim/read_rmm.c \
+	tools/hipsim/read_ctf.h \
+	tools/hipsim/read_ctf.c \
+	tools/hipsim/ctf_files.h \
+	tools/hipsim/ctf_files.c \
+	tools/hipsim/ctf_array_guard.h \
+	tools/hipsim/ctf_array_guard.c \
+	tools/hipsim/read_trace.c \
+	tools/hipsim/read_isolated.h \
+	tools/hipsim/read_isolated.c \
+	tools/hipsim/decode_guard.h \
+	tools/hipsim/decode_guard.c
+tools_hipsim_libhipsim_read_la_CFLAGS = $(AM_CFLAGS) $(BABELTRACE2_CFLAGS) $(ZLIB_CFLAGS)
+tools_hipsim_libhipsim_read_la_LIBADD = $(BABELTRACE2_LIBS) $(ZLIB_LIBS)
+
 bin_PROGRAMS += tools/hipsim/hipsim
 tools_hipsim_hipsim_SOURCES = \
 	tools/hipsim/hipsim.h \
@@ -9,16 +37,6 @@ tools_hipsim_hipsim_SOURCES = \
 	tools/hipsim/run.c \
 	tools/hipsim/workloads.h \
 	tools/hipsim/workloads.c \
-	tools/hipsim/replay_event.h \
-	tools/hipsim/idmap.h \
-	tools/hipsim/idmap.c \
-	tools/hipsim/read_rmm.h \
-	tools/hipsim/read_rmm.c \
-	tools/hipsim/read_ctf.h \
-	tools/hipsim/read_ctf.c \
-	tools/hipsim/read_trace.c \
-	tools/hipsim/read_isolated.h \
-	tools/hipsim/read_isolated.c \
 	tools/hipsim/replay.h \
 	tools/hipsim/replay.c \
 	tools/hipsim/layout_file.h \
@@ -29,4 +47,5 @@ tools_hipsim_hipsim_SOURCES = \
 	tools/hipsim/validate.c \
 	tools/hipsim/plan.c
 tools_hipsim_hipsim_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS) $(BABELTRACE2_CFLAGS)
-tools_hipsim_hipsim_LDADD = libhipcore.la tools/hipsim/libhipsim-record.la $(JANSSON_LIBS) $(BABELTRACE2_LIBS) -lm
+tools_hipsim_hipsim_LDADD = libhipcore.la tools/hipsim/libhipsim-record.la tools/hipsim/libhipsim-read.la \
+	$(JANSSON_LIBS) $(BABELTRACE2_LIBS) $(ZLIB_LIBS) -lm

@@ -6,7 +6,8 @@
 # normal build is untouched; then each tests/fuzz/fuzz_*.c is linked with
 # -fsanitize=fuzzer against that build's libhipcore-internal.a (and, for the
 # reader targets, hipsim's reader sources compiled with the same flags;
-# fuzz_ctf_decode also gets its babeltrace2 source, tests/fuzz/ctf_source.c).
+# fuzz_ctf_decode also gets its babeltrace2 source, tests/fuzz/ctf_source.c;
+# fuzz_replay the replay engine, driver and reports too).
 # Binaries land in BUILD-DIR/fuzz/.  Run one with
 #   BUILD-DIR/fuzz/fuzz_rmm -max_total_time=30 tests/fuzz/corpus/rmm
 # (tests/fuzz/run.sh does that for every target).
@@ -28,16 +29,22 @@ make -j"$jobs" libhipcore-internal.la >/dev/null
 
 bt2_cflags=$(pkg-config --cflags babeltrace2 2>/dev/null || true)
 bt2_libs=$(pkg-config --libs babeltrace2 2>/dev/null || true)
+hs_cflags=$(pkg-config --cflags jansson zlib)
+hs_libs=$(pkg-config --libs jansson zlib)
 inc="-I$src -I$src/include -I$b -D_GNU_SOURCE"
-readers="$src/tools/hipsim/read_rmm.c $src/tools/hipsim/read_ctf.c $src/tools/hipsim/read_trace.c $src/tools/hipsim/read_isolated.c $src/tools/hipsim/idmap.c"
+h=$src/tools/hipsim
+readers="$h/read_rmm.c $h/read_ctf.c $h/read_trace.c $h/read_isolated.c $h/idmap.c $h/read_options.c \
+	$h/decode_guard.c $h/ctf_files.c $h/ctf_array_guard.c"
+engine="$h/replay.c $h/driver.c $h/report.c $h/layout_file.c"
 mkdir -p fuzz
 for f in "$src"/tests/fuzz/fuzz_*.c; do
 	t=$(basename "$f" .c)
 	extra=""
 	case "$t" in fuzz_rmm|fuzz_ctf) extra="$readers $bt2_cflags -DHC_SRCDIR=\"$src\"" ;;
-	fuzz_ctf_decode) extra="$readers $src/tests/fuzz/ctf_source.c $bt2_cflags" ;; esac
+	fuzz_ctf_decode) extra="$readers $src/tests/fuzz/ctf_source.c $bt2_cflags" ;;
+	fuzz_replay) extra="$readers $engine $bt2_cflags -DHC_SRCDIR=\"$src\"" ;; esac
 	# shellcheck disable=SC2086
-	$CC -std=c11 -O1 -g $san -fsanitize=fuzzer $inc $extra "$f" \
-		.libs/libhipcore-internal.a $bt2_libs -lpthread -ldl -lm -o "fuzz/$t"
+	$CC -std=c11 -O1 -g $san -fsanitize=fuzzer $inc $hs_cflags $extra "$f" \
+		.libs/libhipcore-internal.a $bt2_libs $hs_libs -lpthread -ldl -lm -o "fuzz/$t"
 done
 echo "fuzz targets in $b/fuzz"

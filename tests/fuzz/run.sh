@@ -20,13 +20,16 @@
 # project's misuse of its API) is set aside in BUILD-DIR/fuzz/upstream/ and
 # the run goes on for the time left; any other crash fails the target.
 # fuzz_ctf_decode builds its messages in memory (no CTF bytes, no parsing in
-# libbabeltrace2) and runs in normal mode like the others.
+# libbabeltrace2) and runs in normal mode like the others.  fuzz_replay
+# reads CTF as hipsim does, in a child process under decoder limits, so
+# libbabeltrace2's crashes, hangs and blow-ups are read errors there, and it
+# runs in normal mode too.
 set -u
 src=$(cd "$(dirname "$0")/../.." && pwd)
 secs=${1:-30}
 b=$(cd "${2:-$src/_build/fuzz}" && pwd)
 [ $# -ge 2 ] && shift 2 || shift $#
-targets=${*:-"profile rmm layout ctf ctf_decode api"}
+targets=${*:-"profile rmm layout ctf ctf_decode api replay"}
 pass=0 fail=0
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}

@@ -15,7 +15,9 @@
 
 #include "hipcore/hipcore.h"
 
-#define HS_MAX_STREAMS 64
+/* As many as libhipcore opens on one device (HC_MAX_STREAMS), which a
+ * replay needs (replay_event.h's HS_REV_MAX_STREAMS). */
+#define HS_MAX_STREAMS 256
 
 struct hs_options {
 	const char *backend; /* "sim" (default), "hip", "auto" */
@@ -101,6 +103,13 @@ struct hs_driver {
 	struct hs_call_time call[HS_CALL_KINDS]; /* opt.call_times */
 };
 
+/* Events of a trace that begins mid-run (replay.c): how many, and the first
+ * one's position (its event index; its line in a text trace, else 0). */
+struct hs_midrun {
+	uint64_t count;
+	uint64_t first_event, first_line;
+};
+
 struct hs_report {
 	const char *workload;
 	uint64_t events, streams;
@@ -115,6 +124,14 @@ struct hs_report {
 	char backend[16];
 	char device[256];
 	struct hs_call_time call[HS_CALL_KINDS]; /* opt.call_times, else zeros */
+	/* Replay only.  Events of the trace are known to be missing (a read
+	 * error, discarded or lost events): why, from the reader. */
+	bool partial;
+	char partial_reason[700];
+	/* Frees of buffers the trace never allocated (or freed already) and
+	 * allocations of buffers it holds: counted, not failures (--strict
+	 * makes them failures). */
+	struct hs_midrun unknown_frees, live_allocs;
 };
 
 int hs_driver_open(struct hs_driver *d, const struct hs_options *opt);

@@ -36,6 +36,27 @@
  * simulated and timed devices, launches handed out before the first pass
  * keep their hints.
  *
+ * Processes: a trace of several processes (LTTng's per-user buffers hold
+ * every traced process's events, told apart by the vpid context that
+ * `hipsim record` adds; per-process buffers give one trace directory per
+ * process, whose environment names its vpid) cannot be replayed as one:
+ * each process's library numbers its handles from the same start, so their
+ * ids collide.  With a pid chosen (--pid) the events of other processes are
+ * skipped before anything else looks at them.  Without one, the first
+ * event's process is the one replayed; at the first event of another the
+ * reader stops handing out events, reads the rest of the trace only to
+ * count the events of each process, and ends with an error that lists them
+ * and names --pid.  Events whose process is not known belong to the one.
+ *
+ * Before libbabeltrace2 sees a trace directory, ctf_files.c checks its
+ * files: a metadata file or stream file cut short is an error at open; an
+ * empty or missing stream file (whose events libbabeltrace2 would skip
+ * silently) is an error at the end, after the events of the others, so the
+ * replay is reported as the partial one it is.  The largest packet found
+ * bounds the dynamic-array lengths libbabeltrace2 may allocate for
+ * (ctf_array_guard.h).  libbabeltrace2's components log nothing unless the
+ * read options say verbose: their errors reach the message anyway.
+ *
  * hs_ctf_open_source() (tests and fuzzing only) builds the same graph around
  * a source component of the caller's in place of the source.ctf.fs ones;
  * the per-event path (consume, convert_event) is the same code.
@@ -46,6 +67,7 @@
 #include <string.h>
 
 #include "tools/hipsim/read_ctf.h"
+#include "tools/hipsim/read_options.h"
 
 /* --- the mapping from trace events to replay events --------------------- */
 
@@ -131,6 +153,20 @@ int hs_ctf_open(const char *path, struct hs_trace **out, char *err, size_t errle
 	return -1;
 }
 
+int hs_ctf_open_with(const char *path, const struct hs_read_options *o, struct hs_trace **out, char *err,
+		     size_t errlen)
+{
+	(void)o;
+	return hs_ctf_open(path, out, err, errlen);
+}
+
+int hs_ctf_open_unchecked(const char *path, const struct hs_read_options *o, struct hs_trace **out, char *err,
+			  size_t errlen)
+{
+	(void)o;
+	return hs_ctf_open(path, out, err, errlen);
+}
+
 int hs_ctf_open_source(const char *name, hs_ctf_add_source_fn add_source, void *data, int ktime_watch,
 		       struct hs_trace **out, char *err, size_t errlen)
 {
@@ -149,6 +185,8 @@ int hs_ctf_open_source(const char *name, hs_ctf_add_source_fn add_source, void *
 #include <sys/stat.h>
 #include <time.h>
 
+#include "tools/hipsim/ctf_array_guard.h"
+#include "tools/hipsim/ctf_files.h"
 #include "tools/hipsim/idmap.h"
 
 /* What an event class becomes, resolved once: payload member index per role. */
@@ -169,6 +207,10 @@ struct ctf_class {
 };
 
 enum { FT_OTHER, FT_UNSIGNED, FT_SIGNED, FT_BOOL };
+
+/* The event context member that names the process (LTTng's vpid). */
+static const char *const f_vpid[] = { "vpid", NULL };
+#define CTF_MAX_LISTED 16 /* processes named in the several-processes error */
 
 struct ctf_reader {
 	struct hs_trace base;
@@ -208,6 +250,21 @@ struct ctf_reader {
 	void *source_data;
 	const bt_event_class *last_ec; /* one-entry cache in front of classes */
 	const struct ctf_class *last_cls;
+
+	bt_logging_level log_level; /* of libbabeltrace2's components */
+	struct hs_ctf_files files;  /* what ctf_files.c found */
+	/* Processes (see the top of the file). */
+	int have_filter, have_first, listing;
+	uint64_t filter_pid, first_pid, first_events;
+	struct { uint64_t pid, events; } pids[CTF_MAX_LISTED];
+	unsigned npids;
+	uint64_t unlisted; /* processes beyond CTF_MAX_LISTED */
+	const bt_field_class *ctx_fc; /* the last event context class seen */
+	int64_t vpid_idx;	      /* its vpid member, or -1 */
+	unsigned char vpid_type;
+	const bt_trace *env_trace; /* the last trace whose environment was read */
+	int env_has;
+	uint64_t env_pid;
 };
 
 static void set_error(struct ctf_reader *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -469,6 +526,116 @@ static const struct ctf_class *class_of(struct ctf_reader *r, const bt_event_cla
 	return &r->cls[r->ncls++];
 }
 
+/* The process of event @e: its vpid context member, else its trace's vpid
+ * environment entry.  Return: 1 with *@pid, 0 when neither is there. */
+static int event_pid(struct ctf_reader *r, const bt_event *e, uint64_t *pid)
+{
+	const bt_field *cc = bt_event_borrow_common_context_field_const(e);
+	const bt_trace *tr;
+
+	if (cc) {
+		const bt_field_class *fc = bt_field_borrow_class_const(cc);
+
+		if (fc != r->ctx_fc) {
+			r->ctx_fc = fc;
+			r->vpid_idx = bt_field_class_get_type(fc) == BT_FIELD_CLASS_TYPE_STRUCTURE
+					      ? member_index(fc, f_vpid)
+					      : -1;
+			r->vpid_type = r->vpid_idx < 0 ? FT_OTHER
+						       : ftype_of(bt_field_class_structure_member_borrow_field_class_const(
+							       bt_field_class_structure_borrow_member_by_index_const(
+								       fc, (uint64_t)r->vpid_idx)));
+		}
+		if (r->vpid_idx >= 0 &&
+		    typed_u64(bt_field_structure_borrow_member_field_by_index_const(cc, (uint64_t)r->vpid_idx),
+			      r->vpid_type, pid))
+			return 1;
+	}
+	tr = bt_stream_borrow_trace_const(bt_event_borrow_stream_const(e));
+	if (tr != r->env_trace) {
+		const bt_value *v = bt_trace_borrow_environment_entry_value_by_name_const(tr, "vpid");
+
+		r->env_trace = tr;
+		r->env_has = v && (bt_value_is_signed_integer(v) || bt_value_is_unsigned_integer(v));
+		if (r->env_has)
+			r->env_pid = bt_value_is_signed_integer(v) ? (uint64_t)bt_value_integer_signed_get(v)
+								   : bt_value_integer_unsigned_get(v);
+	}
+	*pid = r->env_pid;
+	return r->env_has;
+}
+
+/* Counts an event of process @pid for the several-processes error. */
+static void count_pid(struct ctf_reader *r, uint64_t pid, uint64_t n)
+{
+	for (unsigned i = 0; i < r->npids; i++)
+		if (r->pids[i].pid == pid) {
+			r->pids[i].events += n;
+			return;
+		}
+	if (r->npids < CTF_MAX_LISTED) {
+		r->pids[r->npids].pid = pid;
+		r->pids[r->npids++].events = n;
+	} else {
+		r->unlisted++; /* once per event beyond: an upper bound, said as such */
+	}
+}
+
+/* Whether event @e is of the process replayed (see the top of the file).
+ * Return: 1 yes, 0 skip it. */
+static int of_our_process(struct ctf_reader *r, const bt_event *e)
+{
+	uint64_t pid;
+
+	if (!event_pid(r, e, &pid))
+		return !r->listing;
+	if (r->have_filter) {
+		if (pid == r->filter_pid) {
+			r->first_events++;
+			return 1;
+		}
+		if (!r->prescan)
+			count_pid(r, pid, 1); /* named if the one chosen has none */
+		return 0;
+	}
+	if (r->prescan)
+		return 1;
+	if (!r->have_first) {
+		r->have_first = 1;
+		r->first_pid = pid;
+	}
+	if (pid == r->first_pid && !r->listing) {
+		r->first_events++;
+		return 1;
+	}
+	if (!r->listing) {
+		r->listing = 1;
+		count_pid(r, r->first_pid, r->first_events);
+	}
+	count_pid(r, pid, 1);
+	return 0;
+}
+
+/* The several-processes error (or, with --pid, the none-of-that-process
+ * one), once the whole trace was counted. */
+static void processes_error(struct ctf_reader *r)
+{
+	char list[300] = "";
+	size_t n = 0;
+
+	for (unsigned i = 0; i < r->npids && n < sizeof(list); i++)
+		n += (size_t)snprintf(list + n, sizeof(list) - n, "%spid %" PRIu64 " (%" PRIu64 " events)",
+				      i ? ", " : "", r->pids[i].pid, r->pids[i].events);
+	if (r->have_filter)
+		set_error(r, "no event of process %" PRIu64 " (--pid) in the trace, which holds %s%s",
+			  r->filter_pid, list, r->unlisted ? ", and more" : "");
+	else
+		set_error(r,
+			  "the trace holds the events of %u%s processes: %s%s; their handle ids collide, so "
+			  "hipsim replays one process at a time: choose one with --pid",
+			  r->npids, r->unlisted ? " or more" : "", list, r->unlisted ? ", and more" : "");
+}
+
 static int convert_event(struct ctf_reader *r, const bt_message *m)
 {
 	const bt_event *e = bt_message_event_borrow_event_const(m);
@@ -481,6 +648,14 @@ static int convert_event(struct ctf_reader *r, const bt_message *m)
 
 	if (!c)
 		goto oom;
+	if (!c->replayed && !c->cache && !c->ktime && !c->devopen) {
+		r->ignored++;
+		return 0;
+	}
+	if (!of_our_process(r, e)) {
+		r->ignored++;
+		return 0;
+	}
 	if (c->ktime && r->prescan) {
 		uint64_t ord, dur;
 
@@ -588,6 +763,13 @@ static int convert_event(struct ctf_reader *r, const bt_message *m)
 	ev.stream_id = sid;
 	if (has_stream) {
 		if (!hs_idmap_get(&r->streams, sid, &v)) {
+			if (r->nstreams == HS_REV_MAX_STREAMS) {
+				set_error(r,
+					  "stream %" PRIu64 " is the trace's %uth: hipsim replays at most %u streams "
+					  "(libhipcore opens at most %u per device)",
+					  sid, HS_REV_MAX_STREAMS + 1, HS_REV_MAX_STREAMS, HS_REV_MAX_STREAMS);
+				return -1;
+			}
 			v = r->nstreams++;
 			if (hs_idmap_put(&r->streams, sid, v) != 0)
 				goto oom;
@@ -630,6 +812,7 @@ static bt_graph_simple_sink_component_consume_func_status consume(bt_message_ite
 
 	switch (bt_message_iterator_next(it, &msgs, &count)) {
 	case BT_MESSAGE_ITERATOR_NEXT_STATUS_OK:
+		hs_note_progress(count);
 		break;
 	case BT_MESSAGE_ITERATOR_NEXT_STATUS_END:
 		return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_END;
@@ -750,7 +933,8 @@ static int ctf_next(struct hs_trace *t, struct hs_rev *ev)
 				continue;
 			}
 			bt_message_of_error(msg, sizeof(msg));
-			set_error(r, "reading the trace: %s", msg);
+			set_error(r, "reading the trace: %s%s",
+				  st == BT_GRAPH_RUN_ONCE_STATUS_MEMORY_ERROR ? "out of memory: " : "", msg);
 			return -1;
 		}
 	}
@@ -776,6 +960,20 @@ end:
 		snprintf(t->warning, sizeof(t->warning),
 			 "%s: the tracer discarded %" PRIu64 " event(s): the replay is partial", r->path,
 			 r->discarded);
+	if (r->discarded)
+		t->partial = true;
+	if ((r->listing || (r->have_filter && !r->first_events && r->npids)) && !r->failed) {
+		processes_error(r);
+		return -1;
+	}
+	if (r->files.damaged && !r->failed) {
+		set_error(r, "%s%s (the replay is partial)", r->files.damage,
+			  r->files.damaged > 1 ? ", and more stream files like it" : "");
+		t->partial = true;
+		return -1;
+	}
+	if (r->failed)
+		return -1;
 	return 0;
 }
 
@@ -877,7 +1075,7 @@ static int build_graph(struct ctf_reader *r, char **dirs, size_t ndirs, char *er
 	if (!r->graph)
 		goto bt_fail;
 	if (bt_graph_add_filter_component(r->graph, bt_plugin_borrow_filter_component_class_by_name_const(utils, "muxer"),
-					  "mux", NULL, BT_LOGGING_LEVEL_ERROR, &mux) != BT_GRAPH_ADD_COMPONENT_STATUS_OK)
+					  "mux", NULL, r->log_level, &mux) != BT_GRAPH_ADD_COMPONENT_STATUS_OK)
 		goto bt_fail;
 	for (size_t i = 0; i < ndirs; i++) {
 		const bt_component_source *src = NULL;
@@ -889,7 +1087,7 @@ static int build_graph(struct ctf_reader *r, char **dirs, size_t ndirs, char *er
 		ok = params && bt_value_map_insert_empty_array_entry(params, "inputs", &arr) == BT_VALUE_MAP_INSERT_ENTRY_STATUS_OK &&
 		     bt_value_array_append_string_element(arr, dirs[i]) == BT_VALUE_ARRAY_APPEND_ELEMENT_STATUS_OK &&
 		     bt_graph_add_source_component(r->graph, bt_plugin_borrow_source_component_class_by_name_const(ctf, "fs"),
-						   name, params, BT_LOGGING_LEVEL_ERROR, &src) == BT_GRAPH_ADD_COMPONENT_STATUS_OK;
+						   name, params, r->log_level, &src) == BT_GRAPH_ADD_COMPONENT_STATUS_OK;
 		bt_value_put_ref(params);
 		if (!ok || connect_source(r->graph, src, mux) != 0)
 			goto bt_fail;
@@ -959,6 +1157,9 @@ static int prescan_ktimes(struct ctf_reader *r, char *err, size_t errlen)
 	}
 	pre->path = r->path;
 	pre->prescan = 1;
+	pre->log_level = r->log_level;
+	pre->have_filter = r->have_filter;
+	pre->filter_pid = r->filter_pid;
 	pre->add_source = r->add_source;
 	pre->source_data = r->source_data;
 	pre->base.path = r->path;
@@ -1009,6 +1210,7 @@ static struct ctf_reader *reader_new(const char *path, char *err, size_t errlen)
 	r->base.close = ctf_close;
 	r->base.path = r->path;
 	r->base.format = "ctf";
+	r->log_level = BT_LOGGING_LEVEL_NONE;
 	hs_idmap_init(&r->streams);
 	hs_idmap_init(&r->classes);
 	hs_idmap_init(&r->ktimes);
@@ -1027,6 +1229,7 @@ int hs_ctf_open_source(const char *name, hs_ctf_add_source_fn add_source, void *
 	r->add_source = add_source;
 	r->source_data = data;
 	r->ktime_watch = ktime_watch != 0;
+	hs_ctf_array_guard_packet_bytes(0); /* no packets: HS_CTF_ARRAY_MAX alone */
 	if (build_graph(r, NULL, 0, err, errlen) != 0) {
 		ctf_close(&r->base);
 		return -1;
@@ -1035,7 +1238,9 @@ int hs_ctf_open_source(const char *name, hs_ctf_add_source_fn add_source, void *
 	return 0;
 }
 
-int hs_ctf_open(const char *path, struct hs_trace **out, char *err, size_t errlen)
+/* hs_ctf_open_with(), with ctf_files.c's checks when @check. */
+static int ctf_open(const char *path, const struct hs_read_options *o, int check, struct hs_trace **out,
+		    char *err, size_t errlen)
 {
 	struct ctf_reader *r;
 	struct stat st;
@@ -1051,6 +1256,11 @@ int hs_ctf_open(const char *path, struct hs_trace **out, char *err, size_t errle
 	r = reader_new(path, err, errlen);
 	if (!r)
 		return -1;
+	if (o) {
+		r->log_level = o->verbose ? BT_LOGGING_LEVEL_WARNING : BT_LOGGING_LEVEL_NONE;
+		r->have_filter = o->have_pid;
+		r->filter_pid = o->pid;
+	}
 	if (nftw(path, walk_cb, 32, FTW_PHYS) != 0 || walk_oom) {
 		snprintf(err, errlen, "%s: cannot walk the directory: %s", path, walk_oom ? "out of memory" : strerror(errno));
 		goto fail;
@@ -1060,6 +1270,10 @@ int hs_ctf_open(const char *path, struct hs_trace **out, char *err, size_t errle
 			 "no event writes none)", path);
 		goto fail;
 	}
+	for (size_t i = 0; check && i < walk_n; i++)
+		if (hs_ctf_check_dir(walk_dirs[i], &r->files, err, errlen) != 0)
+			goto fail;
+	hs_ctf_array_guard_packet_bytes(r->files.max_packet_bytes);
 	r->ktime_watch = metadata_declares_ktime();
 	/* The reader keeps the list (a first pass may come later). */
 	r->dirs = walk_dirs;
@@ -1076,6 +1290,23 @@ fail:
 	walk_free();
 	ctf_close(&r->base);
 	return -1;
+}
+
+int hs_ctf_open_with(const char *path, const struct hs_read_options *o, struct hs_trace **out, char *err,
+		     size_t errlen)
+{
+	return ctf_open(path, o, 1, out, err, errlen);
+}
+
+int hs_ctf_open_unchecked(const char *path, const struct hs_read_options *o, struct hs_trace **out, char *err,
+			  size_t errlen)
+{
+	return ctf_open(path, o, 0, out, err, errlen);
+}
+
+int hs_ctf_open(const char *path, struct hs_trace **out, char *err, size_t errlen)
+{
+	return ctf_open(path, NULL, 1, out, err, errlen);
 }
 
 #endif /* HIPCORE_WITH_BABELTRACE2 */

@@ -25,6 +25,26 @@
  */
 int hs_ctf_open(const char *path, struct hs_trace **out, char *err, size_t errlen);
 
+struct hs_read_options;
+
+/**
+ * hs_ctf_open_with() - hs_ctf_open() with read options: the process to
+ * replay (o->pid) and libbabeltrace2's log (o->verbose).  @o NULL: every
+ * process, quiet.  The limits are not this function's (read_isolated.h).
+ * Return: as hs_ctf_open(); also -1 when ctf_files.c finds the metadata or
+ * a stream file cut short.
+ */
+int hs_ctf_open_with(const char *path, const struct hs_read_options *o, struct hs_trace **out, char *err,
+		     size_t errlen);
+
+/*
+ * Internal, for tests only: hs_ctf_open_with() without ctf_files.c's checks,
+ * so that libbabeltrace2 meets a damaged trace as it is (the tests of
+ * decode_guard.c on libbabeltrace2's own hangs).
+ */
+int hs_ctf_open_unchecked(const char *path, const struct hs_read_options *o, struct hs_trace **out, char *err,
+			  size_t errlen);
+
 /*
  * Internal, for tests and fuzzing only (tests/fuzz/fuzz_ctf_decode.c): the
  * same reader, graph and decoding, around a source component the caller

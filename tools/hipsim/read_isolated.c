@@ -10,13 +10,15 @@
  *   'E' u64 source_events, 16 u64 event fields, then 4 u64 for each
  *       of its bindings         one event
  *   'W' str warning             the reader's warning changed
- *   'Z' i32 rc, u64 source_events, u64 cpu_ns, str error, str warning
- *                               the end (rc 0) or a read error (rc -1)
+ *   'Z' i32 rc, u64 source_events, u64 cpu_ns, u8 partial, str error,
+ *       str warning             the end (rc 0) or a read error (rc -1)
  *
  * str is a u16 length and that many bytes.  A pipe that ends before 'Z'
- * means the child died; waitpid() says how, and that becomes the error.
- * The child leaves with _exit() so that it never flushes the parent's
- * stdio buffers or runs its atexit handlers a second time.
+ * means the child died or decode_guard.c stopped it; wait4() and the guard
+ * say how, and that becomes the error.  The parent waits for records only
+ * through the guard (hs_guard_wait), which bounds the child.  The child
+ * leaves with _exit() so that it never flushes the parent's stdio buffers
+ * or runs its atexit handlers a second time.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -26,10 +28,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "tools/hipsim/decode_guard.h"
 #include "tools/hipsim/read_isolated.h"
 
 #define PIPE_BUF_SIZE (64u * 1024u)
@@ -41,6 +45,8 @@ struct iso_reader {
 	bool ended;
 	int end_rc;
 	char *path;
+	struct hs_guard guard;
+	uint64_t *progress; /* shared with the child */
 	size_t pos, len;
 	unsigned char buf[PIPE_BUF_SIZE];
 };
@@ -57,7 +63,9 @@ static uint64_t cpu_now_ns(void)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	/* The thread's clock (the child decodes on one thread): the process's
+	 * is sampled at scheduler ticks once RLIMIT_CPU arms its timer. */
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
@@ -157,7 +165,7 @@ static void crash_flush(int sig)
 
 static void on_crash_flush(void)
 {
-	static const int sigs[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTERM };
+	static const int sigs[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTERM, SIGXCPU };
 	struct sigaction sa;
 	size_t i;
 
@@ -169,7 +177,7 @@ static void on_crash_flush(void)
 		sigaction(sigs[i], &sa, NULL);
 }
 
-static void child_main(int fd, const char *path, hs_trace_open_fn open_fn)
+static void child_main(int fd, const char *path, hs_trace_open_fn open_fn, const struct hs_read_options *o)
 {
 	struct wbuf *w = malloc(sizeof(*w));
 	struct hs_rev *ev = malloc(sizeof(*ev));
@@ -184,7 +192,7 @@ static void child_main(int fd, const char *path, hs_trace_open_fn open_fn)
 	w->n = 0;
 	child_w = w;
 	on_crash_flush();
-	rc = open_fn(path, &t, err, sizeof(err)) == 0 ? 0 : -1;
+	rc = open_fn(path, o, &t, err, sizeof(err)) == 0 ? 0 : -1;
 	if (wput(w, "O", 1) || wput(w, &rc, 4) || wput_str(w, rc ? err : t->warning) || wflush(w) || rc)
 		goto out;
 	snprintf(sent, sizeof(sent), "%s", t->warning);
@@ -200,10 +208,11 @@ static void child_main(int fd, const char *path, hs_trace_open_fn open_fn)
 	}
 	{
 		uint64_t cpu = cpu_now_ns() - cpu0;
+		uint8_t partial = t->partial;
 
 		rc = rc < 0 ? -1 : 0;
 		if (wput(w, "Z", 1) || wput(w, &rc, 4) || wput(w, &t->source_events, 8) ||
-		    wput(w, &cpu, 8) || wput_str(w, rc ? hs_trace_error(t) : "") ||
+		    wput(w, &cpu, 8) || wput(w, &partial, 1) || wput_str(w, rc ? hs_trace_error(t) : "") ||
 		    wput_str(w, t->warning) || wflush(w))
 			goto out;
 	}
@@ -218,7 +227,7 @@ out:
 /* --- the parent ---------------------------------------------------------- */
 
 /* Makes @n bytes available at r->buf + r->pos.  Return: -1 at the end of
- * the pipe (the child is gone) or on a read error. */
+ * the pipe (the child is gone or was stopped) or on a read error. */
 static int fill(struct iso_reader *r, size_t n)
 {
 	if (r->len - r->pos >= n)
@@ -229,7 +238,11 @@ static int fill(struct iso_reader *r, size_t n)
 	r->len -= r->pos;
 	r->pos = 0;
 	while (r->len < n) {
-		ssize_t k = read(r->fd, r->buf + r->len, sizeof(r->buf) - r->len);
+		ssize_t k;
+
+		if (hs_guard_wait(&r->guard, r->fd) != 0)
+			return -1;
+		k = read(r->fd, r->buf + r->len, sizeof(r->buf) - r->len);
 
 		if (k > 0)
 			r->len += (size_t)k;
@@ -260,34 +273,31 @@ static int take_str(struct iso_reader *r, char *dst, size_t cap)
 	return 0;
 }
 
-/* Waits for the child; its wait status, or 0 when it was reaped before. */
-static int reap(struct iso_reader *r)
+/* Waits for the child; its wait status and usage, or 0 when it was reaped before. */
+static int reap(struct iso_reader *r, struct rusage *ru)
 {
 	int status = 0;
 
+	memset(ru, 0, sizeof(*ru));
 	if (r->pid <= 0)
 		return 0;
-	while (waitpid(r->pid, &status, 0) < 0 && errno == EINTR)
+	while (wait4(r->pid, &status, 0, ru) < 0 && errno == EINTR)
 		;
 	r->pid = 0;
+	r->guard.pid = 0;
 	return status;
 }
 
 /* The pipe ended early: says how the child ended, as a read error. */
 static void died(struct iso_reader *r, char *msg, size_t len)
 {
-	int status = reap(r);
+	char how[600];
+	struct rusage ru;
+	int status = reap(r, &ru);
 
-	if (WIFSIGNALED(status))
-		snprintf(msg, len,
-			 "%s: event %" PRIu64 ": the %s reader (run in a child process) was killed by "
-			 "signal %d (%s); the trace is corrupt or one the decoder cannot read",
-			 r->path, r->t.events, r->t.format, WTERMSIG(status), strsignal(WTERMSIG(status)));
-	else
-		snprintf(msg, len,
-			 "%s: event %" PRIu64 ": the %s reader (run in a child process) stopped before the "
-			 "end of the trace (exit status %d)",
-			 r->path, r->t.events, r->t.format, WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+	hs_guard_explain(&r->guard, status, &ru, how, sizeof(how));
+	snprintf(msg, len, "%s: event %" PRIu64 ": the %s reader (run in a child process) %s", r->path,
+		 r->t.events, r->t.format, how);
 }
 
 static int finish(struct iso_reader *r, int rc)
@@ -347,12 +357,22 @@ static int iso_next(struct hs_trace *t, struct hs_rev *ev)
 				goto dead;
 			break;
 		case 'Z': {
+			char note[96];
+			uint8_t partial;
 			int32_t rc;
 
 			if (take(r, &rc, 4) != 0 || take(r, &t->source_events, 8) != 0 ||
-			    take(r, &t->helper_cpu_ns, 8) != 0 || take_str(r, t->error, sizeof(t->error)) != 0 ||
+			    take(r, &t->helper_cpu_ns, 8) != 0 || take(r, &partial, 1) != 0 ||
+			    take_str(r, t->error, sizeof(t->error)) != 0 ||
 			    take_str(r, t->warning, sizeof(t->warning)) != 0)
 				goto dead;
+			t->partial = partial != 0;
+			if (rc < 0) {
+				const char *m = hs_guard_memory_note(&r->guard, t->error, note, sizeof(note));
+				size_t n = strlen(t->error);
+
+				snprintf(t->error + n, sizeof(t->error) - n, "%s", m);
+			}
 			return finish(r, rc < 0 ? -1 : 0);
 		}
 		default:
@@ -372,6 +392,7 @@ garbled:
 static void iso_close(struct hs_trace *t)
 {
 	struct iso_reader *r = (struct iso_reader *)t;
+	struct rusage ru;
 
 	/* Before the end the child may be blocked writing or deep in a long
 	 * decode: stop it rather than wait for it. */
@@ -379,16 +400,32 @@ static void iso_close(struct hs_trace *t)
 		kill(r->pid, SIGKILL);
 	if (r->fd >= 0)
 		close(r->fd);
-	reap(r);
+	reap(r, &ru);
+	hs_guard_stop(&r->guard);
+	hs_guard_progress_unmap(r->progress);
 	free(r->path);
 	free(r);
 }
 
+/* A pipe with both ends close-on-exec.  Return: 0, or -1 (errno set). */
+static int cloexec_pipe(int fds[2])
+{
+	if (pipe(fds) != 0)
+		return -1;
+	if (fcntl(fds[0], F_SETFD, FD_CLOEXEC) != 0 || fcntl(fds[1], F_SETFD, FD_CLOEXEC) != 0) {
+		close(fds[0]);
+		close(fds[1]);
+		return -1;
+	}
+	return 0;
+}
+
 int hs_isolated_open(const char *path, const char *format, hs_trace_open_fn open_fn,
-		     struct hs_trace **out, char *err, size_t errlen)
+		     const struct hs_read_options *o, struct hs_trace **out, char *err, size_t errlen)
 {
 	struct iso_reader *r = calloc(1, sizeof(*r));
-	int fds[2];
+	struct hs_read_options defaults;
+	int fds[2], efds[2];
 	int32_t rc;
 	unsigned char tag;
 
@@ -398,29 +435,50 @@ int hs_isolated_open(const char *path, const char *format, hs_trace_open_fn open
 		snprintf(err, errlen, "%s: out of memory", path);
 		return -1;
 	}
+	if (!o) {
+		if (hs_read_options_init(&defaults, err, errlen) != 0) {
+			free(r->path);
+			free(r);
+			return -1;
+		}
+		o = &defaults;
+	}
 	r->fd = -1;
+	r->guard.err_fd = -1;
 	r->t.next = iso_next;
 	r->t.close = iso_close;
 	r->t.path = r->path;
 	r->t.format = format;
-	if (pipe(fds) != 0 || fcntl(fds[0], F_SETFD, FD_CLOEXEC) != 0 ||
-	    fcntl(fds[1], F_SETFD, FD_CLOEXEC) != 0) {
+	if (cloexec_pipe(fds) != 0) {
 		snprintf(err, errlen, "%s: pipe: %s", path, strerror(errno));
 		goto fail;
 	}
+	if (cloexec_pipe(efds) != 0) {
+		snprintf(err, errlen, "%s: pipe: %s", path, strerror(errno));
+		close(fds[0]);
+		close(fds[1]);
+		goto fail;
+	}
+	r->progress = hs_guard_progress_map();
 	r->pid = fork();
 	if (r->pid < 0) {
 		snprintf(err, errlen, "%s: fork: %s", path, strerror(errno));
 		close(fds[0]);
 		close(fds[1]);
+		close(efds[0]);
+		close(efds[1]);
 		goto fail;
 	}
 	if (r->pid == 0) {
 		close(fds[0]);
-		child_main(fds[1], path, open_fn);
+		close(efds[0]);
+		hs_guard_child_setup(&o->limits, efds[1], r->progress);
+		child_main(fds[1], path, open_fn, o);
 	}
 	close(fds[1]);
+	close(efds[1]);
 	r->fd = fds[0];
+	hs_guard_start(&r->guard, r->pid, efds[0], r->progress, &o->limits, o->verbose);
 	if (take(r, &tag, 1) != 0 || tag != 'O' || take(r, &rc, 4) != 0 ||
 	    take_str(r, rc ? r->t.error : r->t.warning, rc ? sizeof(r->t.error) : sizeof(r->t.warning)) != 0) {
 		died(r, err, errlen);

@@ -11,6 +11,12 @@
  * naming the signal and the event it reached; the events before it were
  * delivered as usual.  The pipe also lets decoding overlap replay.
  *
+ * libbabeltrace2 can also loop forever or allocate without bound on a
+ * corrupt trace, so the child runs under the CPU, memory and progress bounds
+ * of decode_guard.h (the limits of the read options); passing one ends the
+ * child and reads as an error that names the bound.  The child's stderr is
+ * kept from the user unless the options say verbose.
+ *
  * HIPSIM_CTF_IN_PROCESS=1 in the environment reads in the calling process
  * (for a debugger).  Tests and fuzzers that want the reader itself call
  * hs_ctf_open() directly.
@@ -20,23 +26,28 @@
 
 #include <stddef.h>
 
+#include "tools/hipsim/read_options.h"
 #include "tools/hipsim/replay_event.h"
 
-/* An in-process reader's open function (hs_ctf_open, hs_rmm_open, ...). */
-typedef int (*hs_trace_open_fn)(const char *path, struct hs_trace **out, char *err, size_t errlen);
+/* An in-process reader's open function (hs_ctf_open_with, ...). */
+typedef int (*hs_trace_open_fn)(const char *path, const struct hs_read_options *o, struct hs_trace **out,
+				char *err, size_t errlen);
 
 /**
  * hs_isolated_open() - open @path with @open in a child process.
  * @path: passed to @open in the child; also the reader's path.
  * @format: the reader's format name ("ctf").
  * @open: the reader to run in the child.
+ * @o: passed to @open; its limits and verbose flag are the child's (NULL:
+ *     hs_read_options_init()'s defaults).
  * @out: the reader; close with hs_trace_close() (which stops the child).
  *
- * The returned reader gives the same events, error and warning texts and
- * source_events as @open's would; a child that dies gives -1 from
- * hs_trace_next() (or from this function, when it dies while opening) with
- * "PATH: event N: ..." naming the signal.  Its helper_cpu_ns is the CPU time
- * the child spent from the end of its open to its last event.
+ * The returned reader gives the same events, error and warning texts,
+ * partial flag and source_events as @open's would; a child that dies or is
+ * stopped gives -1 from hs_trace_next() (or from this function, when that
+ * happens while opening) with "PATH: event N: ..." naming the signal or the
+ * bound.  Its helper_cpu_ns is the CPU time the child spent from the end of
+ * its open to its last event.
  *
  * Context: forks: call it before starting threads where possible (the child
  * uses only the calling thread, through @open).  SIGPIPE is not touched: the
@@ -44,6 +55,6 @@ typedef int (*hs_trace_open_fn)(const char *path, struct hs_trace **out, char *e
  * Return: 0, or -1 with @err set.
  */
 int hs_isolated_open(const char *path, const char *format, hs_trace_open_fn open,
-		     struct hs_trace **out, char *err, size_t errlen);
+		     const struct hs_read_options *o, struct hs_trace **out, char *err, size_t errlen);
 
 #endif /* HIPSIM_READ_ISOLATED_H */

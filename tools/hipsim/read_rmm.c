@@ -2,8 +2,9 @@
  * read_rmm.c - RMM memory-event CSV reader (format in read_rmm.h).
  *
  * Built for speed, since replay's target is millions of events a second:
- * one 1 MiB read buffer refilled 64 KiB at a time with read(2) (so the bytes
- * parsed are still in cache), with a newline kept after its data; a line's
+ * one 1 MiB read buffer refilled 64 KiB at a time through zlib's gzread()
+ * (so the bytes parsed are still in cache), with a newline kept after its
+ * data; a line's
  * end and its commas found in one pass, 32 bytes at a time (SSE2),
  * up to the last column the header needs (the buffer has padding, so a
  * word may run past a field's end); numbers parsed by hand, the forms
@@ -14,6 +15,18 @@
  * through a one-entry cache, then (up to RMM_SCAN_STREAMS of
  * them) by comparing each (names of up to 8 bytes as one word), before
  * their hash.  Times in the plain forms are parsed in one pass.
+ *
+ * Input: one file descriptor, read once from its first byte through zlib
+ * (gzdopen), which decompresses gzip and passes anything else through as it
+ * is, so a file, a .gz and a pipe are read alike and nothing is reopened: the
+ * header the format check reads is the one the reader keeps.  zlib reads
+ * requests of 16 KiB and more straight into the buffer when the input is
+ * not compressed.
+ *
+ * A free of a pointer that is not live and an allocation of one that is are
+ * not errors (a log that begins mid-run has both): the first becomes a free
+ * of buffer 0, which is never live, the second an allocation of the live
+ * pointer's buffer id again; the replay engine counts both (replay.c).
  *
  * Memory: the read buffer, the live pointers and the distinct streams.
  * Nothing else grows with the trace.
@@ -28,6 +41,7 @@
 #include <string.h>
 #include <strings.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "tools/hipsim/idmap.h"
 #include "tools/hipsim/read_rmm.h"
@@ -76,7 +90,8 @@ struct clock_cache {
 struct rmm_reader {
 	struct hs_trace base; /* first: the generic reader */
 	char *path;
-	int fd;
+	gzFile gz;
+	bool gzip; /* the input is gzip data (known after the first read) */
 	char *buf;
 	size_t start, end;
 	int eof;
@@ -703,20 +718,30 @@ static unsigned parse_header(const char *line, size_t len, uint8_t *role, unsign
 
 #define ALL_COLS (((1u << COL_COUNT) - 1) & ~1u)
 
-int hs_rmm_is_header(const char *line)
+/* --- lines -------------------------------------------------------------- */
+
+/* Whether zlib holds an error after a read: a gzip stream cut short reads
+ * as the end of the data with Z_BUF_ERROR set. */
+static bool read_error(struct rmm_reader *r)
 {
-	uint8_t role[RMM_MAX_COLS];
-	unsigned ncols;
-	size_t n;
+	int e = Z_OK;
 
-	if (strncmp(line, "\xef\xbb\xbf", 3) == 0) /* a UTF-8 byte-order mark */
-		line += 3;
-	n = strcspn(line, "\n");
-
-	return parse_header(line, n, role, &ncols) == ALL_COLS;
+	gzerror(r->gz, &e);
+	return e != Z_OK;
 }
 
-/* --- lines -------------------------------------------------------------- */
+/* fail() with what zlib says went wrong in the read. */
+static int fail_read(struct rmm_reader *r)
+{
+	int e = Z_OK;
+	const char *m = gzerror(r->gz, &e);
+
+	if (e == Z_ERRNO)
+		return fail(r, "read error: %s", strerror(errno));
+	if (e == Z_BUF_ERROR)
+		return fail(r, "the gzip data ends early (a truncated file?)");
+	return fail(r, "%s: %s", r->gzip ? "the gzip data is corrupt" : "read error", m);
+}
 
 /* get_line() when the buffer holds no whole line.  Return: as get_line. */
 static int get_line_refill(struct rmm_reader *r, const char **line, size_t *len)
@@ -750,13 +775,13 @@ static int get_line_refill(struct rmm_reader *r, const char **line, size_t *len)
 			r->lineno++;
 			return fail(r, "line longer than %u bytes", RMM_BUF_SIZE);
 		}
-		do
-			got = read(r->fd, r->buf + r->end,
-				   RMM_BUF_SIZE - r->end < RMM_READ_CHUNK ? RMM_BUF_SIZE - r->end : RMM_READ_CHUNK);
-		while (got < 0 && errno == EINTR);
-		if (got < 0) {
+		got = gzread(r->gz, r->buf + r->end,
+			     RMM_BUF_SIZE - r->end < RMM_READ_CHUNK ? RMM_BUF_SIZE - r->end : RMM_READ_CHUNK);
+		if (r->end == 0 && r->lineno == 0)
+			r->gzip = gzdirect(r->gz) == 0;
+		if (got < 0 || (got == 0 && read_error(r))) {
 			r->lineno++;
-			return fail(r, "read error: %s", strerror(errno));
+			return fail_read(r);
 		}
 		if (got == 0)
 			r->eof = 1;
@@ -1038,6 +1063,11 @@ static int lookup_stream(struct rmm_reader *r, struct field f, uint32_t *index, 
 		*index = stream_seen(r, f, w, (uint32_t)v);
 		return 0;
 	}
+	if (r->nstreams == HS_REV_MAX_STREAMS)
+		return fail(r, "stream '%.*s' is the trace's %uth: hipsim replays at most %u streams "
+			    "(libhipcore opens at most %u per device)",
+			    (int)(f.n > 64 ? 64 : f.n), f.p, HS_REV_MAX_STREAMS + 1, HS_REV_MAX_STREAMS,
+			    HS_REV_MAX_STREAMS);
 	if (r->nstreams == r->capstreams) {
 		uint32_t cap = r->capstreams ? r->capstreams * 2 : 8;
 		struct rmm_stream *n = realloc(r->streams, cap * sizeof(*n));
@@ -1178,21 +1208,22 @@ parsed:
 		uint64_t want = r->nfree ? r->free_ids[r->nfree - 1] : r->next_buffer + 1;
 
 		rc = hs_idmap_insert(&r->ptrs, ptr, want, &id);
-		if (rc == 0)
-			return fail(r, "allocate of pointer 0x%" PRIx64 ", which is live (buffer %" PRIu64 ")",
-				    ptr, id);
 		if (rc < 0)
 			return fail(r, "out of memory");
-		id = want;
-		if (r->nfree)
-			r->nfree--;
-		else
-			r->next_buffer++;
+		if (rc > 0) { /* else live already: id is its buffer, allocated again */
+			id = want;
+			if (r->nfree)
+				r->nfree--;
+			else
+				r->next_buffer++;
+		}
 	} else if (kind == HS_REV_FREE) {
 		if (ptr == 0)
 			goto again; /* free(nullptr) */
-		if (!hs_idmap_take(&r->ptrs, ptr, &id))
-			return fail(r, "free of unknown pointer 0x%" PRIx64, ptr);
+		if (!hs_idmap_take(&r->ptrs, ptr, &id)) {
+			id = 0; /* not live: a free of buffer 0, which never is */
+			goto freed;
+		}
 		if (r->nfree == r->capfree) {
 			size_t cap = r->capfree ? r->capfree * 2 : 256;
 			uint64_t *n = realloc(r->free_ids, cap * sizeof(*n));
@@ -1204,7 +1235,7 @@ parsed:
 		}
 		r->free_ids[r->nfree++] = id;
 	}
-
+freed:
 	if (lookup_stream(r, f[COL_STREAM], &stream, &created) != 0)
 		return -1;
 
@@ -1241,8 +1272,8 @@ static void rmm_close(struct hs_trace *t)
 {
 	struct rmm_reader *r = (struct rmm_reader *)t;
 
-	if (r->fd >= 0)
-		close(r->fd);
+	if (r->gz)
+		gzclose_r(r->gz);
 	for (uint32_t i = 0; i < r->nstreams; i++)
 		free(r->streams[i].text);
 	free(r->streams);
@@ -1265,53 +1296,91 @@ size_t hs_rmm_memory_bytes(const struct hs_trace *t)
 	return n;
 }
 
-int hs_rmm_open(const char *path, struct hs_trace **out, char *err, size_t errlen)
+/* The first bytes of a line that is not a header, printable, for a message. */
+static void excerpt(const char *line, size_t len, char *buf, size_t cap)
 {
-	struct rmm_reader *r = calloc(1, sizeof(*r));
-	const char *line;
+	size_t n = 0;
+
+	for (size_t i = 0; i < len && n + 1 < cap && i < 40; i++)
+		buf[n++] = line[i] >= 0x20 && line[i] < 0x7f ? line[i] : '?';
+	buf[n] = '\0';
+}
+
+/* The header: @r's columns, or -1 with @err set (what @sniff says it means). */
+static int read_header(struct rmm_reader *r, bool sniff, char *err, size_t errlen)
+{
+	const char *name = r->path, *gz = "", *line;
+	char seen[48];
 	size_t len;
 	unsigned found;
-	int rc;
+	int rc = get_line(r, &line, &len);
 
-	if (!r || !(r->buf = calloc(1, RMM_BUF_SIZE + RMM_BUF_PAD)) || !(r->path = strdup(path))) {
-		snprintf(err, errlen, "%s: out of memory", path);
-		goto err;
-	}
-	r->fd = -1;
-	r->base.next = rmm_next;
-	r->base.close = rmm_close;
-	r->base.path = r->path;
-	r->base.format = "rmm";
-	hs_idmap_init(&r->ptrs);
-	hs_idmap_init(&r->stream_by_hash);
-	r->fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (r->fd < 0) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
-		goto err;
-	}
-	rc = get_line(r, &line, &len);
-	if (rc < 0) {
+	if (r->gzip)
+		gz = " (gzip)";
+	if (rc < 0 && !(sniff && strstr(r->base.error, "line longer"))) {
 		snprintf(err, errlen, "%s", r->base.error);
-		goto err;
+		return -1;
+	}
+	if (rc < 0) { /* not lines of text */
+		snprintf(err, errlen,
+			 "%s%s: unknown trace format: not a directory of CTF traces, and its first %u bytes hold no "
+			 "line end (an RMM CSV begins with its header line); try --format",
+			 name, gz, RMM_BUF_SIZE);
+		return -1;
 	}
 	if (rc == 0) {
-		snprintf(err, errlen, "%s:1: empty file (no header)", path);
-		goto err;
+		snprintf(err, errlen, "%s:1: empty file (no header)%s", name,
+			 r->gzip ? "; the gzip data decompresses to nothing" : "");
+		return -1;
 	}
 	if (len >= 3 && memcmp(line, "\xef\xbb\xbf", 3) == 0) /* a UTF-8 byte-order mark */
 		line += 3, len -= 3;
 	found = parse_header(line, len, r->role, &r->ncols);
-	if (found != ALL_COLS) {
+	if (found == ALL_COLS)
+		return 0;
+	excerpt(line, len, seen, sizeof(seen));
+	if (sniff && found == 0) {
+		snprintf(err, errlen,
+			 "%s%s: unknown trace format: not a directory of CTF traces, and its first line ('%s%s') "
+			 "is not an RMM header Thread,Time,Action,Pointer,Size,Stream; try --format",
+			 name, r->gzip ? " (gzip, decompressed)" : "", seen, len > 40 ? "..." : "");
+		return -1;
+	}
+	{
 		char miss[96] = "";
 
 		for (int c = 1; c < COL_COUNT; c++)
 			if (!(found & (1u << c)))
 				snprintf(miss + strlen(miss), sizeof(miss) - strlen(miss), "%s%s", *miss ? ", " : "",
 					 col_names[c]);
-		snprintf(err, errlen, "%s:1: header lacks column(s) %s (want Thread,Time,Action,Pointer,Size,Stream)",
-			 path, miss);
+		snprintf(err, errlen, "%s:1: header lacks column(s) %s (want Thread,Time,Action,Pointer,Size,Stream)%s",
+			 name, miss, gz);
+	}
+	return -1;
+}
+
+int hs_rmm_open_fd(int fd, const char *name, bool sniff, struct hs_trace **out, char *err, size_t errlen)
+{
+	struct rmm_reader *r = calloc(1, sizeof(*r));
+
+	if (!r || !(r->buf = calloc(1, RMM_BUF_SIZE + RMM_BUF_PAD)) || !(r->path = strdup(name))) {
+		snprintf(err, errlen, "%s: out of memory", name);
 		goto err;
 	}
+	r->base.next = rmm_next;
+	r->base.close = rmm_close;
+	r->base.path = r->path;
+	r->base.format = "rmm";
+	hs_idmap_init(&r->ptrs);
+	hs_idmap_init(&r->stream_by_hash);
+	r->gz = gzdopen(fd, "rb");
+	if (!r->gz) {
+		snprintf(err, errlen, "%s: out of memory", name);
+		goto err;
+	}
+	fd = -1; /* zlib's now */
+	if (read_header(r, sniff, err, errlen) != 0)
+		goto err;
 	r->plain_header = r->ncols == COL_COUNT - 1;
 	for (unsigned c = 0; c < r->ncols; c++)
 		r->plain_header &= r->role[c] == c + 1;
@@ -1319,11 +1388,24 @@ int hs_rmm_open(const char *path, struct hs_trace **out, char *err, size_t errle
 	return 0;
 
 err:
-	if (r && r->buf && r->path)
+	if (r && r->buf && r->path) {
 		rmm_close(&r->base);
-	else if (r) {
+	} else if (r) {
 		free(r->buf);
 		free(r);
 	}
+	if (fd >= 0)
+		close(fd);
 	return -1;
+}
+
+int hs_rmm_open(const char *path, struct hs_trace **out, char *err, size_t errlen)
+{
+	int fd = strcmp(path, "-") == 0 ? dup(STDIN_FILENO) : open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	return hs_rmm_open_fd(fd, path, false, out, err, errlen);
 }

@@ -24,21 +24,31 @@
  * that the id of a freed buffer is given again (the last freed first), so
  * ids never exceed the peak number of live buffers.
  *
+ * The input is read through zlib: plain text or gzip (a .csv.gz), from a
+ * file or a pipe, once.
+ *
+ * A free of a pointer that is not live gives a free of buffer 0 (never a
+ * live id), an allocation of a pointer already live gives an allocation of
+ * its buffer id again: logs that begin mid-run have both, and the replay
+ * engine counts them.
+ *
  * Errors name FILE:LINE: a line with fewer fields than the header (truncated
  * line), unknown action, non-numeric pointer/size/time, a negative or
- * overflowing size, free of a pointer that is not live, allocate of a pointer
- * already live, empty file, missing header columns, a line over 1 MiB.
+ * overflowing size, empty input, missing header columns, a line over 1 MiB,
+ * more than HS_REV_MAX_STREAMS streams, gzip data that is corrupt or cut
+ * short.
  */
 #ifndef HIPSIM_READ_RMM_H
 #define HIPSIM_READ_RMM_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "tools/hipsim/replay_event.h"
 
 /**
  * hs_rmm_open() - open an RMM CSV and read its header.
- * @path: the file ("-" is not special).
+ * @path: the file; "-" is standard input.
  * @out: the reader, for hs_trace_next()/hs_trace_close().
  * @err, @errlen: the message on failure.
  *
@@ -47,8 +57,18 @@
  */
 int hs_rmm_open(const char *path, struct hs_trace **out, char *err, size_t errlen);
 
-/* Whether @line (NUL-terminated, the file's first line) is an RMM header. */
-int hs_rmm_is_header(const char *line);
+/**
+ * hs_rmm_open_fd() - hs_rmm_open() on an open file descriptor.
+ * @fd: read from where it stands; taken over (closed with the reader, or
+ *      before an error return).
+ * @name: the input's name in messages.
+ * @sniff: the format was not chosen (--format auto): a first line that names
+ *         none of the header's columns, or no line end in the first 1 MiB,
+ *         is "unknown trace format" (quoting what was seen), not a header
+ *         error.
+ * Return: as hs_rmm_open().
+ */
+int hs_rmm_open_fd(int fd, const char *name, bool sniff, struct hs_trace **out, char *err, size_t errlen);
 
 /* Bytes the reader holds now (buffer, maps): for the streaming test. */
 size_t hs_rmm_memory_bytes(const struct hs_trace *t);

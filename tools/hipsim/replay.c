@@ -14,9 +14,13 @@
  *
  * An allocation that failed when recorded ("allocate failure") is tried
  * again; whether it fails here too is counted apart and is not a replay
- * failure.  Events the trace gets wrong (a free or binding of a buffer the
- * replay does not hold, more than HS_MAX_STREAMS streams) count as failing
- * events.  The first failing event is named with its trace position.
+ * failure.  A free of a buffer the replay does not hold and an allocation
+ * of one it holds (the free of the earlier one is taken as unlogged) are
+ * what a log that begins mid-run has: counted and reported with the first
+ * one's position, failing events only with --strict.  Other events the
+ * trace gets wrong (a binding, write or read of a buffer the replay does
+ * not hold, more than HS_MAX_STREAMS streams) count as failing events.
+ * The first failing event is named with its trace position.
  */
 #include <getopt.h>
 #include <inttypes.h>
@@ -28,8 +32,11 @@
 #include "tools/hipsim/hipsim.h"
 #include "tools/hipsim/layout_file.h"
 #include "tools/hipsim/idmap.h"
+#include "tools/hipsim/read_options.h"
 #include "tools/hipsim/replay.h"
 #include "tools/hipsim/replay_event.h"
+
+_Static_assert(HS_REV_MAX_STREAMS <= HS_MAX_STREAMS, "the readers pass more streams than the driver holds");
 
 #define REPLAY_SCRATCH (64u << 20)
 #define REPLAY_MAX_INFO 256
@@ -55,6 +62,9 @@ static void replay_usage(FILE *out)
 		"  --seed N           simulator seed\n"
 		"  --json             print the report as JSON\n"
 		"  --svg FILE         plot memory in use and reserved over virtual time\n"
+		"  --strict           frees of buffers not held, allocations of ones held fail\n"
+		HS_READ_USAGE
+		"TRACE may be gzip-compressed; - reads standard input.\n"
 		"Exit status: 0 ok, 1 replayed but some event failed, 2 bad input or usage.\n");
 }
 
@@ -94,6 +104,17 @@ static void trace_fail(struct hs_replay *r, const struct hs_rev *ev, const char 
 		snprintf(r->d.first_message, sizeof(r->d.first_message), fmt, v);
 	}
 	note_position(r, ev);
+}
+
+/* Counts a mid-run event (@m) at @ev; a failing event too when strict. */
+static void midrun(struct hs_replay *r, struct hs_midrun *m, const struct hs_rev *ev, const char *what)
+{
+	if (!m->count++) {
+		m->first_event = ev->index;
+		m->first_line = ev->line;
+	}
+	if (r->strict)
+		trace_fail(r, ev, what, ev->buffer);
 }
 
 /* live[] index of trace buffer @id.  Return: true when live. */
@@ -341,8 +362,21 @@ void hs_replay_event(struct hs_replay *r, const struct hs_rev *ev)
 	case HS_REV_STREAM_CREATE:
 		break;
 	case HS_REV_ALLOC:
-		if (hs_event(d, hc_alloc(s, ev->size, &b), "alloc") == HC_OK &&
-		    live_put(r, ev->buffer, b, ev->stream) != 0) {
+		if (live_find(r, ev->buffer, &size)) { /* its free went unlogged (size: unused) */
+			uint32_t si;
+
+			midrun(r, &r->live_allocs, ev, "allocation of buffer %" PRIu64 ", which the trace held (--strict)");
+			if (r->strict)
+				return;
+			live_take(r, ev->buffer, &b, &si);
+			hc_free(b);
+			hs_sample_free(d, si, false);
+		}
+		if (r->failed_allocs.count)
+			hs_idmap_take(&r->failed_allocs, ev->buffer, NULL);
+		if (hs_event(d, hc_alloc(s, ev->size, &b), "alloc") != HC_OK) {
+			hs_idmap_put(&r->failed_allocs, ev->buffer, 1);
+		} else if (live_put(r, ev->buffer, b, ev->stream) != 0) {
 			hc_free(b);
 			trace_fail(r, ev, "out of memory for buffer %" PRIu64, ev->buffer);
 		}
@@ -354,7 +388,12 @@ void hs_replay_event(struct hs_replay *r, const struct hs_rev *ev)
 		/* The memory goes back to the buffer's origin stream, which the
 		 * trace may not name (CTF frees do not): sample that one. */
 		if (!live_take(r, ev->buffer, &b, &si)) {
-			trace_fail(r, ev, "free of buffer %" PRIu64 ", which is not live in the replay", ev->buffer);
+			if (r->failed_allocs.count && hs_idmap_take(&r->failed_allocs, ev->buffer, NULL))
+				trace_fail(r, ev, "free of buffer %" PRIu64 ", whose allocation failed in the replay",
+					   ev->buffer);
+			else
+				midrun(r, &r->unknown_frees, ev,
+				       "free of buffer %" PRIu64 ", which the trace did not hold (--strict)");
 			return;
 		}
 		hs_event(d, hc_free(b), "free");
@@ -445,13 +484,13 @@ int hs_replay_open(struct hs_replay *r, const struct hs_options *opt, const hc_p
 	r->free_head = UINT32_MAX;
 	hs_idmap_init(&r->graphs);
 	hs_idmap_init(&r->info_tags);
+	hs_idmap_init(&r->failed_allocs);
 	if (policy) {
 		r->policy = *policy;
 		r->policy_set = true;
 	}
 	return device_open(r, &r->d, opt);
 }
-
 
 void hs_replay_close(struct hs_replay *r)
 {
@@ -464,6 +503,7 @@ void hs_replay_close(struct hs_replay *r)
 	r->direct = NULL;
 	hs_idmap_free(&r->graphs);
 	hs_idmap_free(&r->info_tags);
+	hs_idmap_free(&r->failed_allocs);
 }
 
 int hipsim_replay_main(int argc, char **argv)
@@ -475,11 +515,13 @@ int hipsim_replay_main(int argc, char **argv)
 		{ "profile", required_argument, 0, 'p' },   { "capacity", required_argument, 0, 'c' },
 		{ "seed", required_argument, 0, 'S' },	    { "json", no_argument, 0, 'j' },
 		{ "svg", required_argument, 0, 'g' },	    { "help", no_argument, 0, 'h' },
+		{ "strict", no_argument, 0, 'X' },	    HS_READ_LONGOPTS,
 		{ 0, 0, 0, 0 },
 	};
 	struct hs_options opt = { .backend = "sim", .data_mode = false };
+	struct hs_read_options ro;
 	hc_policy pol = { 0, 0, 0 };
-	bool set_policy = false, progress;
+	bool set_policy = false, progress, strict = false;
 	const char *format = "auto", *path;
 	struct hs_replay *r;
 	struct hs_trace *t = NULL;
@@ -489,10 +531,15 @@ int hipsim_replay_main(int argc, char **argv)
 	char err[700];
 	int c, rc, status;
 
+	if (hs_read_options_init(&ro, err, sizeof(err)) != 0) {
+		fprintf(stderr, "hipsim replay: %s\n", err);
+		return HIPSIM_EXIT_USAGE;
+	}
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'f': format = optarg; break;
+		case 'X': strict = true; break;
 		case 'b': opt.backend = optarg; break;
 		case 'p': opt.profile = optarg; break;
 		case 'c':
@@ -522,7 +569,14 @@ int hipsim_replay_main(int argc, char **argv)
 		case 'j': opt.json = true; break;
 		case 'g': opt.svg = optarg; break;
 		case 'h': replay_usage(stdout); return HIPSIM_EXIT_OK;
-		default: replay_usage(stderr); return HIPSIM_EXIT_USAGE;
+		default:
+			if ((rc = hs_read_option(&ro, c, optarg, err, sizeof(err))) > 0)
+				break;
+			if (rc < 0)
+				fprintf(stderr, "hipsim replay: %s\n", err);
+			else
+				replay_usage(stderr);
+			return HIPSIM_EXIT_USAGE;
 		}
 	}
 	if (optind + 1 != argc) {
@@ -541,12 +595,14 @@ int hipsim_replay_main(int argc, char **argv)
 		return HIPSIM_EXIT_USAGE;
 	}
 	status = HIPSIM_EXIT_USAGE;
-	if (hs_trace_open(path, format, &t, err, sizeof(err)) != 0) {
+	ro.format = format;
+	if (hs_trace_open_with(path, &ro, &t, err, sizeof(err)) != 0) {
 		fprintf(stderr, "hipsim replay: %s\n", err);
 		goto out_free;
 	}
 	if (hs_replay_open(r, &opt, set_policy ? &pol : NULL, path) != 0)
 		goto out_trace;
+	r->strict = strict;
 
 	progress = isatty(STDERR_FILENO);
 	while ((rc = hs_trace_next(t, ev)) == 1) {
@@ -558,6 +614,11 @@ int hipsim_replay_main(int argc, char **argv)
 		fputc('\n', stderr);
 
 	hs_driver_report(&r->d, path, &rep);
+	rep.unknown_frees = r->unknown_frees;
+	rep.live_allocs = r->live_allocs;
+	rep.partial = rc < 0 || t->partial;
+	if (rep.partial)
+		snprintf(rep.partial_reason, sizeof(rep.partial_reason), "%s", rc < 0 ? hs_trace_error(t) : t->warning);
 	status = rep.failures ? HIPSIM_EXIT_FAILED : HIPSIM_EXIT_OK;
 	if (rc < 0) {
 		fprintf(stderr, "hipsim replay: %s\nhipsim replay: the trace is partial: %" PRIu64

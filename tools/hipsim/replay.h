@@ -44,6 +44,14 @@ struct hs_replay {
 	/* The device was reopened with the recorded geometry (HS_REV_DEVICE):
 	 * its total memory and alignment, 0 when the trace gave none. */
 	uint64_t recorded_total_memory, recorded_alignment;
+	/* A log that begins mid-run frees buffers it never allocated and
+	 * allocates ones it holds (their frees went unlogged): counted here,
+	 * failures only when @strict. */
+	bool strict;
+	struct hs_midrun unknown_frees, live_allocs;
+	/* Trace ids whose allocation failed in the replay: their frees are
+	 * failing events (the failure's consequence), not mid-run ones. */
+	struct hs_idmap failed_allocs;
 };
 
 /**

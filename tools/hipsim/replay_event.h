@@ -52,6 +52,10 @@ enum { HS_REV_INFO_UNKNOWN = 0, HS_REV_INFO_HIT, HS_REV_INFO_MISS, HS_REV_INFO_U
 
 /* Bindings beyond this many in one launch are a reader error. */
 #define HS_REV_MAX_BINDINGS 64
+/* A trace with more streams than this is a reader error, at the first event
+ * of the one too many: libhipcore opens at most this many per device
+ * (HC_MAX_STREAMS), so the replay could not hold them. */
+#define HS_REV_MAX_STREAMS 256
 
 struct hs_rev_binding {
 	uint64_t buffer; /* trace buffer id */
@@ -97,6 +101,9 @@ struct hs_trace {
 	const char *format; /* "rmm" or "ctf" */
 	char error[640];
 	char warning[256]; /* e.g. discarded events; empty when none */
+	/* Events of the source are known to be missing (discarded by the
+	 * tracer, a damaged file): the warning or the error says which. */
+	bool partial;
 	uint64_t events;   /* events returned so far */
 	/* Events read from the source so far, skipped ones included (a CTF
 	 * trace also holds decision events replay does not use); 0 when the
@@ -106,6 +113,8 @@ struct hs_trace {
 	 * (read_isolated.h), from its open to its last event; 0 in process. */
 	uint64_t helper_cpu_ns;
 };
+
+struct hs_read_options;
 
 /**
  * hs_trace_open() - open a trace for reading.
@@ -122,6 +131,33 @@ struct hs_trace {
  */
 int hs_trace_open(const char *path, const char *format, struct hs_trace **out, char *err,
 		  size_t errlen);
+
+/**
+ * hs_trace_open_with() - hs_trace_open() with the options of read_options.h.
+ * @path: as for hs_trace_open(); "-" is standard input (an RMM CSV).
+ * @o: the format, the CTF decoder's bounds and log, the process to replay;
+ *     NULL: hs_read_options_init()'s defaults.
+ *
+ * A file is read once, from its first byte, through zlib: plain text, gzip
+ * and pipes alike; format detection reads the header from the same buffer.
+ * Return: 0, or -1 with @err set.
+ */
+int hs_trace_open_with(const char *path, const struct hs_read_options *o, struct hs_trace **out, char *err,
+		       size_t errlen);
+
+/*
+ * The progress counter of a decoder process (decode_guard.h): set in the
+ * child that read_isolated.c forks, NULL elsewhere.  A reader whose steps
+ * can take long (CTF: libbabeltrace2) adds what it got through, so that the
+ * parent tells a slow decoder from a stuck one.
+ */
+extern uint64_t *hs_read_progress;
+
+static inline void hs_note_progress(uint64_t n)
+{
+	if (hs_read_progress)
+		__atomic_fetch_add(hs_read_progress, n, __ATOMIC_RELAXED);
+}
 
 /**
  * hs_trace_next() - the next event.

@@ -22,6 +22,25 @@ static void bytes_str(char *buf, size_t len, uint64_t b)
 	snprintf(buf, len, u ? "%.2f %s" : "%.0f %s", v, unit[u]);
 }
 
+/* A line for events of a trace that begins mid-run, when there were any. */
+static void midrun_text(FILE *out, const char *label, const struct hs_midrun *m, const char *what)
+{
+	if (!m->count)
+		return;
+	fprintf(out, "  %s %" PRIu64 " (first at event %" PRIu64, label, m->count, m->first_event);
+	if (m->first_line)
+		fprintf(out, ", line %" PRIu64, m->first_line);
+	fprintf(out, "): %s\n", what);
+}
+
+static json_t *midrun_json(const struct hs_midrun *m)
+{
+	if (!m->count)
+		return json_null();
+	return json_pack("{s:I, s:o}", "event", (json_int_t)m->first_event, "line",
+			 m->first_line ? json_integer((json_int_t)m->first_line) : json_null());
+}
+
 void hs_report_text(FILE *out, const struct hs_report *r)
 {
 	char a[32], b[32], c[32], h[32], dd[32];
@@ -60,6 +79,10 @@ void hs_report_text(FILE *out, const struct hs_report *r)
 			r->first_failure);
 	fprintf(out, "\n  wall time ............ %.3f ms (%.0f events/s)\n",
 		(double)r->replay_wall_ns / 1e6, r->replay_events_per_s);
+	midrun_text(out, "unknown frees ........", &r->unknown_frees, "frees of buffers the trace did not hold");
+	midrun_text(out, "live allocations .....", &r->live_allocs, "allocations of buffers the trace held");
+	if (r->partial)
+		fprintf(out, "  partial .............. yes: %s\n", r->partial_reason);
 }
 
 int hs_report_json(FILE *out, const struct hs_report *r)
@@ -100,6 +123,12 @@ int hs_report_json(FILE *out, const struct hs_report *r)
 	json_object_set_new(o, "predicted_ns", json_integer((json_int_t)r->predicted_ns));
 	json_object_set_new(o, "replay_wall_ns", json_integer((json_int_t)r->replay_wall_ns));
 	json_object_set_new(o, "replay_events_per_s", json_real(r->replay_events_per_s));
+	json_object_set_new(o, "unknown_frees", json_integer((json_int_t)r->unknown_frees.count));
+	json_object_set_new(o, "first_unknown_free", midrun_json(&r->unknown_frees));
+	json_object_set_new(o, "live_allocs", json_integer((json_int_t)r->live_allocs.count));
+	json_object_set_new(o, "first_live_alloc", midrun_json(&r->live_allocs));
+	json_object_set_new(o, "partial", json_boolean(r->partial));
+	json_object_set_new(o, "partial_reason", r->partial ? json_string(r->partial_reason) : json_null());
 	rc = json_dumpf(o, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 	fputc('\n', out);
 	json_decref(o);
