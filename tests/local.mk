@@ -70,3 +70,9 @@ tests_torch_driver_LDADD = -ldl -lpthread
 EXTRA_tests_torch_driver_DEPENDENCIES = libhipcore-torch.la
 TESTS += tests/torch-trace.sh
 EXTRA_DIST += tests/torch-trace.sh
+# Raise mode: a refused allocation reaches a C++ caller as an exception.
+check_PROGRAMS += tests/torch_raise
+TESTS += tests/torch_raise
+tests_torch_raise_SOURCES = tests/torch_raise.cc tests/torch_plugin.h
+tests_torch_raise_LDADD = -ldl
+EXTRA_tests_torch_raise_DEPENDENCIES = libhipcore-torch.la

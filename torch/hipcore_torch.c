@@ -63,6 +63,11 @@ static struct torch_device devices[TORCH_MAX_DEVICES] = {
 static struct ptrmap live;
 static pthread_once_t live_once = PTHREAD_ONCE_INIT;
 
+/* A refused allocation throws (torch/raise.cc) instead of returning NULL:
+ * hipcore_torch_set_raise, which hipcore_torch.enable() turns on. */
+static _Atomic int raise_on_failure;
+void hipcore_torch_throw(const char *message) __attribute__((visibility("hidden"), noreturn));
+
 /* ptrmap_val.flags of live entries */
 #define LIVE_RECORDED 1u
 
@@ -234,8 +239,11 @@ void *hipcore_torch_alloc(ssize_t size, int device, void *stream)
 	if (size <= 0) /* PyTorch keeps a null data pointer for empty tensors */
 		return NULL;
 	td = device_get(device);
-	if (!td)
+	if (!td) {
+		if (atomic_load_explicit(&raise_on_failure, memory_order_relaxed))
+			hipcore_torch_throw(last_msg);
 		return NULL;
+	}
 	rc = stream_of(td, device, stream, &s);
 	if (rc != HC_OK) {
 		fail_hc(rc, "hipcore_torch_alloc: adopting the stream");
@@ -268,7 +276,15 @@ err_unlock:
 	pthread_mutex_unlock(&td->call_lock);
 err_count:
 	atomic_fetch_add_explicit(&td->failed_allocs, 1, memory_order_relaxed);
+	if (atomic_load_explicit(&raise_on_failure, memory_order_relaxed))
+		hipcore_torch_throw(last_msg); /* no lock held here */
 	return NULL;
+}
+
+int hipcore_torch_set_raise(int on)
+{
+	atomic_store(&raise_on_failure, on != 0);
+	return HC_OK;
 }
 
 /* The streams recorded for @addr, taken out of the table (NULL: none). */

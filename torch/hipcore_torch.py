@@ -60,6 +60,7 @@ def _load(path=None):
         lib.hipcore_torch_stats.argtypes = [ctypes.c_int, ctypes.POINTER(Stats)]
         lib.hipcore_torch_reset_peaks.argtypes = [ctypes.c_int]
         lib.hipcore_torch_last_error.argtypes = [ctypes.c_char_p, ctypes.c_size_t]
+        lib.hipcore_torch_set_raise.argtypes = [ctypes.c_int]
         _lib = lib
     return _lib
 
@@ -146,7 +147,9 @@ def enable(path=None, patch=True):
     if enabled():
         return
     so = path or library_path()
-    _load(so)
+    # A refused allocation raises (RuntimeError with the reason): PyTorch
+    # takes a NULL from a pluggable allocator as a tensor at address 0.
+    _load(so).hipcore_torch_set_raise(1)
     alloc = torch.cuda.memory.CUDAPluggableAllocator(so, "hipcore_torch_alloc",
                                                      "hipcore_torch_free")
     torch.cuda.memory.change_current_allocator(alloc)

@@ -2,7 +2,10 @@
 # doc/torch.md).  The plug-in is a module PyTorch dlopen()s by path; it
 # links the public library only, and exports hipcore_torch_* alone.
 pkglib_LTLIBRARIES += libhipcore-torch.la
-libhipcore_torch_la_SOURCES = torch/hipcore_torch.c torch/ptrmap.c torch/ptrmap.h
+libhipcore_torch_la_SOURCES = torch/hipcore_torch.c torch/ptrmap.c torch/ptrmap.h torch/raise.cc
+# hipcore_torch_alloc's frame must let torch/raise.cc's exception through.
+libhipcore_torch_la_CFLAGS = $(AM_CFLAGS) -fexceptions
+libhipcore_torch_la_CXXFLAGS = -fvisibility=hidden -Wall -Wextra
 libhipcore_torch_la_LDFLAGS = -module -avoid-version -shared \
 	-export-symbols-regex '^hipcore_torch_'
 libhipcore_torch_la_LIBADD = libhipcore.la

@@ -75,7 +75,8 @@ for stage in "$@"; do
 			LD_LIBRARY_PATH=$L:/opt/hipcore/lib run 300 /opt/hipcore/bin/hipsim record \
 				-o "$out/trace-$w" --provider /opt/hipcore/lib/hipcore/libhipcore-lttng.so -- \
 				"$py" $args --out "$out/live-$w.jsonl"
-			LD_LIBRARY_PATH=$L:/opt/hipcore/lib run 300 /opt/hipcore/bin/hipsim replay \
+			echo "== $(date -u +%T) hipsim replay $out/trace-$w --json" >>"$log"
+			LD_LIBRARY_PATH=$L:/opt/hipcore/lib timeout 300 /opt/hipcore/bin/hipsim replay \
 				"$out/trace-$w" --json >"$out/replay-$w.json" 2>>"$log"
 			"$py" - "$out/live-$w.jsonl" "$out/replay-$w.json" "$w" >>"$res" <<'PY'
 import json, sys

@@ -47,9 +47,20 @@ extern "C" {
  * hipcore_torch_alloc - @size bytes of device memory of @device, ordered on
  * @stream, aligned to 512 bytes (as PyTorch's own allocator aligns).
  * Return: the address, or NULL for @size 0 and on failure (out of memory
- * after cleanup and retry, over the memory fraction, no device).
+ * after cleanup and retry, over the memory fraction, no device), unless
+ * hipcore_torch_set_raise turned on exceptions.
  */
 HIPCORE_TORCH_API void *hipcore_torch_alloc(ssize_t size, int device, void *stream);
+
+/*
+ * hipcore_torch_set_raise - how a refused allocation is reported: @on 0
+ * (the default) returns NULL, the C convention; @on 1 throws a C++
+ * std::runtime_error carrying the message, which PyTorch, whose allocator
+ * interface is C++, turns into a Python RuntimeError.  PyTorch 2.11 takes a
+ * NULL from a pluggable allocator as a tensor at address 0, so
+ * hipcore_torch.enable() turns this on.  Only a C++ caller may use it.
+ */
+HIPCORE_TORCH_API int hipcore_torch_set_raise(int on);
 
 /*
  * hipcore_torch_free - give back what hipcore_torch_alloc returned.  @size
