@@ -283,6 +283,19 @@ START_TEST(layout_file_parse)
 		{ "sliced page=99999999999G\n", ":1: page: '99999999999G' is not a size" },
 		{ "sliced page\n", ":1: 'page' is not KEY=VALUE" },
 		{ "# nothing\n\n", ":2: no pool in the layout file" },
+		/* what the library would refuse at install, refused at load */
+		{ "direct\nsliced page=0\n", ":2: a sliced pool needs page=SIZE, greater than 0" },
+		{ "sliced max_slice=1M\n", ":1: a sliced pool needs page=SIZE, greater than 0" },
+		{ "sliced page=1M max_slice=2M\n",
+		  ":1: max_slice (2097152) is larger than page (1048576): a slice cannot span pages" },
+		{ "sliced page=2M cap=1M\n", ":1: cap (1048576) is smaller than page (2097152): no page fits" },
+		{ "sliced page=1K cap=1G\n", ":1: cap spans 1048576 pages, more than the 65535 a pool can hold" },
+		{ "sliced page=1M page=2M\n", ":1: key 'page' given twice" },
+		{ "exclusive max_alloc=1M max_alloc=1M\n", ":1: key 'max_alloc' given twice" },
+		{ "direct page=1M\n", ":1: key 'page' does not apply to a direct pool (its keys: reclaim_at)" },
+		{ "exclusive reclaim_at=1G\n",
+		  ":1: key 'reclaim_at' does not apply to an exclusive pool (its keys: max_alloc, dealloc_period)" },
+		{ "persistent\n", ":1: 'persistent' is not a layout pool" },
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		snprintf(path, sizeof(path), "%s", write_file("bad.txt", bad[i].text));
