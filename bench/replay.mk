@@ -7,6 +7,7 @@ bench_bench_replay_SOURCES = bench/bench_replay.c \
 	tools/hipsim/read_ctf.c tools/hipsim/read_trace.c tools/hipsim/read_isolated.h \
 	tools/hipsim/read_isolated.c tools/hipsim/replay.h \
 	tools/hipsim/replay.c tools/hipsim/driver.h tools/hipsim/driver.c tools/hipsim/report.c \
+	tools/hipsim/options.c tools/hipsim/output.c tools/hipsim/plot.c tools/hipsim/svg.c \
 	tools/hipsim/layout_file.h tools/hipsim/layout_file.c
 bench_bench_replay_CFLAGS = $(AM_CFLAGS) -O2 $(JANSSON_CFLAGS) $(BABELTRACE2_CFLAGS)
 bench_bench_replay_LDADD = libhipcore-internal.la $(JANSSON_LIBS) $(BABELTRACE2_LIBS)

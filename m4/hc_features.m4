@@ -40,3 +40,13 @@ AS_IF([test "x$have_bt2" = xyes],
   [AC_DEFINE([HIPCORE_WITH_BABELTRACE2], [1], [Define when hipsim can read CTF traces])
    hc_bt2_summary=yes], [hc_bt2_summary="no (--with-babeltrace2=yes to require it)"])
 AM_CONDITIONAL([HIPCORE_BT2], [test "x$have_bt2" = xyes])
+
+dnl --- make check's rendering of hipsim's SVG plots: rsvg-convert draws them,
+dnl tests/png_probe (libpng) reads the pixels back.  Without either the test
+dnl skips (tests/hipsim-outputs.sh).
+PKG_CHECK_MODULES([LIBPNG], [libpng >= 1.6], [have_libpng=yes], [have_libpng=no])
+AM_CONDITIONAL([HAVE_LIBPNG], [test "x$have_libpng" = xyes])
+AC_PATH_PROG([RSVG_CONVERT], [rsvg-convert], [])
+AS_IF([test "x$have_libpng" = xyes && test -n "$RSVG_CONVERT"],
+  [hc_svg_render_summary=yes],
+  [hc_svg_render_summary="no (install librsvg2-bin and libpng-dev)"])

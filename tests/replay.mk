@@ -32,6 +32,7 @@ check_PROGRAMS += tests/check_replay
 TESTS += tests/check_replay
 tests_check_replay_SOURCES = tests/check_replay.c tools/hipsim/replay.h \
 	tools/hipsim/replay.c tools/hipsim/compare.c tools/hipsim/driver.c tools/hipsim/report.c \
+	tools/hipsim/options.c tools/hipsim/output.c tools/hipsim/plot.c tools/hipsim/svg.c \
 	tools/hipsim/layout_file.h tools/hipsim/layout_file.c \
 	tools/hipsim/idmap.c tools/hipsim/read_rmm.c tools/hipsim/read_ctf.c tools/hipsim/read_trace.c \
 	tools/hipsim/read_isolated.c

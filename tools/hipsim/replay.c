@@ -28,6 +28,8 @@
 #include "tools/hipsim/hipsim.h"
 #include "tools/hipsim/layout_file.h"
 #include "tools/hipsim/idmap.h"
+#include "tools/hipsim/options.h"
+#include "tools/hipsim/output.h"
 #include "tools/hipsim/replay.h"
 #include "tools/hipsim/replay_event.h"
 
@@ -374,6 +376,8 @@ int hs_replay_open(struct hs_replay *r, const struct hs_options *opt, const hc_p
 	hs_idmap_init(&r->info_tags);
 	if (hs_driver_open(&r->d, opt) != 0)
 		return -1;
+	if (policy)
+		r->d.opt.policy = *policy; /* for the report */
 	if (policy && (rc = hc_device_set_policy(r->d.dev, policy)) != HC_OK) {
 		hc_error_info e;
 
@@ -416,9 +420,10 @@ int hipsim_replay_main(int argc, char **argv)
 	struct hs_replay *r;
 	struct hs_trace *t = NULL;
 	struct hs_report rep;
+	struct hs_output svg = { 0 };
 	struct hs_rev *ev;
 	hc_pool_spec pool_specs[HS_LAYOUT_MAX_POOLS];
-	char err[700];
+	char err[700], profile_path[4096];
 	int c, rc, status;
 
 	optind = 1;
@@ -426,23 +431,28 @@ int hipsim_replay_main(int argc, char **argv)
 		switch (c) {
 		case 'f': format = optarg; break;
 		case 'b': opt.backend = optarg; break;
-		case 'p': opt.profile = optarg; break;
+		case 'p': opt.profile = hs_profile_find(optarg, profile_path, sizeof(profile_path)); break;
 		case 'c':
-			if (hs_parse_size(optarg, &opt.capacity)) goto bad_number;
+			if (hs_opt_capacity("replay", optarg, &opt.capacity))
+				return HIPSIM_EXIT_USAGE;
 			break;
 		case 'S':
-			if (hs_parse_size(optarg, &opt.seed)) goto bad_number;
+			if (hs_opt_number("replay", "--seed", optarg, 0, UINT64_MAX, &opt.seed))
+				return HIPSIM_EXIT_USAGE;
 			break;
 		case 'C':
-			if (hs_parse_size(optarg, &pol.dq_max_count)) goto bad_number;
+			if (hs_opt_number("replay", "--flush-count", optarg, 0, UINT64_MAX, &pol.dq_max_count))
+				return HIPSIM_EXIT_USAGE;
 			set_policy = true;
 			break;
 		case 'B':
-			if (hs_parse_size(optarg, &pol.dq_max_bytes)) goto bad_number;
+			if (hs_opt_number("replay", "--flush-bytes", optarg, 0, UINT64_MAX, &pol.dq_max_bytes))
+				return HIPSIM_EXIT_USAGE;
 			set_policy = true;
 			break;
 		case 'M':
-			if (hs_parse_size(optarg, &pol.stage_max_bytes)) goto bad_number;
+			if (hs_opt_number("replay", "--stage-max", optarg, 0, UINT64_MAX, &pol.stage_max_bytes))
+				return HIPSIM_EXIT_USAGE;
 			set_policy = true;
 			break;
 		case 'P':
@@ -450,6 +460,7 @@ int hipsim_replay_main(int argc, char **argv)
 				fprintf(stderr, "hipsim replay: %s\n", err);
 				return HIPSIM_EXIT_USAGE;
 			}
+			opt.pools = optarg;
 			break;
 		case 'j': opt.json = true; break;
 		case 'g': opt.svg = optarg; break;
@@ -463,16 +474,18 @@ int hipsim_replay_main(int argc, char **argv)
 		return HIPSIM_EXIT_USAGE;
 	}
 	path = argv[optind];
+	opt.trace = path;
+	/* the plot's file before the replay: a bad path fails now, not after it */
+	if (opt.svg && hs_output_open(&svg, "replay", "--svg", opt.svg, false, false) != 0)
+		return HIPSIM_EXIT_USAGE;
 
+	status = HIPSIM_EXIT_USAGE;
 	r = malloc(sizeof(*r));
 	ev = malloc(sizeof(*ev));
 	if (!r || !ev) {
-		free(r);
-		free(ev);
 		fprintf(stderr, "hipsim replay: out of memory\n");
-		return HIPSIM_EXIT_USAGE;
+		goto out_free;
 	}
-	status = HIPSIM_EXIT_USAGE;
 	if (hs_trace_open(path, format, &t, err, sizeof(err)) != 0) {
 		fprintf(stderr, "hipsim replay: %s\n", err);
 		goto out_free;
@@ -504,8 +517,12 @@ int hipsim_replay_main(int argc, char **argv)
 			"hipsim replay: allocations that failed when recorded: %" PRIu64
 			" failed here too, %" PRIu64 " succeeded\n",
 			r->alloc_failures_reproduced, r->alloc_failures_not_reproduced);
-	if (opt.svg && hs_report_svg(opt.svg, &r->d, &rep) != 0)
-		status = HIPSIM_EXIT_USAGE;
+	if (opt.svg) {
+		bool drawn = hs_report_svg(svg.f, &r->d, &rep) == 0;
+
+		if (hs_output_close(&svg) != 0 || !drawn)
+			status = HIPSIM_EXIT_USAGE;
+	}
 	if (opt.json)
 		hs_report_json(stdout, &rep);
 	else
@@ -514,11 +531,8 @@ int hipsim_replay_main(int argc, char **argv)
 out_trace:
 	hs_trace_close(t);
 out_free:
+	hs_output_abort(&svg); /* not written: a file it created goes */
 	free(ev);
 	free(r);
 	return status;
-
-bad_number:
-	fprintf(stderr, "hipsim replay: '%s' is not a valid number for this option\n", optarg);
-	return HIPSIM_EXIT_USAGE;
 }
