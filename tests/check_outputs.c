@@ -334,6 +334,23 @@ START_TEST(pools_default_equals_workload_replay)
 }
 END_TEST
 
+/* A layout file the parser takes but the library refuses once its sizes
+ * are rounded to the device's 256-byte alignment: refused before the work,
+ * not as a failing event per stream. */
+START_TEST(layout_refused_by_the_library_fails_first)
+{
+	char lpath[512];
+	const char *args[] = { "run", "--steps", "3", "--pools", lpath, NULL };
+
+	snprintf(lpath, sizeof(lpath), "%s", write_file("l.txt", "sliced page=1000 cap=1000\n"));
+	ck_assert_int_eq(run(hipsim_run_main, args), 2);
+	ck_assert_str_eq(out_text, "");
+	ck_assert_msg(strstr(err_text, "cannot be installed: HC_ERR_INVALID") &&
+			      strstr(err_text, "max_pool_size (1000) is smaller than page_size (1024)"),
+		      "%s", err_text);
+}
+END_TEST
+
 /* --- options in reports -------------------------------------------------------- */
 
 START_TEST(report_records_options)
@@ -643,6 +660,7 @@ int main(void)
 	tcase_add_test(tc, svg_not_left_after_bad_trace);
 	tcase_add_test(tc, pools_default_equals_workload_run);
 	tcase_add_test(tc, pools_default_equals_workload_replay);
+	tcase_add_test(tc, layout_refused_by_the_library_fails_first);
 	tcase_add_test(tc, report_records_options);
 	tcase_add_test(tc, compare_lists_options_that_differ);
 	tcase_add_test(tc, svg_axis_ticks);

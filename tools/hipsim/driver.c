@@ -17,6 +17,41 @@ uint64_t hs_wall_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/*
+ * Installs @d's layout on stream 0, opened here, before it holds anything;
+ * hc_install_memory_pools also makes it the device's, so the streams opened
+ * after it take it too.  Installing it on each stream instead would also
+ * clean up each time (an install is an explicit cleanup, which trims the
+ * device's idle cache that the earlier streams' frees filled): the layout
+ * would not give the figures a service that sets it once gets.  The
+ * Workload preset is what a new device has (HC_LAYOUT_DEFAULT), so it is
+ * not installed at all: its cleanup (a drop-queue flush, a host wait)
+ * would be the only difference.  A layout the library refuses (its sizes
+ * rounded to the device's alignment, which a layout file cannot know)
+ * fails here, before the work.  The stream's open is the event it would
+ * be at its first use; the install is set-up, not an event.
+ * Return: 0, or -1 with a message.
+ */
+static int driver_set_layout(struct hs_driver *d)
+{
+	hc_error_info e;
+	hc_status rc;
+
+	if (d->opt.layout.preset == HC_LAYOUT_DEFAULT || d->opt.layout.preset == HC_LAYOUT_WORKLOAD)
+		return 0;
+	rc = hs_event(d, hc_stream_open(d->dev, &d->streams[0]), "stream_open");
+	if (rc == HC_OK) {
+		d->nstreams = 1;
+		rc = hc_install_memory_pools(d->streams[0], &d->opt.layout);
+	}
+	if (rc == HC_OK)
+		return 0;
+	hc_last_error(&e);
+	fprintf(stderr, "hipsim: the pool layout%s%s cannot be installed: %s: %s\n",
+		d->opt.pools ? " " : "", d->opt.pools ? d->opt.pools : "", hc_status_str(rc), e.message);
+	return -1;
+}
+
 int hs_driver_open(struct hs_driver *d, const struct hs_options *opt)
 {
 	hc_device_options o;
@@ -36,6 +71,10 @@ int hs_driver_open(struct hs_driver *d, const struct hs_options *opt)
 	if (rc != HC_OK) {
 		hc_last_error(&e);
 		fprintf(stderr, "hipsim: cannot open device: %s: %s\n", hc_status_str(rc), e.message);
+		return -1;
+	}
+	if (driver_set_layout(d) != 0) {
+		hc_device_close(d->dev);
 		return -1;
 	}
 	if (opt->svg && !(d->plot = hs_plot_new())) {
@@ -85,25 +124,6 @@ hc_status hs_stream(struct hs_driver *d, uint32_t i, hc_stream *out)
 		rc = hs_event(d, hc_stream_open(d->dev, &d->streams[d->nstreams]), "stream_open");
 		if (rc != HC_OK)
 			return rc;
-		/*
-		 * The layout goes in once, on the first stream, before it holds
-		 * anything; hc_install_memory_pools makes it the device's, so
-		 * later streams open with it.  Installing it on each of them
-		 * would also clean up each time (an install is an explicit
-		 * cleanup, which trims the device's idle cache that the earlier
-		 * streams' frees filled): the layout would not give the figures
-		 * it gives a service that sets it once.  The Workload preset is
-		 * what a new device has (HC_LAYOUT_DEFAULT), so it is not
-		 * installed at all: its cleanup, a drop-queue flush and a host
-		 * wait, would be the only difference.  The install is set-up,
-		 * not an event of the workload: only its failure counts.
-		 */
-		if (d->nstreams == 0 && d->opt.layout.preset != HC_LAYOUT_DEFAULT &&
-		    d->opt.layout.preset != HC_LAYOUT_WORKLOAD) {
-			rc = hc_install_memory_pools(d->streams[0], &d->opt.layout);
-			if (rc != HC_OK)
-				return hs_event_failed(d, rc, "install_memory_pools");
-		}
 		d->nstreams++;
 	}
 	*out = d->streams[i];

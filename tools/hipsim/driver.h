@@ -24,8 +24,8 @@ struct hs_options {
 	uint64_t seed;
 	uint64_t capacity;
 	bool data_mode;
-	/* The device's pool layout: installed on the first stream opened, and
-	 * with it (hc_install_memory_pools) on every later one. */
+	/* The device's pool layout: installed on stream 0, which
+	 * hs_driver_open opens for it, and so every stream's. */
 	hc_pool_layout layout;
 	bool json;
 	const char *svg;
