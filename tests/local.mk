@@ -18,6 +18,7 @@ include tests/queues.mk
 include tests/hip.mk
 include tests/replay.mk
 include tests/outputs.mk
+include tests/packaging.mk
 if HAVE_CHECK
 check_PROGRAMS += tests/check_api
 TESTS += tests/check_api
