@@ -6,7 +6,8 @@
 # normal build is untouched; then each tests/fuzz/fuzz_*.c is linked with
 # -fsanitize=fuzzer against that build's libhipcore-internal.a (and, for the
 # reader targets, hipsim's reader sources compiled with the same flags;
-# fuzz_ctf_decode also gets its babeltrace2 source, tests/fuzz/ctf_source.c).
+# fuzz_ctf_decode also gets its babeltrace2 source, tests/fuzz/ctf_source.c;
+# fuzz_layout_file hipsim's layout-file parser).
 # Binaries land in BUILD-DIR/fuzz/.  Run one with
 #   BUILD-DIR/fuzz/fuzz_rmm -max_total_time=30 tests/fuzz/corpus/rmm
 # (tests/fuzz/run.sh does that for every target).
@@ -35,7 +36,8 @@ for f in "$src"/tests/fuzz/fuzz_*.c; do
 	t=$(basename "$f" .c)
 	extra=""
 	case "$t" in fuzz_rmm|fuzz_ctf) extra="$readers $bt2_cflags -DHC_SRCDIR=\"$src\"" ;;
-	fuzz_ctf_decode) extra="$readers $src/tests/fuzz/ctf_source.c $bt2_cflags" ;; esac
+	fuzz_ctf_decode) extra="$readers $src/tests/fuzz/ctf_source.c $bt2_cflags" ;;
+	fuzz_layout_file) extra="$src/tools/hipsim/layout_file.c" ;; esac
 	# shellcheck disable=SC2086
 	$CC -std=c11 -O1 -g $san -fsanitize=fuzzer $inc $extra "$f" \
 		.libs/libhipcore-internal.a $bt2_libs -lpthread -ldl -lm -o "fuzz/$t"
