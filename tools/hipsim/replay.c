@@ -52,7 +52,7 @@ static void replay_usage(FILE *out)
 		"  --flush-count N    drop-queue entries that trigger a flush\n"
 		"  --flush-bytes N    drop-queue bytes that trigger a flush\n"
 		"  --stage-max BYTES  largest write staged through pinned memory\n"
-		"  --profile FILE     simulator device profile\n"
+		"  --profile FILE     simulator device profile, or an installed one's name\n"
 		"  --capacity BYTES   simulated device memory\n"
 		"  --seed N           simulator seed\n"
 		"  --json             print the report as JSON\n"
