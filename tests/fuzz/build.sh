@@ -21,6 +21,7 @@ cflags="-O1 -g $san -fsanitize=fuzzer-no-link"
 
 [ -x "$src/configure" ] || (cd "$src" && autoreconf -fi >/dev/null 2>&1)
 mkdir -p "$b"
+b=$(cd "$b" && pwd) # -I$b below is used from inside it
 cd "$b"
 if [ ! -f Makefile ]; then
 	"$src/configure" -q --without-lttng --disable-shared CC="$CC" CFLAGS="$cflags" >/dev/null
