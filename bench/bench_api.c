@@ -7,7 +7,7 @@
  * the same with N other buffers live (alloc_free_pair_ns_live_<N>: the cost
  * must not grow with N), and pinned_alloc_free_pair_ns (a pinned staging
  * buffer from a stream's pinned pool, reserve + release).  The peers are
- * the H200 figures of reference/h200-probe.md (cudaMallocAsync pair 2.7 us,
+ * the figures measured on the H200 machine (cudaMallocAsync pair 2.7 us,
  * cudaMalloc pair 77 us, cudaHostAlloc pair 650 us) and glibc's malloc+free
  * measured in the same run.
  *

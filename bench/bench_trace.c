@@ -17,7 +17,9 @@
  *
  * The parent re-executes itself once per case (`bench_trace --child
  * CASE`), since whether the module is loaded is decided at process start.
- * The peers are the figures measured in reference/lttng-notes.md §5.
+ * The peers are LTTng-UST's own costs measured on the same machine (a
+ * tracepoint without a session, an event recorded: doc/trace-events.md,
+ * "Cost").
  */
 #include <stdint.h>
 #include <stdio.h>

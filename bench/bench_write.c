@@ -9,7 +9,8 @@
  * before the write), in GB/s.  The metric names the path the write took:
  * sim_<property>_<staged|pipelined|direct>_gbps_<size>.  The peer is the
  * H200 probe's pinned bandwidth at the nearest size it measured
- * (reference/h200-probe.md), which is what the simulator's profile models.
+ * (the measurements the built-in profile, sim/sim_profile.c, was taken
+ * from), which is what the simulator models.
  * Virtual time is deterministic, so one run per figure suffices.  The
  * simulator charges no time for host memcpy, so staged and pipelined
  * figures show the chunking's cost on the link (4 MiB chunks ~49 GB/s

@@ -1,5 +1,6 @@
 # bench/gpu.mk: runtime-level GPU figures (bench "gpu"), to set beside
 # libhipcore's pool numbers.  Prints nothing but a skip line without a GPU.
+if HIPCORE_HIP
 hc_benches += bench/gpu/bench_hip_gpu
 bench_gpu_bench_hip_gpu_SOURCES = bench/gpu/bench_hip_gpu.c
 bench_gpu_bench_hip_gpu_LDADD = libhipcore-internal.la
@@ -13,6 +14,7 @@ bench_gpu_bench_api_gpu_CFLAGS = $(AM_CFLAGS) -O2
 bench_gpu_bench_api_gpu_LDADD = libhipcore-internal.la
 bench_gpu_bench_api_gpu_LDFLAGS = -no-install
 bench_gpu_bench_hip_gpu_LDFLAGS = -no-install
+endif
 # bench/streams.mk declares bench_write_gpu; linked here without a libtool
 # wrapper too, so that tests/gpu/make-carry.sh can ship the real binary.
 bench_gpu_bench_write_gpu_LDFLAGS = -no-install

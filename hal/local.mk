@@ -1,12 +1,15 @@
 # hal/: the HAL contract, the fault shim, and the HIP backend (runtime bound
-# with dlopen at run time; HIP headers only for types and enums).
-# hal/hal.c is the backend registry.
+# with dlopen at run time; HIP headers only for types and enums).  A build
+# configured --without-hip has hal/hip_none.c in its place, which needs no
+# HIP header and opens no device.  hal/hal.c is the backend registry.
 libhipcore_internal_la_SOURCES += \
 	hal/hal.h \
 	hal/hal.c \
 	hal/fault.h \
 	hal/fault.c \
-	hal/optime.c \
+	hal/optime.c
+if HIPCORE_HIP
+libhipcore_internal_la_SOURCES += \
 	hal/hip/hip_rt.h \
 	hal/hip/hip_errors.c \
 	hal/hip/hip_loader.c \
@@ -15,3 +18,6 @@ libhipcore_internal_la_SOURCES += \
 	hal/hip/hip_ktime.h \
 	hal/hip/hip_ktime.c
 libhipcore_internal_la_CPPFLAGS += -D__HIP_PLATFORM_AMD__
+else
+libhipcore_internal_la_SOURCES += hal/hip_none.c
+endif

@@ -1,4 +1,4 @@
-# sim/: the deterministic simulator backend (DESIGN.md section 6).
+# sim/: the deterministic simulator backend (doc/sim-profile.md).
 libhipcore_internal_la_SOURCES += \
 	sim/sim.h \
 	sim/sim_internal.h \

@@ -81,7 +81,11 @@ uint64_t sim_call_cost(struct hc_hal_dev *dev, enum sim_call k, uint64_t hot_ns)
 		double share = cold_share(dev->host_copied - dev->cold_mark[k],
 					  dev->prof.host_cold_bytes);
 
-		extra = (uint64_t)(share * (double)cold + 0.5);
+		double e = share * (double)cold + 0.5;
+
+		/* the loader keeps cold figures at most an hour; saturate anyway,
+		 * as a double at or past 2^64 has no uint64_t */
+		extra = e < 18446744073709551616.0 ? (uint64_t)e : UINT64_MAX;
 	}
 	dev->cold_mark[k] = dev->host_copied;
 	return hot_ns > UINT64_MAX - extra ? UINT64_MAX : hot_ns + extra;

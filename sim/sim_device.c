@@ -38,8 +38,9 @@ uint64_t sim_jitter(struct hc_hal_dev *dev, uint64_t ns)
 
 	if (dev->prof.jitter_ppm == 0)
 		return ns;
-	extra = (unsigned __int128)ns * (splitmix64(&dev->rng) % (dev->prof.jitter_ppm + 1)) /
-		1000000u;
+	/* the loader keeps jitter_ppm at most 10^6 (sim_profile.c): + 1 cannot wrap */
+	extra = (unsigned __int128)ns *
+		(splitmix64(&dev->rng) % ((unsigned __int128)dev->prof.jitter_ppm + 1)) / 1000000u;
 	extra += ns;
 	return extra > UINT64_MAX ? UINT64_MAX : (uint64_t)extra;
 }

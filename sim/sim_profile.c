@@ -59,6 +59,10 @@
  *   jitter_ppm             count [0]: each device duration d becomes
  *                          d + d * r / 1e6, r uniform in [0, jitter_ppm]
  *
+ * Ranges (prof_check): times 0 to 1 hour, bandwidths 1 B/s to 1 PB/s,
+ * bytes 0 to 1 PiB (total_memory from 1 B, alignment a power of two up to
+ * 1 GiB), jitter_ppm 0 to 1000000.
+ *
  * profiles/h200.profile is the built-in profile written out; a test checks
  * that the two are equal.
  */
@@ -309,18 +313,57 @@ static bool prof_number(const char *v, size_t len, enum hc_sim_key_unit unit, ui
 	return true;
 }
 
-static bool prof_check(const struct hc_sim_profile_key *k, uint64_t n, const char **why)
+/*
+ * Every figure has a range, checked at load so that no arithmetic of the
+ * cost model can overflow or divide by zero on a profile that loaded:
+ * times up to an hour (a cost model's sums then stay far below 2^64 ns,
+ * and sim_cold.c's share of a cold figure fits its integer), bandwidths
+ * from 1 B/s to 1 PB/s, memory up to 1 PiB, jitter up to 100 % (a duration
+ * at most doubles; sim_device.c divides by jitter_ppm + 1).  A value
+ * outside them is a typo or a unit slip, not a device.
+ */
+#define PROF_TIME_MAX (3600ULL * 1000 * MS)
+#define PROF_BW_MAX (1000000ULL * GBPS)
+#define PROF_BYTES_MAX (1ULL << 50)
+#define PROF_ALIGN_MAX (1ULL << 30)
+#define PROF_JITTER_MAX 1000000ULL
+
+static bool prof_check(const struct hc_sim_profile_key *k, uint64_t n, char *why, size_t len)
 {
-	if (k->unit == HC_SIM_KEY_BW && n == 0) {
-		*why = "a bandwidth must be greater than 0";
+	uint64_t min = 0, max = UINT64_MAX;
+	const char *limit = "";
+
+	switch (k->unit) {
+	case HC_SIM_KEY_TIME:
+		max = PROF_TIME_MAX, limit = " (1 hour)";
+		break;
+	case HC_SIM_KEY_BW:
+		min = 1, max = PROF_BW_MAX, limit = " B/s (1 PB/s)";
+		break;
+	case HC_SIM_KEY_BYTES:
+		max = PROF_BYTES_MAX, limit = " B (1 PiB)";
+		break;
+	case HC_SIM_KEY_COUNT: /* jitter_ppm, the only count */
+		max = PROF_JITTER_MAX, limit = " ppm (100 %)";
+		break;
+	default:
+		return true;
+	}
+	if (k->off == offsetof(struct hc_sim_profile, total_memory))
+		min = 1;
+	if (k->off == offsetof(struct hc_sim_profile, alignment)) {
+		max = PROF_ALIGN_MAX, limit = " B (1 GiB)";
+		if (n == 0 || (n & (n - 1)) != 0) {
+			snprintf(why, len, "alignment must be a power of two");
+			return false;
+		}
+	}
+	if (n < min) {
+		snprintf(why, len, "%s must be at least %llu", k->key, (unsigned long long)min);
 		return false;
 	}
-	if (k->off == offsetof(struct hc_sim_profile, total_memory) && n == 0) {
-		*why = "total_memory must be greater than 0";
-		return false;
-	}
-	if (k->off == offsetof(struct hc_sim_profile, alignment) && (n == 0 || (n & (n - 1)) != 0)) {
-		*why = "alignment must be a power of two";
+	if (n > max) {
+		snprintf(why, len, "above the maximum of %llu%s", (unsigned long long)max, limit);
 		return false;
 	}
 	return true;
@@ -365,6 +408,7 @@ hc_status hc_sim_profile_parse(const char *text, const char *origin, struct hc_s
 		size_t klen, vlen, llen;
 		const struct hc_sim_profile_key *key;
 		const char *why = NULL;
+		char whybuf[128];
 		uint64_t n;
 
 		lineno++;
@@ -415,7 +459,10 @@ hc_status hc_sim_profile_parse(const char *text, const char *origin, struct hc_s
 			memcpy(p.name, v, vlen);
 			goto next;
 		}
-		if (!prof_number(v, vlen, key->unit, &n, &why) || !prof_check(key, n, &why))
+		if (prof_number(v, vlen, key->unit, &n, &why) &&
+		    !prof_check(key, n, whybuf, sizeof(whybuf)))
+			why = whybuf;
+		if (why)
 			return hc_hal_error(HC_ERR_PARSE, 0, NULL, "%s:%u: key '%s': %s: '%.*s'", origin,
 					    lineno, key->key, why, (int)(vlen > 64 ? 64 : vlen), v);
 		prof_store(&p, key, n);

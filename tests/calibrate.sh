@@ -62,6 +62,22 @@ awk '/total time, ms/ { total = $4 } /between the calls/ { between = $4; seen = 
      END { exit !(seen && total > 0 && between <= 0.01 * total) }' "$tmp/c.txt" ||
 	fail "--call-times: the calls do not account for the simulated time"
 
+# the profile's file is opened before any measurement: a path that cannot
+# be written fails at once, and a failed write is reported
+"$hipsim" calibrate --backend sim --quick --repeats 3 -o "$tmp/no/such/dir/p" >/dev/null 2>"$tmp/err"
+[ $? -eq 2 ] || fail "calibrate -o into a missing directory: not exit 2"
+grep -q "^hipsim calibrate: -o: cannot write '$tmp/no/such/dir/p': No such file or directory\$" "$tmp/err" ||
+	fail "calibrate -o into a missing directory: $(cat "$tmp/err")"
+grep -q '\[1/10\]' "$tmp/err" && fail "calibrate measured before finding its output unwritable"
+"$hipsim" calibrate --backend sim --quick --repeats 3 -o /dev/full >/dev/null 2>"$tmp/err"
+[ $? -eq 2 ] || fail "calibrate -o /dev/full: not exit 2"
+grep -q "^hipsim calibrate: writing '/dev/full' failed: No space left on device\$" "$tmp/err" ||
+	fail "calibrate -o /dev/full: $(cat "$tmp/err")"
+"$hipsim" calibrate --backend sim --repeats 0 -o "$tmp/x" >/dev/null 2>"$tmp/err"
+[ $? -eq 2 ] || fail "calibrate --repeats 0: not exit 2"
+grep -q '^hipsim calibrate: --repeats: 0 is out of range: 1 to 100000$' "$tmp/err" ||
+	fail "calibrate --repeats 0: $(cat "$tmp/err")"
+
 # without a GPU
 "$hipsim" calibrate --backend hip --quick --repeats 1 -o "$tmp/hip.profile" >/dev/null 2>"$tmp/err"
 rc=$?
@@ -73,6 +89,11 @@ fi
 grep -q 'no usable hip device; nothing written' "$tmp/err" || fail "no message: $(cat "$tmp/err")"
 grep -q 'HC_ERR_NO_RUNTIME\|HC_ERR_DEVICE' "$tmp/err" || fail "no status in the message"
 [ -e "$tmp/hip.profile" ] && fail "a profile was written without a device"
+# an existing profile stays as it was when the calibration fails
+cp "$tmp/sim.profile" "$tmp/keep.profile"
+"$hipsim" calibrate --backend hip --quick --repeats 1 -o "$tmp/keep.profile" >/dev/null 2>&1
+[ $? -eq 2 ] || fail "calibrate --backend hip over a profile without a device: not exit 2"
+cmp -s "$tmp/sim.profile" "$tmp/keep.profile" || fail "a failed calibration changed the existing profile"
 "$hipsim" validate --steps 5 >"$tmp/out" 2>"$tmp/err"
 rc=$?
 [ $rc -eq 77 ] || fail "validate without a GPU: exit $rc, not 77"

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "config.h"
 #include "hipcore/hipcore.h"
 
 #define MIB HC_MIB
@@ -120,6 +121,24 @@ START_TEST(hip_without_runtime_reports_no_runtime)
 	ck_assert(strlen(last_message()) > 0);
 }
 END_TEST
+
+#ifndef HIPCORE_WITH_HIP
+/* Configured --without-hip: "hip" is still a backend's name, and its open
+ * says why it cannot be; "auto" takes the simulator. */
+START_TEST(without_hip_the_hip_backend_says_so)
+{
+	hc_device d;
+	hc_device_info info;
+
+	ck_assert_int_eq(hc_device_open("hip", NULL, &d), HC_ERR_NO_RUNTIME);
+	ck_assert_msg(strstr(last_message(), "configured --without-hip"), "%s", last_message());
+	ck_assert_int_eq(hc_device_open("auto", NULL, &d), HC_OK);
+	ck_assert_int_eq(hc_device_info_get(d, &info), HC_OK);
+	ck_assert_str_eq(info.backend, "sim");
+	ck_assert_int_eq(hc_device_close(d), HC_OK);
+}
+END_TEST
+#endif
 
 /* --- streams ------------------------------------------------------------- */
 
@@ -507,6 +526,9 @@ static Suite *api_suite(void)
 	tcase_add_test(d, closed_device_is_stale);
 	tcase_add_test(d, auto_falls_back_to_the_simulator_without_a_gpu);
 	tcase_add_test(d, hip_without_runtime_reports_no_runtime);
+#ifndef HIPCORE_WITH_HIP
+	tcase_add_test(d, without_hip_the_hip_backend_says_so);
+#endif
 	tcase_add_test(d, stream_close_twice_is_stale_and_slot_reuse_does_not_revive);
 	suite_add_tcase(su, d);
 

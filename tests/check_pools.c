@@ -5,8 +5,8 @@
  * allocations, frees and live bytes, and can refuse on demand, so every
  * test asserts exact placement (addresses are page base + offset), exact
  * usage figures and exact storage traffic.  The scenarios and their numbers
- * are upstream's (reference/cubecl-semantics.md section i); the property
- * test drives random reserve/release/pin/cleanup/install sequences with
+ * are those of upstream CubeCL's memory management tests; the property test
+ * drives random reserve/release/pin/cleanup/install sequences with
  * fixed seeds and checks the invariants after every step.
  */
 #include <check.h>

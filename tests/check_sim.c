@@ -284,13 +284,92 @@ START_TEST(profile_overflow_and_negative)
 			 HC_ERR_PARSE);
 	ck_assert_int_eq(hc_sim_profile_parse("event_sync = -5\n", "n", &p), HC_ERR_PARSE);
 	ck_assert(last_error_has("negative"));
-	/* the largest value still fits */
+	/* the largest 64-bit number parses, and then meets the key's range */
 	ck_assert_int_eq(hc_sim_profile_parse(REQUIRED_KEYS "d2d_latency = 1\n"
 					      "event_sync = 18446744073709551615\n", "max", &p),
-			 HC_OK);
-	ck_assert_uint_eq(p.event_sync_ns, UINT64_MAX);
+			 HC_ERR_PARSE);
+	ck_assert(last_error_has("max:15: key 'event_sync': above the maximum of 3600000000000 (1 hour)"));
 	ck_assert_int_eq(hc_sim_profile_parse(NULL, "x", &p), HC_ERR_INVALID);
 	ck_assert_int_eq(hc_sim_profile_parse("", "x", NULL), HC_ERR_INVALID);
+}
+END_TEST
+
+/* Every key has a range, checked at load with the key, the limit and the
+ * line named; the limits themselves load. */
+START_TEST(profile_keys_range_checked)
+{
+	static const struct {
+		const char *line, *want;
+	} bad[] = {
+		{ "jitter_ppm = 18446744073709551615",
+		  "r:15: key 'jitter_ppm': above the maximum of 1000000 ppm (100 %)" },
+		{ "jitter_ppm = 1000001", "key 'jitter_ppm': above the maximum of 1000000 ppm" },
+		{ "cold_copy = 18446744073709551615", "key 'cold_copy': above the maximum of 3600000000000" },
+		{ "launch_call = 3601 s", "key 'launch_call': above the maximum of 3600000000000 (1 hour)" },
+		{ "host_copy_bw = 2000000 GB/s", "key 'host_copy_bw': above the maximum of 1000000000000000 B/s" },
+		{ "host_copy_bw = 0", "key 'host_copy_bw': host_copy_bw must be at least 1" },
+		{ "host_cold_bytes = 2048 TiB", "key 'host_cold_bytes': above the maximum of 1125899906842624 B" },
+	};
+	struct hc_sim_profile p;
+	char text[2048];
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(text, sizeof(text), REQUIRED_KEYS "d2d_latency = 1\n%s\n", bad[i].line);
+		ck_assert_int_eq(hc_sim_profile_parse(text, "r", &p), HC_ERR_PARSE);
+		ck_assert_msg(last_error_has(bad[i].want), "case %zu", i);
+	}
+	ck_assert_int_eq(hc_sim_profile_parse("alignment = 2 GiB\n", "a", &p), HC_ERR_PARSE);
+	ck_assert(last_error_has("key 'alignment': above the maximum of 1073741824 B (1 GiB)"));
+	ck_assert_int_eq(hc_sim_profile_parse("total_memory = 2048 TiB\n", "m", &p), HC_ERR_PARSE);
+	ck_assert(last_error_has("key 'total_memory': above the maximum of 1125899906842624 B (1 PiB)"));
+	snprintf(text, sizeof(text), REQUIRED_KEYS "d2d_latency = 1\njitter_ppm = 1000000\n"
+		 "cold_copy = 3600 s\nhost_cold_bytes = 1024 TiB\nhost_copy_bw = 1000000 GB/s\n");
+	ck_assert_int_eq(hc_sim_profile_parse(text, "limits", &p), HC_OK);
+	ck_assert_uint_eq(p.jitter_ppm, 1000000);
+	ck_assert_uint_eq(p.cold_copy_ns, 3600000000000ull);
+}
+END_TEST
+
+static void host_copy(hc_hal_dev *dev, uint64_t bytes);
+
+/* The largest figures a profile may hold, through copies, launches and
+ * syncs with cold calls on and full jitter: no overflow, no division by
+ * zero (UBSan's -fno-sanitize-recover build aborts on either), and the
+ * clock only moves forward. */
+START_TEST(profile_limits_run_clean)
+{
+	char text[2048], path[64];
+	hc_hal_dev *dev;
+	hc_hal_stream *s;
+	hc_hal_dptr d;
+	hc_hal_event *e;
+	static char host[4096];
+	uint64_t t0, t1;
+
+	snprintf(text, sizeof(text), REQUIRED_KEYS "d2d_latency = 3600 s\njitter_ppm = 1000000\n"
+		 "host_cold_bytes = 1\ncold_copy = 3600 s\ncold_launch = 3600 s\n"
+		 "cold_event_record = 3600 s\ncold_stream_sync = 3600 s\ncold_dev_alloc = 3600 s\n"
+		 "cold_dev_free = 3600 s\ncopy_call = 3600 s\nlaunch_call = 3600 s\n"
+		 "dev_alloc = 3600 s\ndev_alloc_per_mib = 3600 s\nkernel_default = 3600 s\n");
+	write_temp(text, path);
+	dev = open_dev(false, 0, 3, path);
+	unlink(path);
+	ck_assert_int_eq(ops->stream_create(dev, &s), HC_OK);
+	t0 = now(dev);
+	for (int i = 0; i < 4; i++) {
+		host_copy(dev, 4096);
+		ck_assert_int_eq(ops->mem_alloc(dev, 64 * MIB, &d), HC_OK);
+		ck_assert_int_eq(ops->copy_h2d(dev, s, d, host, sizeof(host), false), HC_OK);
+		ck_assert_int_eq(ops->event_record(dev, s, &e), HC_OK);
+		ck_assert_int_eq(ops->event_sync(dev, e), HC_OK);
+		ops->event_destroy(dev, e);
+		ck_assert_int_eq(ops->stream_sync(dev, s), HC_OK);
+		ck_assert_int_eq(ops->mem_free(dev, d), HC_OK);
+	}
+	t1 = now(dev);
+	ck_assert_uint_gt(t1, t0);
+	ck_assert_int_eq(ops->stream_destroy(dev, s), HC_OK);
+	ops->device_close(dev);
 }
 END_TEST
 
@@ -1619,6 +1698,8 @@ static Suite *make_sim_suite(void)
 	tcase_add_test(tc, profile_unknown_key);
 	tcase_add_test(tc, profile_missing_required_key);
 	tcase_add_test(tc, profile_overflow_and_negative);
+	tcase_add_test(tc, profile_keys_range_checked);
+	tcase_add_test(tc, profile_limits_run_clean);
 	tcase_add_test(tc, profile_file_opens_device);
 	tcase_add_test(tc, profile_parse_survives_mutations);
 	suite_add_tcase(s, tc);

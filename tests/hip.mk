@@ -2,12 +2,16 @@
 # against a real device (check-gpu, GPU machine only).
 
 if HAVE_CHECK
-check_PROGRAMS += tests/check_hip tests/check_fault
-TESTS += tests/check_hip tests/check_fault
+if HIPCORE_HIP
+check_PROGRAMS += tests/check_hip
+TESTS += tests/check_hip
 tests_check_hip_SOURCES = tests/check_hip.c
 tests_check_hip_CFLAGS = $(TEST_CFLAGS)
 tests_check_hip_CPPFLAGS = $(AM_CPPFLAGS) $(HIP_CPPFLAGS) -D__HIP_PLATFORM_AMD__
 tests_check_hip_LDADD = $(TEST_LDADD)
+endif
+check_PROGRAMS += tests/check_fault
+TESTS += tests/check_fault
 tests_check_fault_SOURCES = tests/check_fault.c
 tests_check_fault_CFLAGS = $(TEST_CFLAGS)
 tests_check_fault_LDADD = $(TEST_LDADD)
@@ -33,6 +37,7 @@ EXTRA_DIST += tests/gpu/kernels.cu
 # Skips (77) without a runtime or device.  NVCC compiles the test kernel to
 # PTX when present; else the test uses tests/gpu/kernels.ptx if shipped.
 NVCC ?= nvcc
+if HIPCORE_HIP
 noinst_PROGRAMS += tests/gpu/check_hip_gpu
 tests_gpu_check_hip_gpu_SOURCES = tests/gpu/check_hip_gpu.c
 tests_gpu_check_hip_gpu_LDADD = libhipcore-internal.la
@@ -54,7 +59,6 @@ check-gpu: tests/gpu/check_hip_gpu tests/gpu/check_api_gpu
 		if test $$rc -eq 77; then echo "check-gpu: $$t skipped"; \
 		elif test $$rc -ne 0; then echo "check-gpu: $$t FAILED ($$rc)"; fail=1; fi; \
 	done; exit $$fail
-.PHONY: check-gpu
 # check-gpu-dry: check_api_gpu without a GPU, a dry run of the suite's
 # expectations before device time: every case on the simulator in data
 # mode, then the round trips and the garbage image on backend "hip" over
@@ -63,11 +67,14 @@ check-gpu-dry: tests/gpu/check_api_gpu tests/fake_cudart.la
 	HC_API_GPU_BACKEND=sim $(LIBTOOL) --mode=execute tests/gpu/check_api_gpu
 	HC_API_GPU_CASES="trips garbage" HIPCORE_HIP_LIBRARY=$(abs_builddir)/tests/.libs/fake_cudart.so \
 		$(LIBTOOL) --mode=execute tests/gpu/check_api_gpu
-.PHONY: check-gpu-dry
 # gpu-carry: the GPU programs, kernels.cu and the libraries they need into
 # $(top_srcdir)/_carry/gpu for tests/gpu/run-on-device.sh on the GPU machine.
 EXTRA_DIST += tests/gpu/make-carry.sh tests/gpu/run-on-device.sh
 gpu-carry: tests/gpu/check_hip_gpu tests/gpu/check_api_gpu bench/gpu/bench_hip_gpu \
 		bench/gpu/bench_api_gpu bench/gpu/bench_write_gpu bench/probes/hostcopy
 	cd $(top_srcdir) && tests/gpu/make-carry.sh $(abs_builddir)
-.PHONY: gpu-carry
+else
+check-gpu check-gpu-dry gpu-carry:
+	@echo "$@: this build was configured --without-hip: no HIP backend to check"
+endif
+.PHONY: check-gpu check-gpu-dry gpu-carry

@@ -17,6 +17,8 @@ include tests/pools.mk
 include tests/queues.mk
 include tests/hip.mk
 include tests/replay.mk
+include tests/outputs.mk
+include tests/packaging.mk
 if HAVE_CHECK
 check_PROGRAMS += tests/check_api
 TESTS += tests/check_api

@@ -13,7 +13,7 @@ EXTRA_DIST += tests/data/ctf-bad-payload.bin tests/data/ctf-error-at-end.bin \
 	tests/data/ctf-decoder-crash.bin \
 	tests/helgrind.supp tests/reliability.supp doc/reliability.md \
 	tests/fuzz/build.sh tests/fuzz/run.sh tests/fuzz/lsan.supp \
-	tests/fuzz/fuzz_api.c tests/fuzz/fuzz_ctf.c tests/fuzz/fuzz_layout.c \
+	tests/fuzz/fuzz_api.c tests/fuzz/fuzz_ctf.c tests/fuzz/fuzz_layout.c tests/fuzz/fuzz_layout_file.c \
 	tests/fuzz/fuzz_profile.c tests/fuzz/fuzz_rmm.c tests/fuzz/fuzz_ctf_decode.c \
 	tests/fuzz/ctf_source.h tests/fuzz/ctf_source.c \
 	tests/fuzz/ctf_decode_seeds.py tests/fuzz/fuzz_replay.c tests/fuzz/replay_seeds.sh

@@ -39,6 +39,7 @@ check_PROGRAMS += tests/check_replay
 TESTS += tests/check_replay
 tests_check_replay_SOURCES = tests/check_replay.c tools/hipsim/replay.h \
 	tools/hipsim/replay.c tools/hipsim/compare.c tools/hipsim/driver.c tools/hipsim/report.c \
+	tools/hipsim/options.c tools/hipsim/output.c tools/hipsim/plot.c tools/hipsim/svg.c \
 	tools/hipsim/layout_file.h tools/hipsim/layout_file.c
 tests_check_replay_CFLAGS = $(TEST_CFLAGS) $(JANSSON_CFLAGS) $(BABELTRACE2_CFLAGS) \
 	-DHC_ABS_TOP_SRCDIR='"$(abs_top_srcdir)"'
@@ -49,6 +50,7 @@ check_PROGRAMS += tests/check_replay_inputs
 TESTS += tests/check_replay_inputs
 tests_check_replay_inputs_SOURCES = tests/check_replay_inputs.c tools/hipsim/replay.h \
 	tools/hipsim/replay.c tools/hipsim/driver.c tools/hipsim/report.c \
+	tools/hipsim/options.c tools/hipsim/output.c tools/hipsim/plot.c tools/hipsim/svg.c \
 	tools/hipsim/layout_file.h tools/hipsim/layout_file.c
 tests_check_replay_inputs_CFLAGS = $(TEST_CFLAGS) $(JANSSON_CFLAGS) $(ZLIB_CFLAGS) \
 	-DHC_ABS_TOP_SRCDIR='"$(abs_top_srcdir)"'

@@ -34,6 +34,14 @@ tools_hipsim_hipsim_SOURCES = \
 	tools/hipsim/driver.h \
 	tools/hipsim/driver.c \
 	tools/hipsim/report.c \
+	tools/hipsim/options.h \
+	tools/hipsim/options.c \
+	tools/hipsim/output.h \
+	tools/hipsim/output.c \
+	tools/hipsim/plot.h \
+	tools/hipsim/plot.c \
+	tools/hipsim/svg.h \
+	tools/hipsim/svg.c \
 	tools/hipsim/run.c \
 	tools/hipsim/workloads.h \
 	tools/hipsim/workloads.c \
@@ -47,5 +55,6 @@ tools_hipsim_hipsim_SOURCES = \
 	tools/hipsim/validate.c \
 	tools/hipsim/plan.c
 tools_hipsim_hipsim_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS) $(BABELTRACE2_CFLAGS)
-tools_hipsim_hipsim_LDADD = libhipcore.la tools/hipsim/libhipsim-record.la tools/hipsim/libhipsim-read.la \
+tools_hipsim_hipsim_CPPFLAGS = $(AM_CPPFLAGS) -DHS_PROFILE_DIR='"$(pkgdatadir)/profiles"'
+tools_hipsim_hipsim_LDADD = libhipcore.la tools/hipsim/libhipsim-read.la tools/hipsim/libhipsim-record.la \
 	$(JANSSON_LIBS) $(BABELTRACE2_LIBS) $(ZLIB_LIBS) -lm

@@ -6,7 +6,7 @@
  * replay reads) to stdout.  Every trace is a pure function of its name: a
  * fixed-seed xorshift drives every choice, so CI regenerates the corpus at
  * test time instead of storing it.  The shapes follow what is known of real
- * training and serving histories (reference/anchors.md section 1): weights
+ * training and serving histories (doc/memory-efficiency.md, section 3): weights
  * allocated first and live for the whole run, activations that grow through
  * the forward pass and shrink through the backward pass, gradients made in
  * the backward pass and dropped after the optimizer step, optimizer state

@@ -1,4 +1,4 @@
-# trace/: the LTTng-UST provider "hipcore" (DESIGN §7, doc/trace-events.md).
+# trace/: the LTTng-UST provider "hipcore" (doc/trace-events.md).
 # Call sites include trace/hipcore_trace.h only.  With LTTng, libhipcore gets
 # the tracepoint definitions (dynamic linkage) and the loader of the probe
 # module; the probes themselves are the module libhipcore-lttng.so.

@@ -8,7 +8,7 @@
  *     so that it too is a pool hit; the stream is synced after each batch;
  *   - malloc_pair_ns_<size>: cudaMalloc + cudaFree;
  *   - speedup_vs_async_<size> / speedup_vs_malloc_<size>: the ratios
- *     (DESIGN.md section 9 wants >= 25x against the stream-ordered pair);
+ *     (the project's target is >= 25x against the stream-ordered pair);
  *   - pinned_pair_ns: a pinned pool hit, hc_mm_reserve + hc_mm_release of
  *     64 KiB on a stream's pinned manager (what a staged write does inside);
  *   - host_alloc_pair_ns_<size>: cudaHostAlloc + cudaFreeHost, and the ratio.
@@ -50,7 +50,7 @@ static double median(double *v, int n)
 	return v[n / 2];
 }
 
-/* DESIGN.md section 9's H200 figures, ns; -1: none. */
+/* The H200 machine's figures of the peers, ns; -1: none. */
 static void emit(const char *metric, const char *label, double v, const char *unit,
 		 const char *peer, double pv)
 {

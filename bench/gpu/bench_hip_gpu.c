@@ -12,8 +12,9 @@
  * cost of a pair); copies likewise, so small copies overlap their launch
  * latency - the probe synchronised each, so its small-size figures are
  * lower.  One JSON line per figure; peer_value is the H200 probe's figure
- * (/work/shared/reference/h200-probe.md) where it has one.  Without a GPU it
- * prints one skip line on stderr and exits 0.
+ * (the measurements on the H200 machine that the built-in simulator profile
+ * was taken from) where it has one.  Without a GPU it prints one skip line
+ * on stderr and exits 0.
  */
 #include <dlfcn.h>
 #include <stdio.h>

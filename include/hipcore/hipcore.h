@@ -232,8 +232,9 @@ typedef struct hc_op_time {
 HC_API hc_status hc_device_op_times(hc_device dev, hc_op_time *out, size_t cap, size_t *n);
 
 /*
- * Policies of a device's streams (proposed by hipsim replay; implemented in
- * core by the lead).  0 in a field keeps the library's default.
+ * Policies of a device's streams, for a service to tune and for hipsim
+ * replay's what-ifs (--flush-count, --flush-bytes, --stage-max).  0 in a
+ * field keeps the library's default.
  * @dq_max_count: drop-queue entries that trigger a flush.
  * @dq_max_bytes: drop-queue bytes that trigger a flush.
  * @stage_max_bytes: largest write that is staged through pinned memory.

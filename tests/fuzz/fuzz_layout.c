@@ -2,10 +2,13 @@
  * fuzz_layout.c - libFuzzer target for the pool-layout validator and the
  * memory manager built from what it accepts.
  *
- * There is no layout file format in this tree, so the bytes are decoded into
- * an hc_pool_layout (a byte reader below: device properties, the preset, then
- * up to 300 pool specs whose fields are small values, powers of two or raw
- * 64-bit words) and given to hc_layout_resolve().  Checked: HC_OK or
+ * The bytes are decoded into an hc_pool_layout as a binary record (a byte
+ * reader below: device properties, the preset, then up to 300 pool specs
+ * whose fields are small values, powers of two or raw 64-bit words), which
+ * reaches more of the validator than text would, and given to
+ * hc_layout_resolve().  hipsim's text format for layouts (--pools FILE) has
+ * its own target, fuzz_layout_file.c, through its parser and the public
+ * install.  Checked: HC_OK or
  * HC_ERR_INVALID only; an accepted layout holds 1..HC_MM_MAX_POOLS pools of
  * known kinds, sliced pages non-zero.  An accepted layout then builds a
  * memory manager over a fake storage (addresses handed out upward, 1 GiB in

@@ -29,7 +29,7 @@ src=$(cd "$(dirname "$0")/../.." && pwd)
 secs=${1:-30}
 b=$(cd "${2:-$src/_build/fuzz}" && pwd)
 [ $# -ge 2 ] && shift 2 || shift $#
-targets=${*:-"profile rmm layout ctf ctf_decode api replay"}
+targets=${*:-"profile rmm layout layout_file ctf ctf_decode api replay"}
 pass=0 fail=0
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}

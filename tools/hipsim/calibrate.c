@@ -45,6 +45,8 @@
 #include "sim/sim.h"
 #include "tools/hipsim/calibrate.h"
 #include "tools/hipsim/hipsim.h"
+#include "tools/hipsim/options.h"
+#include "tools/hipsim/output.h"
 
 /* Empty sm_90 kernels for the HIP backend on NVIDIA (PTX, JIT-compiled by
  * the driver at module_load): "empty" for calibration, and no-op stand-ins
@@ -1260,7 +1262,8 @@ static void calibrate_usage(FILE *out)
 		"                   --quick 1)\n"
 		"  --ordinal N      which GPU (default 0)\n"
 		"  --profile FILE   sim backend only: the profile the simulator runs with\n\n"
-		"Exit status: 0 written, 1 a measurement failed, 2 usage or no device/runtime.\n");
+		"Exit status: 0 written, 1 a measurement failed, 2 usage, no device/runtime, or\n"
+		"the profile could not be written.\n");
 }
 
 int hipsim_calibrate_main(int argc, char **argv)
@@ -1275,40 +1278,37 @@ int hipsim_calibrate_main(int argc, char **argv)
 	struct hs_calibrate_args a = { .backend = "hip", .progress = true };
 	const char *output = NULL;
 	struct hc_sim_profile p;
-	char msg[1100], header[4096], date[64], cmd[512] = "hipsim calibrate";
+	char msg[1100], header[4096], date[64], cmd[512] = "hipsim calibrate", profile_path[4096];
+	struct hs_output out;
 	time_t now = time(NULL);
 	struct tm tm;
 	hc_status st;
-	FILE *f;
 	int c;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1) {
-		char *end;
+		uint64_t v;
+
 		switch (c) {
 		case 'b': a.backend = optarg; break;
 		case 'o': output = optarg; break;
 		case 'q': a.quick = true; break;
-		case 'p': a.sim_profile = optarg; break;
+		case 'p': a.sim_profile = hs_profile_find(optarg, profile_path, sizeof(profile_path)); break;
 		case 'r':
-		case 'P':
-		case 'O': {
-			unsigned long v;
-			errno = 0;
-			v = strtoul(optarg, &end, 10);
-			if (errno || !*optarg || *end || *optarg == '-' || v > 100000 ||
-			    (c != 'O' && v < 1) || (c == 'P' && v > 99)) {
-				fprintf(stderr, "hipsim calibrate: '%s' is not a valid number\n", optarg);
+			if (hs_opt_number("calibrate", "--repeats", optarg, 1, 100000, &v))
 				return HIPSIM_EXIT_USAGE;
-			}
-			if (c == 'r')
-				a.repeats = (unsigned)v;
-			else if (c == 'P')
-				a.passes = (unsigned)v;
-			else
-				a.ordinal = (int)v;
+			a.repeats = (unsigned)v;
 			break;
-		}
+		case 'P':
+			if (hs_opt_number("calibrate", "--passes", optarg, 1, 99, &v))
+				return HIPSIM_EXIT_USAGE;
+			a.passes = (unsigned)v;
+			break;
+		case 'O':
+			if (hs_opt_number("calibrate", "--ordinal", optarg, 0, 100000, &v))
+				return HIPSIM_EXIT_USAGE;
+			a.ordinal = (int)v;
+			break;
 		case 'h': calibrate_usage(stdout); return HIPSIM_EXIT_OK;
 		default: calibrate_usage(stderr); return HIPSIM_EXIT_USAGE;
 		}
@@ -1323,10 +1323,16 @@ int hipsim_calibrate_main(int argc, char **argv)
 		fprintf(stderr, "hipsim calibrate: unknown backend '%s' (hip or sim)\n", a.backend);
 		return HIPSIM_EXIT_USAGE;
 	}
+	/* The profile's file before the measurements (minutes on a GPU): a bad
+	 * path fails now.  An existing profile stays as it is until the new
+	 * one is written, so a calibration that fails leaves it intact. */
+	if (hs_output_open(&out, "calibrate", "-o", output, true, true) != 0)
+		return HIPSIM_EXIT_USAGE;
 	a.progress_tty = isatty(STDERR_FILENO);
 	msg[0] = '\0';
 	st = hs_calibrate(&a, &p, msg, sizeof(msg));
 	if (st != HC_OK) {
+		hs_output_abort(&out);
 		fprintf(stderr, "hipsim calibrate: %s\n", msg);
 		if (st == HC_ERR_NO_RUNTIME || st == HC_ERR_DEVICE)
 			fprintf(stderr, "hipsim calibrate: no usable %s device; nothing written\n",
@@ -1349,14 +1355,12 @@ int hipsim_calibrate_main(int argc, char **argv)
 		 a.repeats ? a.repeats : (a.quick ? 5 : 11), a.passes ? a.passes : (a.quick ? 1 : HS_CALIBRATE_PASSES), msg[0] ? "\nwarning: " : "", msg);
 	if (msg[0])
 		fprintf(stderr, "hipsim calibrate: warning: %s\n", msg);
-	f = strcmp(output, "-") == 0 ? stdout : fopen(output, "w");
-	if (!f) {
-		fprintf(stderr, "hipsim calibrate: cannot write '%s': %s\n", output, strerror(errno));
+	if (hs_output_begin(&out) != 0) {
+		hs_output_abort(&out);
 		return HIPSIM_EXIT_USAGE;
 	}
-	if (hs_profile_write(f, &p, header) != 0 || (f != stdout && fclose(f) != 0)) {
-		fprintf(stderr, "hipsim calibrate: writing '%s' failed\n", output);
-		return HIPSIM_EXIT_FAILED;
-	}
+	hs_profile_write(out.f, &p, header);
+	if (hs_output_close(&out) != 0)
+		return HIPSIM_EXIT_USAGE;
 	return HIPSIM_EXIT_OK;
 }

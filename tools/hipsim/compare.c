@@ -2,9 +2,11 @@
  * compare.c - `hipsim compare A.json B.json`: two reports side by side.
  *
  * Both files are hipsim JSON reports (or any JSON objects).  Nested objects
- * are flattened to dotted keys.  Every key present in both is printed in A's
- * order with both values; numbers also get B - A and B / A ("-" when A is 0).
- * Keys present in only one file are listed after the table.
+ * are flattened to dotted keys.  First the options that produced the two
+ * reports ("options.*" keys) where they differ, then every key present in
+ * both, in A's order, with both values; numbers also get B - A and B / A
+ * ("-" when A is 0).  Keys present in only one file are listed after the
+ * table.
  *
  * `--keys K1,K2,...` prints only those keys and makes the exit status say
  * whether they agree: 0 all equal in both, 1 some differ or are missing
@@ -125,6 +127,51 @@ static int keys_agree(const char *keys, json_t *a, json_t *b)
 	return ok;
 }
 
+/*
+ * Before the table: which of the options that produced the reports differ
+ * (hipsim's reports record them under "options"), so that two what-ifs are
+ * told apart at a glance.  Return: how many differ.
+ */
+static int options_summary(json_t *a, json_t *b)
+{
+	const char *k;
+	json_t *x, *y;
+	char va[64], vb[64];
+	int differ = 0, recorded = 0;
+
+	json_object_foreach(a, k, x) {
+		if (strncmp(k, "options.", 8) != 0)
+			continue;
+		recorded = 1;
+		y = json_object_get(b, k);
+		if (y && json_equal(x, y))
+			continue;
+		if (!differ++)
+			printf("options that differ:\n");
+		print_value(va, sizeof(va), x);
+		if (y)
+			print_value(vb, sizeof(vb), y);
+		printf("  %-26s %20s %20s\n", k + 8, va, y ? vb : "(not set)");
+	}
+	json_object_foreach(b, k, y) {
+		if (strncmp(k, "options.", 8) != 0)
+			continue;
+		recorded = 1;
+		if (json_object_get(a, k))
+			continue;
+		if (!differ++)
+			printf("options that differ:\n");
+		print_value(vb, sizeof(vb), y);
+		printf("  %-26s %20s %20s\n", k + 8, "(not set)", vb);
+	}
+	if (!recorded)
+		printf("options: not recorded in either report\n");
+	else if (!differ)
+		printf("options: the same in both reports\n");
+	printf("\n");
+	return differ;
+}
+
 /* The table (and --keys status) of reports @pa and @pb. */
 static int compare_files(const char *pa, const char *pb, const char *keys)
 {
@@ -143,6 +190,8 @@ static int compare_files(const char *pa, const char *pb, const char *keys)
 	}
 	if (keys && !keys_agree(keys, a, b))
 		status = HIPSIM_EXIT_FAILED;
+	if (!keys)
+		options_summary(a, b);
 	printf("%-28s %20s %20s %16s %10s\n", "key", "A", "B", "B-A", "B/A");
 	json_object_foreach(a, k, x) {
 		y = json_object_get(b, k);

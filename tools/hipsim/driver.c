@@ -2,7 +2,6 @@
  * driver.c - the scorekeeping half of hipsim: opening the device, counting
  * events, remembering the first failure, sampling memory.
  */
-#include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,28 +17,39 @@ uint64_t hs_wall_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-int hs_parse_size(const char *s, uint64_t *out)
+/*
+ * Installs @d's layout on stream 0, opened here, before it holds anything;
+ * hc_install_memory_pools also makes it the device's, so the streams opened
+ * after it take it too.  Installing it on each stream instead would also
+ * clean up each time (an install is an explicit cleanup, which trims the
+ * device's idle cache that the earlier streams' frees filled): the layout
+ * would not give the figures a service that sets it once gets.  The
+ * Workload preset is what a new device has (HC_LAYOUT_DEFAULT), so it is
+ * not installed at all: its cleanup (a drop-queue flush, a host wait)
+ * would be the only difference.  A layout the library refuses (its sizes
+ * rounded to the device's alignment, which a layout file cannot know)
+ * fails here, before the work.  The stream's open is the event it would
+ * be at its first use; the install is set-up, not an event.
+ * Return: 0, or -1 with a message.
+ */
+static int driver_set_layout(struct hs_driver *d)
 {
-	unsigned shift = 0;
-	unsigned long long v;
-	char *end;
+	hc_error_info e;
+	hc_status rc;
 
-	if (!s || !*s || *s == '-' || *s == '+')
-		return -1;
-	errno = 0;
-	v = strtoull(s, &end, 0);
-	if (errno || end == s)
-		return -1;
-	if (*end == 'K' || *end == 'k')
-		shift = 10, end++;
-	else if (*end == 'M')
-		shift = 20, end++;
-	else if (*end == 'G')
-		shift = 30, end++;
-	if (*end || (shift && v > (UINT64_MAX >> shift)))
-		return -1;
-	*out = (uint64_t)v << shift;
-	return 0;
+	if (d->opt.layout.preset == HC_LAYOUT_DEFAULT || d->opt.layout.preset == HC_LAYOUT_WORKLOAD)
+		return 0;
+	rc = hs_event(d, hc_stream_open(d->dev, &d->streams[0]), "stream_open");
+	if (rc == HC_OK) {
+		d->nstreams = 1;
+		rc = hc_install_memory_pools(d->streams[0], &d->opt.layout);
+	}
+	if (rc == HC_OK)
+		return 0;
+	hc_last_error(&e);
+	fprintf(stderr, "hipsim: the pool layout%s%s cannot be installed: %s: %s\n",
+		d->opt.pools ? " " : "", d->opt.pools ? d->opt.pools : "", hc_status_str(rc), e.message);
+	return -1;
 }
 
 int hs_driver_open(struct hs_driver *d, const struct hs_options *opt)
@@ -64,6 +74,15 @@ int hs_driver_open(struct hs_driver *d, const struct hs_options *opt)
 		fprintf(stderr, "hipsim: cannot open device: %s: %s\n", hc_status_str(rc), e.message);
 		return -1;
 	}
+	if (driver_set_layout(d) != 0) {
+		hc_device_close(d->dev);
+		return -1;
+	}
+	if (opt->svg && !(d->plot = hs_plot_new())) {
+		fprintf(stderr, "hipsim: no host memory for the --svg plot\n");
+		hc_device_close(d->dev);
+		return -1;
+	}
 	d->wall_start_ns = hs_wall_ns();
 	return 0;
 }
@@ -74,8 +93,8 @@ void hs_driver_close(struct hs_driver *d)
 		if (d->streams[i].id)
 			hc_stream_close(d->streams[i]);
 	hc_device_close(d->dev);
-	free(d->samples);
-	d->samples = NULL;
+	hs_plot_free(d->plot);
+	d->plot = NULL;
 }
 
 hc_status hs_event_failed(struct hs_driver *d, hc_status rc, const char *what)
@@ -106,12 +125,6 @@ hc_status hs_stream(struct hs_driver *d, uint32_t i, hc_stream *out)
 		rc = hs_event(d, hc_stream_open(d->dev, &d->streams[d->nstreams]), "stream_open");
 		if (rc != HC_OK)
 			return rc;
-		if (d->opt.layout.preset != HC_LAYOUT_DEFAULT) {
-			rc = hs_event(d, hc_install_memory_pools(d->streams[d->nstreams], &d->opt.layout),
-				      "install_memory_pools");
-			if (rc != HC_OK)
-				return rc;
-		}
 		d->nstreams++;
 	}
 	*out = d->streams[i];
@@ -128,19 +141,14 @@ uint32_t hs_stream_index(const struct hs_driver *d, hc_stream s)
 
 void hs_sample_record(struct hs_driver *d, uint32_t stream, const hc_memory_usage *u)
 {
-	uint64_t now = 0;
+	uint64_t now = 0, idle = 0;
 
-	if (d->nsamples == d->capsamples) {
-		size_t cap = d->capsamples ? d->capsamples * 2 : 1024;
-		struct hs_sample *s = realloc(d->samples, cap * sizeof(*s));
-		if (!s)
-			return;
-		d->samples = s;
-		d->capsamples = cap;
-	}
 	hc_device_now(d->dev, &now);
-	d->samples[d->nsamples++] = (struct hs_sample){ now, stream, u->bytes_in_use, u->bytes_reserved,
-							d->in_use, d->reserved };
+	/* The device line is what the peak figure measures: the streams'
+	 * reserved memory and the device's idle cache. */
+	(void)hc_device_idle_bytes(d->dev, &idle);
+	hs_plot_add(d->plot, now, stream, u->bytes_in_use, u->bytes_reserved, d->in_use,
+		    d->reserved + idle);
 }
 
 const char *const hs_call_names[HS_CALL_KINDS] = {
@@ -174,8 +182,10 @@ void hs_driver_report(struct hs_driver *d, const char *workload, struct hs_repor
 	memcpy(r->call, d->call, sizeof(r->call));
 	r->replay_wall_ns = wall;
 	r->replay_events_per_s = wall ? (double)d->events * 1e9 / (double)wall : 0.0;
+	r->opt = d->opt;
 	if (hc_device_info_get(d->dev, &info) == HC_OK) {
 		snprintf(r->backend, sizeof(r->backend), "%s", info.backend);
 		snprintf(r->device, sizeof(r->device), "%s", info.name);
+		r->capacity_bytes = info.total_memory;
 	}
 }

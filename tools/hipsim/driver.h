@@ -14,6 +14,7 @@
 #include <stdio.h>
 
 #include "hipcore/hipcore.h"
+#include "tools/hipsim/plot.h"
 
 /* As many as libhipcore opens on one device (HC_MAX_STREAMS), which a
  * replay needs (replay_event.h's HS_REV_MAX_STREAMS). */
@@ -25,9 +26,20 @@ struct hs_options {
 	uint64_t seed;
 	uint64_t capacity;
 	bool data_mode;
-	hc_pool_layout layout; /* installed on every stream */
+	/* The device's pool layout: installed on stream 0, which
+	 * hs_driver_open opens for it, and so every stream's. */
+	hc_pool_layout layout;
 	bool json;
 	const char *svg;
+	/* What the report records of how it was made (hs_report.opt): the
+	 * --pools value (NULL: default), the trace replayed (NULL: a built-in
+	 * workload, whose --steps and --streams follow), the device policy
+	 * (0 fields: the library's defaults). */
+	const char *pools;
+	const char *trace;
+	uint64_t steps;
+	uint32_t streams;
+	hc_policy policy;
 	/* Workload kernels: loaded from this image when set (NULL: the
 	 * simulator's built-in kernels), and launched with a 1 ns duration hint
 	 * instead of the workload's when no_kernel_time is set (hipsim validate
@@ -62,15 +74,6 @@ struct hs_call_time {
 	uint64_t calls, ns;
 };
 
-/* One sample for --svg: after an event on @stream, that stream's device
- * memory and the device totals. */
-struct hs_sample {
-	uint64_t t_ns;
-	uint32_t stream;
-	uint64_t in_use, reserved;	     /* the stream's */
-	uint64_t dev_in_use, dev_reserved; /* every stream's */
-};
-
 /* What the driver last saw of one stream's device memory. */
 struct hs_stream_use {
 	uint64_t in_use, reserved, padding;
@@ -98,8 +101,7 @@ struct hs_driver {
 	bool idle_seen;
 	uint64_t wall_start_ns;
 
-	struct hs_sample *samples; /* for --svg */
-	size_t nsamples, capsamples;
+	struct hs_plot *plot; /* for --svg: memory over time, decimated */
 	struct hs_call_time call[HS_CALL_KINDS]; /* opt.call_times */
 };
 
@@ -132,6 +134,8 @@ struct hs_report {
 	 * allocations of buffers it holds: counted, not failures (--strict
 	 * makes them failures). */
 	struct hs_midrun unknown_frees, live_allocs;
+	struct hs_options opt;   /* the options that produced the report */
+	uint64_t capacity_bytes; /* the device's memory */
 };
 
 int hs_driver_open(struct hs_driver *d, const struct hs_options *opt);
@@ -148,7 +152,7 @@ static inline hc_status hs_event(struct hs_driver *d, hc_status rc, const char *
 	d->events++;
 	return rc;
 }
-/* hs_sample's --svg half: appends the sample (out of line). */
+/* hs_sample's --svg half: adds the sample to the plot (out of line). */
 void hs_sample_record(struct hs_driver *d, uint32_t stream, const hc_memory_usage *u);
 /*
  * Samples memory after an event on stream @stream (dense index) that may
@@ -241,11 +245,17 @@ void hs_driver_report(struct hs_driver *d, const char *workload, struct hs_repor
 
 void hs_report_text(FILE *out, const struct hs_report *r);
 int hs_report_json(FILE *out, const struct hs_report *r);
-int hs_report_svg(const char *path, const struct hs_driver *d, const struct hs_report *r);
+/* The --svg plot of @d's samples to @f (svg.c draws it).  Return: 0, or -1
+ * when a write failed or the samples were incomplete (out of memory), with
+ * a message. */
+int hs_report_svg(FILE *f, const struct hs_driver *d, const struct hs_report *r);
+/* The options of @r in one line ("pools default, seed 1, ..."). */
+void hs_report_options(const struct hs_report *r, char *buf, size_t len);
 
 uint64_t hs_wall_ns(void);
 /* A non-negative number, decimal or 0x hex, with an optional K/M/G suffix
- * (powers of 1024); 0 on success, -1 when malformed or out of range. */
+ * (powers of 1024); 0 on success, -1 when malformed or out of range
+ * (options.c; hs_opt_number() says which, for an option's value). */
 int hs_parse_size(const char *s, uint64_t *out);
 
 #endif /* HIPSIM_DRIVER_H */

@@ -2,7 +2,8 @@
  * hipsim.h - what hipsim's subcommands share.
  *
  * Exit statuses: 0 ok, 1 the work ran but some operation failed (the report
- * names the first), 2 bad input or usage.
+ * names the first), 2 bad input or usage, or an output that could not be
+ * written (output.h).
  */
 #ifndef HIPSIM_HIPSIM_H
 #define HIPSIM_HIPSIM_H

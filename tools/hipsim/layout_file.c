@@ -4,7 +4,10 @@
  *
  * Line by line with a fixed buffer: a line longer than it is an error, not
  * a silent split.  Words are split on blanks; every error names the file
- * and line.
+ * and line.  What the library would refuse when the layout is installed
+ * (a sliced pool without a page, a slice larger than its page, a cap below
+ * one page or above 65535 pages) is refused here, at load, so that a bad
+ * file is a usage error with its line, not a failing event per stream.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -15,15 +18,29 @@
 
 #define LAYOUT_LINE_MAX 1024
 
+/* The keys, in the order messages list them; a kind takes some of them. */
+enum layout_key { K_PAGE, K_MAX_SLICE, K_CAP, K_MAX_ALLOC, K_RECLAIM_AT, K_DEALLOC_PERIOD, K_N };
+static const char *const key_names[K_N] = { "page",	  "max_slice",	 "cap",
+					    "max_alloc", "reclaim_at", "dealloc_period" };
+
 static const struct {
 	const char *name;
 	hc_pool_kind kind;
+	unsigned keys; /* 1 << enum layout_key for each key that applies */
+	const char *key_list;
+	const char *a_pool; /* for messages */
 } kinds[] = {
-	{ "exclusive", HC_POOL_EXCLUSIVE },
-	{ "direct", HC_POOL_DIRECT },
-	{ "sliced", HC_POOL_SLICED },
-	{ "persistent", HC_POOL_PERSISTENT },
+	{ "exclusive", HC_POOL_EXCLUSIVE, 1u << K_MAX_ALLOC | 1u << K_DEALLOC_PERIOD,
+	  "max_alloc, dealloc_period", "an exclusive pool" },
+	{ "direct", HC_POOL_DIRECT, 1u << K_RECLAIM_AT, "reclaim_at", "a direct pool" },
+	{ "sliced", HC_POOL_SLICED,
+	  1u << K_PAGE | 1u << K_MAX_SLICE | 1u << K_CAP | 1u << K_DEALLOC_PERIOD,
+	  "page, max_slice, cap, dealloc_period", "a sliced pool" },
 };
+
+/* Most pages a capped sliced pool may hold: the library's limit
+ * (core/pool.h, HC_MM_MAX_PAGES). */
+#define LAYOUT_MAX_PAGES 65535u
 
 /* A number with an optional K/M/G/T suffix.  Return: 0, or -1. */
 static int parse_size(const char *s, uint64_t *out)
@@ -51,22 +68,57 @@ static int parse_size(const char *s, uint64_t *out)
 	return 0;
 }
 
-/* The field of @p that key @k names, or NULL. */
-static uint64_t *field(hc_pool_spec *p, const char *k)
+/* The key named @k, or K_N. */
+static enum layout_key key_find(const char *k)
 {
-	if (strcmp(k, "page") == 0)
-		return &p->page_size;
-	if (strcmp(k, "max_slice") == 0)
-		return &p->max_slice_size;
-	if (strcmp(k, "cap") == 0)
-		return &p->max_pool_size;
-	if (strcmp(k, "max_alloc") == 0)
-		return &p->max_alloc_size;
-	if (strcmp(k, "reclaim_at") == 0)
-		return &p->reclaim_at;
-	if (strcmp(k, "dealloc_period") == 0)
-		return &p->dealloc_period;
-	return NULL;
+	for (int i = 0; i < K_N; i++)
+		if (strcmp(k, key_names[i]) == 0)
+			return (enum layout_key)i;
+	return K_N;
+}
+
+static uint64_t *key_field(hc_pool_spec *p, enum layout_key k)
+{
+	switch (k) {
+	case K_PAGE: return &p->page_size;
+	case K_MAX_SLICE: return &p->max_slice_size;
+	case K_CAP: return &p->max_pool_size;
+	case K_MAX_ALLOC: return &p->max_alloc_size;
+	case K_RECLAIM_AT: return &p->reclaim_at;
+	default: return &p->dealloc_period;
+	}
+}
+
+/* The rules the library checks when it installs a sliced pool
+ * (core/layout.c), here at load, where the file and line can be named. */
+static int check_sliced(const hc_pool_spec *p, const char *name, unsigned long lineno, char *err,
+			size_t errlen)
+{
+	if (p->page_size == 0) {
+		snprintf(err, errlen, "%s:%lu: a sliced pool needs page=SIZE, greater than 0", name,
+			 lineno);
+		return -1;
+	}
+	if (p->max_slice_size > p->page_size) {
+		snprintf(err, errlen,
+			 "%s:%lu: max_slice (%llu) is larger than page (%llu): a slice cannot span pages",
+			 name, lineno, (unsigned long long)p->max_slice_size,
+			 (unsigned long long)p->page_size);
+		return -1;
+	}
+	if (p->max_pool_size && p->max_pool_size < p->page_size) {
+		snprintf(err, errlen, "%s:%lu: cap (%llu) is smaller than page (%llu): no page fits",
+			 name, lineno, (unsigned long long)p->max_pool_size,
+			 (unsigned long long)p->page_size);
+		return -1;
+	}
+	if (p->max_pool_size / p->page_size > LAYOUT_MAX_PAGES) {
+		snprintf(err, errlen, "%s:%lu: cap spans %llu pages, more than the %u a pool can hold",
+			 name, lineno, (unsigned long long)(p->max_pool_size / p->page_size),
+			 LAYOUT_MAX_PAGES);
+		return -1;
+	}
+	return 0;
 }
 
 int hs_layout_parse(FILE *f, const char *name, hc_pool_spec *pools, size_t *n, char *err,
@@ -80,7 +132,8 @@ int hs_layout_parse(FILE *f, const char *name, hc_pool_spec *pools, size_t *n, c
 		char *save = NULL, *w, *hash;
 		hc_pool_spec *p;
 		size_t len = strlen(line);
-		int known = 0;
+		unsigned seen = 0;
+		int kind = -1;
 
 		lineno++;
 		if (len == sizeof(line) - 1 && line[len - 1] != '\n' && !feof(f)) {
@@ -102,38 +155,58 @@ int hs_layout_parse(FILE *f, const char *name, hc_pool_spec *pools, size_t *n, c
 		p = &pools[count];
 		memset(p, 0, sizeof(*p));
 		for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
-			if (strcmp(w, kinds[i].name) == 0) {
-				p->kind = kinds[i].kind;
-				known = 1;
-			}
-		if (!known) {
+			if (strcmp(w, kinds[i].name) == 0)
+				kind = (int)i;
+		if (kind < 0 && strcmp(w, "persistent") == 0) {
 			snprintf(err, errlen,
-				 "%s:%lu: unknown pool kind '%.64s' (exclusive, direct, sliced, persistent)",
-				 name, lineno, w);
+				 "%s:%lu: 'persistent' is not a layout pool: every stream has one, "
+				 "used between hc_memory_persistent_begin and _end (exclusive, direct, "
+				 "sliced)", name, lineno);
 			return -1;
 		}
+		if (kind < 0) {
+			snprintf(err, errlen,
+				 "%s:%lu: unknown pool kind '%.64s' (exclusive, direct, sliced)", name,
+				 lineno, w);
+			return -1;
+		}
+		p->kind = kinds[kind].kind;
 		while ((w = strtok_r(NULL, " \t\r\n", &save))) {
 			char *eq = strchr(w, '=');
-			uint64_t *dst;
+			enum layout_key k;
 
 			if (!eq) {
 				snprintf(err, errlen, "%s:%lu: '%.64s' is not KEY=VALUE", name, lineno, w);
 				return -1;
 			}
 			*eq = 0;
-			dst = field(p, w);
-			if (!dst) {
+			k = key_find(w);
+			if (k == K_N) {
 				snprintf(err, errlen,
 					 "%s:%lu: unknown key '%.64s' (page, max_slice, cap, max_alloc, "
 					 "reclaim_at, dealloc_period)", name, lineno, w);
 				return -1;
 			}
-			if (parse_size(eq + 1, dst) != 0) {
+			if (!(kinds[kind].keys & 1u << k)) {
+				snprintf(err, errlen,
+					 "%s:%lu: key '%s' does not apply to %s (its keys: %s)", name,
+					 lineno, key_names[k], kinds[kind].a_pool, kinds[kind].key_list);
+				return -1;
+			}
+			if (seen & 1u << k) {
+				snprintf(err, errlen, "%s:%lu: key '%s' given twice", name, lineno,
+					 key_names[k]);
+				return -1;
+			}
+			seen |= 1u << k;
+			if (parse_size(eq + 1, key_field(p, k)) != 0) {
 				snprintf(err, errlen, "%s:%lu: %s: '%.64s' is not a size", name, lineno, w,
 					 eq + 1);
 				return -1;
 			}
 		}
+		if (p->kind == HC_POOL_SLICED && check_sliced(p, name, lineno, err, errlen) != 0)
+			return -1;
 		count++;
 	}
 	if (ferror(f)) {

@@ -8,12 +8,20 @@
  *	exclusive max_alloc=256M
  *	direct reclaim_at=4G
  *
- * The first word is the kind (exclusive, direct, sliced, persistent); then
- * KEY=VALUE words: page, max_slice, cap, max_alloc, reclaim_at,
- * dealloc_period (the hc_pool_spec fields).  Values are decimal or 0x
- * hex with an optional K, M, G or T suffix (powers of 1024).  Blank lines
- * are skipped.  Whether the pools make a valid layout is for
- * hc_install_memory_pools() to say; the parser checks only the syntax.
+ * The first word is the kind; then KEY=VALUE words, each at most once,
+ * naming hc_pool_spec fields that apply to the kind:
+ *
+ *	exclusive  max_alloc, dealloc_period
+ *	direct     reclaim_at
+ *	sliced     page (required, > 0), max_slice (<= page), cap (0 or from
+ *	           one page to 65535 pages), dealloc_period
+ *
+ * There is no persistent kind: every stream has its persistent pool
+ * already (hc_memory_persistent_begin), and a layout cannot hold one.
+ * Values are decimal or 0x hex with an optional K, M, G or T suffix
+ * (powers of 1024).  Blank lines are skipped.  The parser refuses, with
+ * the file and line, what hc_install_memory_pools() would refuse, so that
+ * a bad file fails before the replay, not as one failing event per stream.
  */
 #ifndef HIPSIM_LAYOUT_FILE_H
 #define HIPSIM_LAYOUT_FILE_H
@@ -35,8 +43,9 @@
  * @err: receives "NAME:LINE: reason" on failure.
  *
  * Context: any thread.
- * Return: 0, or -1 with @err set (unknown kind or key, bad number, a line
- * too long, too many pools, no pool at all).
+ * Return: 0, or -1 with @err set (unknown kind or key, a key that does not
+ * apply to the kind or is given twice, a bad number, a sliced pool the
+ * library would refuse, a line too long, too many pools, no pool at all).
  */
 int hs_layout_parse(FILE *f, const char *name, hc_pool_spec *pools, size_t *n, char *err,
 		    size_t errlen);

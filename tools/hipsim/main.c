@@ -1,13 +1,16 @@
 /*
  * main.c - hipsim: what-if analysis of libhipcore pool layouts and policies.
  *
- * Subcommands live in their own files; this one only dispatches.
+ * Subcommands live in their own files; this one only dispatches, then
+ * checks that what the subcommand printed reached standard output (a full
+ * disk or a closed pipe is an error, exit 2, not a silent success).
  */
 #include <stdio.h>
 #include <string.h>
 
 #include "config.h"
 #include "tools/hipsim/hipsim.h"
+#include "tools/hipsim/output.h"
 
 static const struct subcommand {
 	const char *name;
@@ -31,7 +34,7 @@ static void usage(FILE *out)
 	fprintf(out, "\n`hipsim COMMAND --help` describes each command.\n");
 }
 
-int main(int argc, char **argv)
+static int dispatch(int argc, char **argv)
 {
 	if (argc < 2) {
 		usage(stderr);
@@ -51,4 +54,13 @@ int main(int argc, char **argv)
 	fprintf(stderr, "hipsim: unknown command '%s'\n", argv[1]);
 	usage(stderr);
 	return HIPSIM_EXIT_USAGE;
+}
+
+int main(int argc, char **argv)
+{
+	int status = dispatch(argc, argv);
+
+	if (hs_close_stdout() != 0)
+		return HIPSIM_EXIT_USAGE;
+	return status;
 }

@@ -35,6 +35,7 @@
 
 #include "tools/hipsim/driver.h"
 #include "tools/hipsim/hipsim.h"
+#include "tools/hipsim/options.h"
 #include "tools/hipsim/replay.h"
 #include "tools/hipsim/replay_event.h"
 
@@ -194,10 +195,8 @@ int hipsim_plan_main(int argc, char **argv)
 		switch (c) {
 		case 'f': format = optarg; break;
 		case 'c':
-			if (hs_parse_size(optarg, &capacity)) {
-				fprintf(stderr, "hipsim plan: '%s' is not a valid size\n", optarg);
+			if (hs_opt_capacity("plan", optarg, &capacity))
 				return HIPSIM_EXIT_USAGE;
-			}
 			break;
 		case 'h': plan_usage(stdout); return HIPSIM_EXIT_OK;
 		default: plan_usage(stderr); return HIPSIM_EXIT_USAGE;

@@ -33,6 +33,8 @@
 #include "tools/hipsim/layout_file.h"
 #include "tools/hipsim/idmap.h"
 #include "tools/hipsim/read_options.h"
+#include "tools/hipsim/options.h"
+#include "tools/hipsim/output.h"
 #include "tools/hipsim/replay.h"
 #include "tools/hipsim/replay_event.h"
 
@@ -57,7 +59,7 @@ static void replay_usage(FILE *out)
 		"  --flush-count N    drop-queue entries that trigger a flush\n"
 		"  --flush-bytes N    drop-queue bytes that trigger a flush\n"
 		"  --stage-max BYTES  largest write staged through pinned memory\n"
-		"  --profile FILE     simulator device profile\n"
+		"  --profile FILE     simulator device profile, or an installed one's name\n"
 		"  --capacity BYTES   simulated device memory\n"
 		"  --seed N           simulator seed\n"
 		"  --json             print the report as JSON\n"
@@ -288,6 +290,8 @@ static int device_open(struct hs_replay *r, struct hs_driver *d, const struct hs
 
 	if (hs_driver_open(d, opt) != 0)
 		return -1;
+	if (r->policy_set)
+		d->opt.policy = r->policy; /* for the report */
 	if (r->policy_set && (rc = hc_device_set_policy(d->dev, &r->policy)) != HC_OK) {
 		hc_error_info e;
 
@@ -526,9 +530,10 @@ int hipsim_replay_main(int argc, char **argv)
 	struct hs_replay *r;
 	struct hs_trace *t = NULL;
 	struct hs_report rep;
+	struct hs_output svg = { 0 };
 	struct hs_rev *ev;
 	hc_pool_spec pool_specs[HS_LAYOUT_MAX_POOLS];
-	char err[700];
+	char err[700], profile_path[4096];
 	int c, rc, status;
 
 	if (hs_read_options_init(&ro, err, sizeof(err)) != 0) {
@@ -541,23 +546,28 @@ int hipsim_replay_main(int argc, char **argv)
 		case 'f': format = optarg; break;
 		case 'X': strict = true; break;
 		case 'b': opt.backend = optarg; break;
-		case 'p': opt.profile = optarg; break;
+		case 'p': opt.profile = hs_profile_find(optarg, profile_path, sizeof(profile_path)); break;
 		case 'c':
-			if (hs_parse_size(optarg, &opt.capacity)) goto bad_number;
+			if (hs_opt_capacity("replay", optarg, &opt.capacity))
+				return HIPSIM_EXIT_USAGE;
 			break;
 		case 'S':
-			if (hs_parse_size(optarg, &opt.seed)) goto bad_number;
+			if (hs_opt_number("replay", "--seed", optarg, 0, UINT64_MAX, &opt.seed))
+				return HIPSIM_EXIT_USAGE;
 			break;
 		case 'C':
-			if (hs_parse_size(optarg, &pol.dq_max_count)) goto bad_number;
+			if (hs_opt_number("replay", "--flush-count", optarg, 0, UINT64_MAX, &pol.dq_max_count))
+				return HIPSIM_EXIT_USAGE;
 			set_policy = true;
 			break;
 		case 'B':
-			if (hs_parse_size(optarg, &pol.dq_max_bytes)) goto bad_number;
+			if (hs_opt_number("replay", "--flush-bytes", optarg, 0, UINT64_MAX, &pol.dq_max_bytes))
+				return HIPSIM_EXIT_USAGE;
 			set_policy = true;
 			break;
 		case 'M':
-			if (hs_parse_size(optarg, &pol.stage_max_bytes)) goto bad_number;
+			if (hs_opt_number("replay", "--stage-max", optarg, 0, UINT64_MAX, &pol.stage_max_bytes))
+				return HIPSIM_EXIT_USAGE;
 			set_policy = true;
 			break;
 		case 'P':
@@ -565,6 +575,7 @@ int hipsim_replay_main(int argc, char **argv)
 				fprintf(stderr, "hipsim replay: %s\n", err);
 				return HIPSIM_EXIT_USAGE;
 			}
+			opt.pools = optarg;
 			break;
 		case 'j': opt.json = true; break;
 		case 'g': opt.svg = optarg; break;
@@ -585,16 +596,18 @@ int hipsim_replay_main(int argc, char **argv)
 		return HIPSIM_EXIT_USAGE;
 	}
 	path = argv[optind];
+	opt.trace = path;
+	/* the plot's file before the replay: a bad path fails now, not after it */
+	if (opt.svg && hs_output_open(&svg, "replay", "--svg", opt.svg, false, false) != 0)
+		return HIPSIM_EXIT_USAGE;
 
+	status = HIPSIM_EXIT_USAGE;
 	r = malloc(sizeof(*r));
 	ev = malloc(sizeof(*ev));
 	if (!r || !ev) {
-		free(r);
-		free(ev);
 		fprintf(stderr, "hipsim replay: out of memory\n");
-		return HIPSIM_EXIT_USAGE;
+		goto out_free;
 	}
-	status = HIPSIM_EXIT_USAGE;
 	ro.format = format;
 	if (hs_trace_open_with(path, &ro, &t, err, sizeof(err)) != 0) {
 		fprintf(stderr, "hipsim replay: %s\n", err);
@@ -633,8 +646,12 @@ int hipsim_replay_main(int argc, char **argv)
 			"hipsim replay: allocations that failed when recorded: %" PRIu64
 			" failed here too, %" PRIu64 " succeeded\n",
 			r->alloc_failures_reproduced, r->alloc_failures_not_reproduced);
-	if (opt.svg && hs_report_svg(opt.svg, &r->d, &rep) != 0)
-		status = HIPSIM_EXIT_USAGE;
+	if (opt.svg) {
+		bool drawn = hs_report_svg(svg.f, &r->d, &rep) == 0;
+
+		if (hs_output_close(&svg) != 0 || !drawn)
+			status = HIPSIM_EXIT_USAGE;
+	}
 	if (opt.json)
 		hs_report_json(stdout, &rep);
 	else
@@ -643,11 +660,8 @@ int hipsim_replay_main(int argc, char **argv)
 out_trace:
 	hs_trace_close(t);
 out_free:
+	hs_output_abort(&svg); /* not written: a file it created goes */
 	free(ev);
 	free(r);
 	return status;
-
-bad_number:
-	fprintf(stderr, "hipsim replay: '%s' is not a valid number for this option\n", optarg);
-	return HIPSIM_EXIT_USAGE;
 }

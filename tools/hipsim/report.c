@@ -1,13 +1,17 @@
 /*
  * report.c - hipsim's outputs: a readable text report, JSON (jansson), and
- * an SVG plot of memory over virtual time, per stream and device-wide.  Text, JSON and SVG come from the
- * same struct hs_report, so they always agree.
+ * an SVG plot of memory over virtual time, per stream and device-wide
+ * (drawn by svg.c).  Text, JSON and SVG come from the same struct
+ * hs_report, so they always agree, and each records the options that
+ * produced it, so that two reports can be told apart (hipsim compare).
  */
 #include <inttypes.h>
 #include <jansson.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "tools/hipsim/driver.h"
+#include "tools/hipsim/svg.h"
 
 static void bytes_str(char *buf, size_t len, uint64_t b)
 {
@@ -41,8 +45,42 @@ static json_t *midrun_json(const struct hs_midrun *m)
 			 m->first_line ? json_integer((json_int_t)m->first_line) : json_null());
 }
 
+/* "default" for a policy field left to the library (0), else the number. */
+static const char *policy_str(char *buf, size_t len, uint64_t v)
+{
+	if (!v)
+		return "default";
+	snprintf(buf, len, "%" PRIu64, v);
+	return buf;
+}
+
+void hs_report_options(const struct hs_report *r, char *buf, size_t len)
+{
+	const struct hs_options *o = &r->opt;
+	char cap[32], n[3][24];
+	int w;
+
+	bytes_str(cap, sizeof(cap), r->capacity_bytes);
+	w = snprintf(buf, len, "pools %s, seed %" PRIu64 ", profile %s, capacity %s, backend %s%s",
+		     o->pools ? o->pools : "default", o->seed, o->profile ? o->profile : "built-in",
+		     cap, o->backend ? o->backend : "sim", o->data_mode ? ", data mode" : "");
+	if (w < 0 || (size_t)w >= len)
+		return;
+	if (o->trace)
+		w += snprintf(buf + w, len - (size_t)w,
+			      ", flush-count %s, flush-bytes %s, stage-max %s",
+			      policy_str(n[0], sizeof(n[0]), o->policy.dq_max_count),
+			      policy_str(n[1], sizeof(n[1]), o->policy.dq_max_bytes),
+			      policy_str(n[2], sizeof(n[2]), o->policy.stage_max_bytes));
+	else
+		w += snprintf(buf + w, len - (size_t)w, ", steps %" PRIu64 ", streams %" PRIu32,
+			      o->steps, o->streams);
+}
+
 void hs_report_text(FILE *out, const struct hs_report *r)
 {
+	char opts[1024];
+
 	char a[32], b[32], c[32], h[32], dd[32];
 
 	bytes_str(a, sizeof(a), r->peak_in_use_bytes);
@@ -50,7 +88,10 @@ void hs_report_text(FILE *out, const struct hs_report *r)
 	bytes_str(c, sizeof(c), r->padding_bytes_peak);
 	bytes_str(h, sizeof(h), r->stats.bytes_h2d);
 	bytes_str(dd, sizeof(dd), r->stats.bytes_d2h);
-	fprintf(out, "hipsim report: workload %s on %s (%s)\n", r->workload, r->backend, r->device);
+	hs_report_options(r, opts, sizeof(opts));
+	fprintf(out, "hipsim report: %s %s on %s (%s)\n", r->opt.trace ? "trace" : "workload",
+		r->workload, r->backend, r->device);
+	fprintf(out, "  options .............. %s\n", opts);
 	fprintf(out, "  events ............... %" PRIu64 " on %" PRIu64 " streams\n", r->events,
 		r->streams);
 	fprintf(out, "  predicted time ....... %.3f ms (virtual)\n", (double)r->predicted_ns / 1e6);
@@ -85,6 +126,35 @@ void hs_report_text(FILE *out, const struct hs_report *r)
 		fprintf(out, "  partial .............. yes: %s\n", r->partial_reason);
 }
 
+/* The options that produced @r (hipsim compare lists the ones that differ). */
+static json_t *options_json(const struct hs_report *r)
+{
+	const struct hs_options *o = &r->opt;
+	json_t *j = json_object();
+
+	if (!j)
+		return json_null();
+	if (o->trace)
+		json_object_set_new(j, "trace", json_string(o->trace));
+	else
+		json_object_set_new(j, "workload", json_string(r->workload));
+	json_object_set_new(j, "backend", json_string(o->backend ? o->backend : "sim"));
+	json_object_set_new(j, "profile", json_string(o->profile ? o->profile : "built-in"));
+	json_object_set_new(j, "capacity_bytes", json_integer((json_int_t)r->capacity_bytes));
+	json_object_set_new(j, "seed", json_integer((json_int_t)o->seed));
+	json_object_set_new(j, "data_mode", json_boolean(o->data_mode));
+	json_object_set_new(j, "pools", json_string(o->pools ? o->pools : "default"));
+	if (o->trace) {
+		json_object_set_new(j, "flush_count", json_integer((json_int_t)o->policy.dq_max_count));
+		json_object_set_new(j, "flush_bytes", json_integer((json_int_t)o->policy.dq_max_bytes));
+		json_object_set_new(j, "stage_max", json_integer((json_int_t)o->policy.stage_max_bytes));
+	} else {
+		json_object_set_new(j, "steps", json_integer((json_int_t)o->steps));
+		json_object_set_new(j, "streams", json_integer((json_int_t)o->streams));
+	}
+	return j;
+}
+
 int hs_report_json(FILE *out, const struct hs_report *r)
 {
 	json_t *o = json_object();
@@ -95,6 +165,7 @@ int hs_report_json(FILE *out, const struct hs_report *r)
 	json_object_set_new(o, "workload", json_string(r->workload));
 	json_object_set_new(o, "backend", json_string(r->backend));
 	json_object_set_new(o, "device", json_string(r->device));
+	json_object_set_new(o, "options", options_json(r));
 	json_object_set_new(o, "events", json_integer((json_int_t)r->events));
 	json_object_set_new(o, "streams", json_integer((json_int_t)r->streams));
 	json_object_set_new(o, "peak_in_use_bytes", json_integer((json_int_t)r->peak_in_use_bytes));
@@ -135,127 +206,16 @@ int hs_report_json(FILE *out, const struct hs_report *r)
 	return rc;
 }
 
-/* One step polyline: @stream's samples (or the device totals when @stream
- * is HS_MAX_STREAMS), in use or reserved. */
-static void svg_line(FILE *f, const struct hs_driver *d, uint32_t stream, int reserved,
-		     const char *style, double x0, double w, double y0, double h, uint64_t tmax,
-		     uint64_t ymax)
+int hs_report_svg(FILE *f, const struct hs_driver *d, const struct hs_report *r)
 {
-	double px = x0, py = y0;
-	int any = 0;
+	char title[1400], opts[1024];
 
-	for (size_t i = 0; i < d->nsamples; i++) {
-		const struct hs_sample *p = &d->samples[i];
-		uint64_t v;
-		double x, y;
-
-		if (stream < HS_MAX_STREAMS && p->stream != stream)
-			continue;
-		if (stream < HS_MAX_STREAMS)
-			v = reserved ? p->reserved : p->in_use;
-		else
-			v = reserved ? p->dev_reserved : p->dev_in_use;
-		x = x0 + w * (double)p->t_ns / (double)tmax;
-		y = y0 - h * (double)v / (double)ymax;
-		if (!any++)
-			fprintf(f, "<polyline fill=\"none\" %s points=\"%.1f,%.1f", style, x0, y0);
-		fprintf(f, " %.1f,%.1f %.1f,%.1f", x, py, x, y); /* a step */
-		px = x;
-		py = y;
-	}
-	if (any)
-		fprintf(f, " %.1f,%.1f\"/>\n", px > x0 + w ? px : x0 + w, py);
-}
-
-/*
- * The plot: device totals (in use, reserved) in black and grey, then each
- * stream's in use (solid) and reserved (dashed) in the stream's colour; a
- * legend on the right.  Only integers and %.1f coordinates from the samples
- * go in, so the same samples give the same bytes.
- */
-int hs_report_svg(const char *path, const struct hs_driver *d, const struct hs_report *r)
-{
-	static const char *const palette[] = { "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728",
-					       "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
-					       "#bcbd22", "#17becf" };
-	const double W = 1080, H = 520, L = 90, R = 180, T = 40, B = 60;
-	const double pw = W - L - R, ph = H - T - B;
-	uint64_t tmax = 1, ymax = 1;
-	char style[128];
-	FILE *f = fopen(path, "w");
-
-	if (!f) {
-		perror(path);
+	if (!d->plot || d->plot->oom) {
+		fprintf(stderr, "hipsim: no host memory for the --svg plot\n");
 		return -1;
 	}
-	for (size_t i = 0; i < d->nsamples; i++) {
-		if (d->samples[i].t_ns > tmax)
-			tmax = d->samples[i].t_ns;
-		if (d->samples[i].dev_reserved > ymax)
-			ymax = d->samples[i].dev_reserved;
-	}
-	fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
-		   "font-family=\"sans-serif\" font-size=\"12\">\n", W, H);
-	fprintf(f, "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n");
-	fprintf(f, "<text x=\"%.0f\" y=\"20\" font-size=\"14\">hipsim: %s on %s — device memory per "
-		   "stream over virtual time</text>\n", L, r->workload, r->backend);
-	fprintf(f, "<line x1=\"%.0f\" y1=\"%.0f\" x2=\"%.0f\" y2=\"%.0f\" stroke=\"black\"/>\n", L,
-		H - B, L + pw, H - B);
-	fprintf(f, "<line x1=\"%.0f\" y1=\"%.0f\" x2=\"%.0f\" y2=\"%.0f\" stroke=\"black\"/>\n", L, T,
-		L, H - B);
-	for (int k = 0; k <= 4; k++) {
-		double y = H - B - ph * k / 4.0, x = L + pw * k / 4.0;
-
-		fprintf(f, "<line x1=\"%.0f\" y1=\"%.1f\" x2=\"%.0f\" y2=\"%.1f\" stroke=\"#dddddd\"/>\n",
-			L, y, L + pw, y);
-		fprintf(f, "<text x=\"%.0f\" y=\"%.1f\" text-anchor=\"end\">%.1f MiB</text>\n", L - 6,
-			y + 4, (double)ymax * k / 4.0 / 1048576.0);
-		fprintf(f, "<text x=\"%.1f\" y=\"%.0f\" text-anchor=\"middle\">%.3f ms</text>\n", x,
-			H - B + 18, (double)tmax * k / 4.0 / 1e6);
-	}
-	fprintf(f, "<text x=\"%.0f\" y=\"%.0f\" text-anchor=\"middle\">virtual time</text>\n",
-		L + pw / 2, H - 15);
-	fprintf(f, "<text transform=\"translate(16,%.0f) rotate(-90)\" text-anchor=\"middle\">device "
-		   "memory</text>\n", T + ph / 2);
-
-	svg_line(f, d, HS_MAX_STREAMS, 1, "stroke=\"#999999\" stroke-width=\"2\"", L, pw, H - B, ph,
-		 tmax, ymax);
-	svg_line(f, d, HS_MAX_STREAMS, 0, "stroke=\"black\" stroke-width=\"2\"", L, pw, H - B, ph,
-		 tmax, ymax);
-	for (uint32_t s = 0; s < d->nstreams; s++) {
-		const char *c = palette[s % (sizeof(palette) / sizeof(palette[0]))];
-
-		snprintf(style, sizeof(style), "stroke=\"%s\" stroke-width=\"1\" stroke-dasharray=\"4 3\"", c);
-		svg_line(f, d, s, 1, style, L, pw, H - B, ph, tmax, ymax);
-		snprintf(style, sizeof(style), "stroke=\"%s\" stroke-width=\"1.2\"", c);
-		svg_line(f, d, s, 0, style, L, pw, H - B, ph, tmax, ymax);
-	}
-
-	/* Legend. */
-	{
-		double x = L + pw + 12, y = T + 4;
-
-		fprintf(f, "<line x1=\"%.0f\" y1=\"%.0f\" x2=\"%.0f\" y2=\"%.0f\" stroke=\"black\" "
-			   "stroke-width=\"2\"/><text x=\"%.0f\" y=\"%.0f\">device in use</text>\n",
-			x, y, x + 20, y, x + 26, y + 4);
-		y += 16;
-		fprintf(f, "<line x1=\"%.0f\" y1=\"%.0f\" x2=\"%.0f\" y2=\"%.0f\" stroke=\"#999999\" "
-			   "stroke-width=\"2\"/><text x=\"%.0f\" y=\"%.0f\">device reserved</text>\n",
-			x, y, x + 20, y, x + 26, y + 4);
-		y += 16;
-		fprintf(f, "<text x=\"%.0f\" y=\"%.0f\">streams: solid in use, dashed reserved</text>\n",
-			x, y + 4);
-		for (uint32_t s = 0; s < d->nstreams && s < 24; s++) {
-			y += 16;
-			fprintf(f, "<line x1=\"%.0f\" y1=\"%.0f\" x2=\"%.0f\" y2=\"%.0f\" stroke=\"%s\" "
-				   "stroke-width=\"2\"/><text x=\"%.0f\" y=\"%.0f\">stream %u</text>\n",
-				x, y, x + 20, y, palette[s % (sizeof(palette) / sizeof(palette[0]))],
-				x + 26, y + 4, s);
-		}
-		if (d->nstreams > 24)
-			fprintf(f, "<text x=\"%.0f\" y=\"%.0f\">… %u streams in all</text>\n", x,
-				y + 20, d->nstreams);
-	}
-	fprintf(f, "</svg>\n");
-	return fclose(f) == 0 ? 0 : -1;
+	hs_report_options(r, opts, sizeof(opts));
+	snprintf(title, sizeof(title), "hipsim: %s on %s (%s): device memory over virtual time",
+		 r->workload, r->backend, r->device);
+	return hs_svg_write(f, d->plot, d->nstreams, r->predicted_ns, title, opts);
 }

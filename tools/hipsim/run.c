@@ -13,6 +13,8 @@
 #include "tools/hipsim/driver.h"
 #include "tools/hipsim/hipsim.h"
 #include "tools/hipsim/layout_file.h"
+#include "tools/hipsim/options.h"
+#include "tools/hipsim/output.h"
 #include "tools/hipsim/workloads.h"
 
 static void run_usage(FILE *out)
@@ -24,9 +26,10 @@ static void run_usage(FILE *out)
 		"  --steps N         workload steps (default 200)\n"
 		"  --streams N       streams to spread work over (default 4, at most %d)\n"
 		"  --backend NAME    sim (default), hip, auto\n"
-		"  --profile FILE    simulator device profile (default: built-in H200)\n"
+		"  --profile FILE    simulator device profile, or an installed one's name (default:\n"
+		"                    built-in H200)\n"
 		"  --capacity BYTES  simulated device memory\n"
-		"  --seed N          seed of the workload's sizes and the simulator's jitter\n"
+		"  --seed N          seed of the workload's sizes and the simulator's jitter (default 1)\n"
 		"  --data            simulator data mode: real bytes behind device memory\n"
 		"  --pools NAME|FILE default (= workload), workload, subslices, exclusive, or a layout file\n"
 		"  --json            print the report as JSON\n"
@@ -51,9 +54,10 @@ int hipsim_run_main(int argc, char **argv)
 	const struct workload *w;
 	struct hs_driver d;
 	struct hs_report r;
+	struct hs_output svg;
 	uint64_t v;
 	hc_pool_spec pool_specs[HS_LAYOUT_MAX_POOLS];
-	char err[600];
+	char err[600], profile_path[4096];
 	int c, status;
 
 	optind = 1;
@@ -61,26 +65,30 @@ int hipsim_run_main(int argc, char **argv)
 		switch (c) {
 		case 'w': workload = optarg; break;
 		case 'n':
-			if (hs_parse_size(optarg, &wp.steps)) goto bad_number;
+			if (hs_opt_number("run", "--steps", optarg, 1, HS_MAX_STEPS, &wp.steps))
+				return HIPSIM_EXIT_USAGE;
 			break;
 		case 's':
-			if (hs_parse_size(optarg, &v) || v == 0 || v > HS_MAX_STREAMS) goto bad_number;
+			if (hs_opt_number("run", "--streams", optarg, 1, HS_MAX_STREAMS, &v))
+				return HIPSIM_EXIT_USAGE;
 			wp.streams = (uint32_t)v;
 			break;
 		case 'b': opt.backend = optarg; break;
-		case 'p': opt.profile = optarg; break;
+		case 'p': opt.profile = hs_profile_find(optarg, profile_path, sizeof(profile_path)); break;
 		case 'c':
-			if (hs_parse_size(optarg, &opt.capacity)) goto bad_number;
+			if (hs_opt_capacity("run", optarg, &opt.capacity))
+				return HIPSIM_EXIT_USAGE;
 			break;
 		case 'S':
-			if (hs_parse_size(optarg, &wp.seed)) goto bad_number;
-			opt.seed = wp.seed;
+			if (hs_opt_number("run", "--seed", optarg, 0, UINT64_MAX, &wp.seed))
+				return HIPSIM_EXIT_USAGE;
 			break;
 		case 'P':
 			if (hs_pools_option(optarg, &opt.layout, pool_specs, err, sizeof(err)) != 0) {
 				fprintf(stderr, "hipsim run: %s\n", err);
 				return HIPSIM_EXIT_USAGE;
 			}
+			opt.pools = optarg;
 			break;
 		case 'j': opt.json = true; break;
 		case 'D': opt.data_mode = true; break;
@@ -98,21 +106,30 @@ int hipsim_run_main(int argc, char **argv)
 		fprintf(stderr, "hipsim run: unknown workload '%s' (try --help)\n", workload);
 		return HIPSIM_EXIT_USAGE;
 	}
-	if (hs_driver_open(&d, &opt) != 0)
+	/* the plot's file before the run: a bad path fails now, not after it */
+	if (opt.svg && hs_output_open(&svg, "run", "--svg", opt.svg, false, false) != 0)
 		return HIPSIM_EXIT_USAGE;
+	opt.steps = wp.steps;
+	opt.streams = wp.streams;
+	opt.seed = wp.seed; /* the workload's and the simulator's, as validate does */
+	if (hs_driver_open(&d, &opt) != 0) {
+		if (opt.svg)
+			hs_output_abort(&svg);
+		return HIPSIM_EXIT_USAGE;
+	}
 	w->run(&d, &wp);
 	hs_driver_report(&d, w->name, &r);
 	status = r.failures ? HIPSIM_EXIT_FAILED : HIPSIM_EXIT_OK;
-	if (opt.svg && hs_report_svg(opt.svg, &d, &r) != 0)
-		status = HIPSIM_EXIT_USAGE;
+	if (opt.svg) {
+		bool drawn = hs_report_svg(svg.f, &d, &r) == 0;
+
+		if (hs_output_close(&svg) != 0 || !drawn)
+			status = HIPSIM_EXIT_USAGE;
+	}
 	hs_driver_close(&d);
 	if (opt.json)
 		hs_report_json(stdout, &r);
 	else
 		hs_report_text(stdout, &r);
 	return status;
-
-bad_number:
-	fprintf(stderr, "hipsim run: '%s' is not a valid number for this option\n", optarg);
-	return HIPSIM_EXIT_USAGE;
 }

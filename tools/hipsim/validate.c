@@ -37,6 +37,7 @@
 #include "tools/hipsim/calibrate.h"
 #include "tools/hipsim/driver.h"
 #include "tools/hipsim/hipsim.h"
+#include "tools/hipsim/options.h"
 #include "tools/hipsim/workloads.h"
 
 #define VALIDATE_MAX_OPS 32
@@ -354,6 +355,7 @@ int hipsim_validate_main(int argc, char **argv)
 	};
 	struct workload_params wp = { .steps = 200, .streams = 4, .seed = 1 };
 	const char *profile = NULL, *workload = "all", *measured = "hip";
+	char profile_path[4096];
 	const char *names[4];
 	size_t nnames = 0;
 	bool json = false, call_times = false;
@@ -366,25 +368,29 @@ int hipsim_validate_main(int argc, char **argv)
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-		char *end;
-		unsigned long long v = 0;
-		if (c == 'n' || c == 's' || c == 'S' || c == 'r') {
-			v = strtoull(optarg, &end, 0);
-			if (!*optarg || *optarg == '-' || *end ||
-			    (c == 's' && (v == 0 || v > HS_MAX_STREAMS)) ||
-			    (c == 'r' && (v == 0 || v > 63))) {
-				fprintf(stderr, "hipsim validate: '%s' is not a valid number here\n",
-					optarg);
-				return HIPSIM_EXIT_USAGE;
-			}
-		}
+		uint64_t v = 0;
+
 		switch (c) {
-		case 'p': profile = optarg; break;
+		case 'p': profile = hs_profile_find(optarg, profile_path, sizeof(profile_path)); break;
 		case 'w': workload = optarg; break;
-		case 'n': wp.steps = v; break;
-		case 's': wp.streams = (uint32_t)v; break;
-		case 'S': wp.seed = v; break;
-		case 'r': repeats = (unsigned)v; break;
+		case 'n':
+			if (hs_opt_number("validate", "--steps", optarg, 1, HS_MAX_STEPS, &wp.steps))
+				return HIPSIM_EXIT_USAGE;
+			break;
+		case 's':
+			if (hs_opt_number("validate", "--streams", optarg, 1, HS_MAX_STREAMS, &v))
+				return HIPSIM_EXIT_USAGE;
+			wp.streams = (uint32_t)v;
+			break;
+		case 'S':
+			if (hs_opt_number("validate", "--seed", optarg, 0, UINT64_MAX, &wp.seed))
+				return HIPSIM_EXIT_USAGE;
+			break;
+		case 'r':
+			if (hs_opt_number("validate", "--repeats", optarg, 1, 63, &v))
+				return HIPSIM_EXIT_USAGE;
+			repeats = (unsigned)v;
+			break;
 		case 'j': json = true; break;
 		case 'C': call_times = true; break;
 		case 'm':

@@ -6,6 +6,10 @@
 
 #include "tools/hipsim/driver.h"
 
+/* --steps at most: a service step is about 7 events, a training step some
+ * hundreds, so this bounds a run at minutes to hours, not forever. */
+#define HS_MAX_STEPS 10000000ull
+
 struct workload_params {
 	uint64_t steps;
 	uint32_t streams;
