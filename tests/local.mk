@@ -55,8 +55,9 @@ check_PROGRAMS += tests/check_torch
 TESTS += tests/check_torch
 tests_check_torch_SOURCES = tests/check_torch.c tests/torch_plugin.h
 tests_check_torch_CFLAGS = $(TEST_CFLAGS)
+tests_check_torch_CPPFLAGS = $(AM_CPPFLAGS)
 if HIPCORE_HIP
-tests_check_torch_CPPFLAGS = $(AM_CPPFLAGS) -DHC_TEST_WITH_HIP
+tests_check_torch_CPPFLAGS += -DHC_TEST_WITH_HIP
 endif
 tests_check_torch_LDADD = libhipcore.la $(CHECK_LIBS) -ldl
 EXTRA_tests_check_torch_DEPENDENCIES = libhipcore-torch.la tests/fake_cudart.la
