@@ -150,7 +150,7 @@ int main(void)
 	/* A 16 MiB pair (direct pool): with one stream, an exact-size hit in
 	 * the stream's own cache; with a second stream open, the freed
 	 * allocation goes to the device's idle cache behind a fence and the
-	 * next request adopts it (core/idle.h). */
+	 * next request adopts it (core/pool/idle.h). */
 	emit("large_pair_ns_one_stream", bench_api_pair(s, 16 * HC_MIB), "cudaMalloc_pair_h200",
 	     77000.0);
 	{

@@ -1,7 +1,7 @@
 /*
  * graph.c - graph capture: prepare -> begin -> end, then replay and destroy.
  *
- * Capture follows the stream's state machine (core/capture.c): a rejected
+ * Capture follows the stream's state machine (core/queue/capture.c): a rejected
  * call returns HC_ERR_STATE and changes nothing.
  *
  *  prepare  forces persistent mode on both memory managers and starts

@@ -9,10 +9,8 @@ libhipcore_internal_la_SOURCES += \
 	core/staging.c \
 	core/device.c \
 	core/stream.c \
-	core/idle.h \
-	core/idle.c \
 	core/buffer.c \
-	core/memory.c \
+	core/pools.c \
 	core/kernel.c \
 	core/graph.c \
 	core/errtrack.h \
@@ -30,5 +28,5 @@ libhipcore_internal_la_SOURCES += \
 	core/policy.c \
 	core/trace_order.h \
 	core/trace_order.c
-include core/pools.mk
-include core/queues.mk
+include core/pool/local.mk
+include core/queue/local.mk

@@ -37,7 +37,7 @@ static void capture_note_memop(struct hc_strm *st)
 }
 
 /*
- * Device storage goes through the device's idle cache (core/idle.h): a
+ * Device storage goes through the device's idle cache (core/pool/idle.h): a
  * page first comes from memory another pool of the device released (any
  * stream; a device-side wait on that stream's fence when needed), and a
  * released page waits there, behind a fence of this stream, for the next

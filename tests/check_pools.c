@@ -1,5 +1,5 @@
 /*
- * check_pools.c - the memory manager (core/pool.h) over a fake storage.
+ * check_pools.c - the memory manager (core/pool/pool.h) over a fake storage.
  *
  * The storage hands out fake, non-overlapping addresses and counts
  * allocations, frees and live bytes, and can refuse on demand, so every
@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/pool.h"
+#include "core/pool/pool.h"
 
 #define KIB ((uint64_t)1024)
 #define MIB (1024 * KIB)

@@ -1,5 +1,5 @@
 /*
- * pool_persistent.c - exact-fit slices for persistent windows and capture.
+ * persistent.c - exact-fit slices for persistent windows and capture.
  *
  * Each slice owns one storage allocation of its effective size, and a free
  * slice is reused only by a request of the same effective size, the oldest
@@ -12,7 +12,7 @@
 #include <stdlib.h>
 
 #include "core/internal.h"
-#include "core/pool_internal.h"
+#include "core/pool/pool_internal.h"
 
 void hc_persistent_init(struct hc_pool *p, uint64_t max_page_size, uint64_t align)
 {

@@ -1,5 +1,5 @@
 /*
- * pool_sliced.c - fixed-size pages carved first-fit into slices.
+ * sliced.c - fixed-size pages carved first-fit into slices.
  *
  * Each page is a list of slices in offset order; a new page starts as one
  * free slice.  A reservation of effective size E (size + alignment padding)
@@ -43,7 +43,7 @@
  * differ, and the presets never route size 0 to a sliced pool.
  */
 #include "core/internal.h"
-#include "core/pool_internal.h"
+#include "core/pool/pool_internal.h"
 
 #define SLICE_OF(n) ((struct hc_slice *)(n))
 

@@ -20,7 +20,7 @@
  *    many small tensors share pages, as in PyTorch's small pool), and a
  *    direct pool for everything larger whose reclaim watermark is its own
  *    peak in-use (HC_RECLAIM_AT_PEAK) and which splits its storage
- *    allocations best-fit (core/pool_split.c, turned on here only: an
+ *    allocations best-fit (core/pool/split.c, turned on here only: an
  *    explicit direct pool stays exact-size): a request takes the smallest
  *    cached free block that fits, frees coalesce, and a miss that would take
  *    the pool above the highest demand it has seen first releases wholly
@@ -50,7 +50,7 @@
 #include <string.h>
 
 #include "core/internal.h"
-#include "core/pool_internal.h"
+#include "core/pool/pool_internal.h"
 
 #define MIB (1024ull * 1024ull)
 #define GIB (1024ull * MIB)
@@ -191,7 +191,7 @@ static hc_status workload(uint64_t align, struct hc_layout **out)
 	memset(s, 0, sizeof(*s));
 	s->kind = HC_POOL_DIRECT;
 	s->reclaim_at = HC_RECLAIM_AT_PEAK;
-	l->split = l->n; /* best fit with splitting: pool_split.c */
+	l->split = l->n; /* best fit with splitting: split.c */
 	*out = l;
 	return HC_OK;
 }

@@ -1,5 +1,5 @@
 /*
- * pool_exclusive.c - one slice per page, pages sized by a running average.
+ * exclusive.c - one slice per page, pages sized by a running average.
  *
  * A page holds exactly one slice (upstream wrote it for wgpu, where a buffer
  * must not be bound both read-only and read-write).  Every reservation
@@ -23,7 +23,7 @@
 #include <string.h>
 
 #include "core/internal.h"
-#include "core/pool_internal.h"
+#include "core/pool/pool_internal.h"
 
 #define ALLOC_AFTER_FREE 5u
 #define SIZE_AVG_DECAY 0.01

@@ -1,8 +1,9 @@
 /*
- * memory.c - the public face of the pools: usage, reports, cleanup,
- * persistent windows and hc_install_memory_pools.
+ * pools.c - the public calls on a stream's pools: usage, reports, cleanup,
+ * persistent windows, the device's idle memory and limit, and
+ * hc_install_memory_pools.
  *
- * The pools themselves are core/pool_*.c behind core/pool.h; this file only
+ * The pools themselves are core/pool/ behind core/pool/pool.h; this file only
  * resolves handles, takes the right locks and keeps the device's layout for
  * streams opened later.
  */

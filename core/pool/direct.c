@@ -1,5 +1,5 @@
 /*
- * pool_direct.c - one storage allocation per slice, exact-size reuse.
+ * direct.c - one storage allocation per slice, exact-size reuse.
  *
  * Every slice owns an allocation of exactly its effective size (size plus
  * alignment padding), so the only waste is padding.  A free slice is reused
@@ -36,7 +36,7 @@
 #include <stdlib.h>
 
 #include "core/internal.h"
-#include "core/pool_internal.h"
+#include "core/pool/pool_internal.h"
 
 void hc_direct_init(struct hc_pool *p, const hc_pool_spec *spec, uint64_t align)
 {

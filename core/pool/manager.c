@@ -1,5 +1,5 @@
 /*
- * memory_manager.c - routing between pools, modes, capture, usage, reports.
+ * manager.c - routing between pools, modes, capture, usage, reports.
  *
  * A manager holds the dynamic pools of its layout, in routing order, and one
  * persistent pool.  A reservation first counts itself and runs the periodic
@@ -29,7 +29,7 @@
 #include <string.h>
 
 #include "core/internal.h"
-#include "core/pool_internal.h"
+#include "core/pool/pool_internal.h"
 
 #define SLAB_CHUNK 1024
 
@@ -290,7 +290,7 @@ void hc_pool_page_drop(struct hc_pool *p, struct hc_page *pg)
  * pseudo-random priority sequence (an insert draws one), which shapes the
  * tree but not what any search finds.
  *
- * Why the reuse is exact, for the split pool (pool_split.c).  X as above,
+ * Why the reuse is exact, for the split pool (split.c).  X as above,
  * E = size + padding, s at offset o.  hc_split_park parks only when, in X:
  *  (a) E is the request's effective size (no remainder was kept as
  *      padding for want of a record);

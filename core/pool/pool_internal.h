@@ -1,7 +1,7 @@
 /*
  * pool_internal.h - what the pool files share: the free tree, slices, pages
- * and the per-kind pool operations.  Only core/pool_*.c, core/free_tree.c
- * and core/memory_manager.c include it.
+ * and the per-kind pool operations.  Only the files of core/pool/ include
+ * it.
  *
  * Glossary: a *page* is one storage allocation; a *slice* is a byte range of
  * a page (sliced pools hold many per page, the other kinds exactly one); a
@@ -10,7 +10,7 @@
 #ifndef HIPCORE_CORE_POOL_INTERNAL_H
 #define HIPCORE_CORE_POOL_INTERNAL_H
 
-#include "core/pool.h"
+#include "core/pool/pool.h"
 
 /* free_tree.c: a treap ordered by (k1, k2) with subtree max of val. */
 struct hc_tnode {
@@ -126,7 +126,7 @@ struct hc_pool {
 	uint64_t next_seq;         /* persistent: creation order; split: free stamps */
 	uint64_t used_peak;        /* direct: peak of in-use + padding bytes */
 	struct hc_mm_shared *shared; /* direct at peak: device-wide figures, or NULL */
-	bool split;                /* direct: best-fit split segments (pool_split.c) */
+	bool split;                /* direct: best-fit split segments (split.c) */
 	bool capacity_warned;
 };
 
@@ -139,7 +139,7 @@ static inline uint64_t hc_pad(uint64_t size, uint64_t align)
 	return (align - size % align) % align;
 }
 
-/* memory_manager.c: services for the pool files */
+/* manager.c: services for the pool files */
 struct hc_slice *hc_mm_slice_new(struct hc_mm *mm);
 void hc_mm_slice_put(struct hc_mm *mm, struct hc_slice *s);
 hc_status hc_mm_storage_alloc(struct hc_mm *mm, uint64_t size, uint64_t *addr);
@@ -150,7 +150,7 @@ struct hc_slice *hc_pool_take_exact(struct hc_pool *p, uint64_t size);
 
 /* The usage counters of a reservation of @s: hc_pool_mark_used but for
  * the page's live count and largest_alloc, which a parked reuse knows
- * without testing (memory_manager.c, park_take). */
+ * without testing (manager.c, park_take). */
 static inline void hc_pool_count_used(struct hc_pool *p, struct hc_slice *s)
 {
 	s->owned = true;
@@ -321,7 +321,7 @@ static inline bool hc_pool_several(const struct hc_pool *p)
 void hc_split_used_note(struct hc_pool *p, uint64_t extent);
 
 /*
- * Parked frees of a split pool (memory_manager.c, "parked frees", argues
+ * Parked frees of a split pool (manager.c, "parked frees", argues
  * why these conditions make the reuse exact).  The release and the reuse
  * are the parked pair's whole hot path, hence inline here.
  *

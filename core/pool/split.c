@@ -1,8 +1,8 @@
 /*
- * pool_split.c - the Workload layout's large pool: a direct pool whose
+ * split.c - the Workload layout's large pool: a direct pool whose
  * storage allocations are split best-fit and coalesced.
  *
- * Why: the exact-size direct pool (pool_direct.c) keeps memory at the peak
+ * Why: the exact-size direct pool (direct.c) keeps memory at the peak
  * in-use, but a training step needs many distinct sizes live at different
  * times, so exact-size reuse misses and the tight watermark turns each miss
  * into a storage free and a storage allocation (bert_train: 1515 device
@@ -61,10 +61,10 @@
  *    device (and no capture recording) a segment that becomes wholly free
  *    goes at once to the device's idle cache, as the direct pool's free
  *    allocations do; otherwise it stays cached here.
- *  - parked frees (memory_manager.c): a release of the block the latest
+ *  - parked frees (manager.c): a release of the block the latest
  *    reservation handed out may be deferred when the free and a
  *    reservation of the same size would give that block back as it is
- *    (hc_split_park has the conditions, memory_manager.c the argument).
+ *    (hc_split_park has the conditions, manager.c the argument).
  *
  * The watermark is the direct pool's (HC_RECLAIM_AT_PEAK, shared device
  * figures included): in-use bytes are the used blocks' whole extents, so a
@@ -76,7 +76,7 @@
  * allocations on single-stream traces and 3.0-4.1x on multi-stream ones).
  */
 #include "core/internal.h"
-#include "core/pool_internal.h"
+#include "core/pool/pool_internal.h"
 
 #define SLICE_OF(n) ((struct hc_slice *)(n))
 
@@ -309,7 +309,7 @@ void hc_split_on_free(struct hc_pool *p, struct hc_slice *s)
 }
 
 /*
- * Parked frees (memory_manager.c, "---- parked frees", argues why these
+ * Parked frees (manager.c, "---- parked frees", argues why these
  * conditions make the reuse exact; the release and the reuse are inline in
  * pool_internal.h).  @s is the block the manager's latest reservation
  * handed out, nothing having happened to the pool since.
