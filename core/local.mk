@@ -9,6 +9,7 @@ libhipcore_internal_la_SOURCES += \
 	core/staging.c \
 	core/device.c \
 	core/stream.c \
+	core/storage.c \
 	core/buffer.c \
 	core/pools.c \
 	core/kernel.c \
@@ -17,7 +18,9 @@ libhipcore_internal_la_SOURCES += \
 	core/errtrack.c \
 	core/explain.c \
 	core/streamops.h \
+	core/lockset.c \
 	core/xstream.c \
+	core/flush.c \
 	core/write.c \
 	core/pipeline.c \
 	core/stage_copy.h \

@@ -297,9 +297,15 @@ void hc_strm_fence_destroy(struct hc_strm *st, void *fence);
 /* Syncs the whole stream; a late failure taints in-flight work. */
 hc_status hc_strm_sync_wait(struct hc_strm *st);
 hc_status hc_strm_queues_init(struct hc_strm *st);
-hc_status hc_strm_dq_flush(struct hc_strm *st);
 void hc_strm_cache_clear_unpinned(struct hc_strm *st);
 void hc_strm_queues_fini(struct hc_strm *st);
+
+/* flush.c: one flush of the drop queue (deferred while another stream
+ * of the device records).  Context: @st locked. */
+hc_status hc_strm_dq_flush(struct hc_strm *st);
+
+/* storage.c: st->dstore and st->pstore, the managers' page sources. */
+void hc_strm_storage_init(struct hc_strm *st);
 
 /* buffer.c */
 hc_buffer hc_buf_handle(const struct hc_strm *st, uint32_t idx);

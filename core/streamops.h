@@ -1,14 +1,16 @@
 /*
  * streamops.h - internal interfaces shared by the stream operations
- * (write.c, pipeline.c, read.c, launch.c, sync.c, xstream.c, policy.c).
+ * (write.c, pipeline.c, read.c, launch.c, sync.c, policy.c) and what they
+ * are made of (lockset.c, xstream.c, flush.c).
  *
  * A stream operation resolves its stream and every buffer it touches into a
- * lock set (xstream.c): the consumer stream and each origin stream locked in
+ * lock set (lockset.c): the consumer stream and each origin stream locked in
  * ascending slot order, so two calls never wait on each other's stream locks.
  * Work queued on the consumer that names another stream's buffer first waits
  * (on the device) for the origin when the cursors say so, and pins the buffer
- * until the consumer's fence has passed.  Releases that must wait for the
- * consumer's fence go through its drop queue (hc_strm_defer).
+ * until the consumer's fence has passed (xstream.c).  Releases that must wait
+ * for the consumer's fence go through its drop queue (hc_strm_defer,
+ * flush.c).
  */
 #ifndef HIPCORE_CORE_STREAMOPS_H
 #define HIPCORE_CORE_STREAMOPS_H
