@@ -38,14 +38,14 @@
 #include "core/internal.h"
 #include "core/pool/pool_internal.h"
 
-void hc_direct_init(struct hc_pool *p, const hc_pool_spec *spec, uint64_t align)
+static void direct_init(struct hc_pool *p, const hc_pool_spec *spec, uint64_t align)
 {
-	p->kind = HC_POOL_DIRECT;
 	p->align = align;
 	p->spec = *spec;
+	p->accept_max = UINT64_MAX;
 }
 
-struct hc_slice *hc_direct_try_reserve(struct hc_pool *p, uint64_t size)
+static struct hc_slice *direct_try_reserve(struct hc_pool *p, uint64_t size)
 {
 	struct hc_slice *s = hc_pool_take_exact(p, size);
 
@@ -64,14 +64,14 @@ static void slot_release(struct hc_pool *p, uint64_t i)
 
 	if (s->in_tree)
 		hc_tree_remove(&p->by_size, &s->node);
-	hc_mm_storage_free(p->mm, s->addr, s->span);
+	hc_pool_storage_free(p, s->addr, s->span);
 	hc_pool_reserved_sub(p, s->span);
 	if (hc_pool_at_peak_shared(p))
 		hc_shared_sub(&p->shared->reserved, s->span);
 	p->npages--;
 	p->slots[i] = NULL;
 	p->vacant[p->nvacant++] = i;
-	hc_mm_slice_put(p->mm, s);
+	hc_pool_slice_put(p, s);
 }
 
 /* Makes room for one more slot index and one more vacancy. */
@@ -94,7 +94,7 @@ static hc_status slots_grow(struct hc_pool *p)
 	return HC_OK;
 }
 
-hc_status hc_direct_alloc(struct hc_pool *p, uint64_t size, struct hc_slice **out)
+static hc_status direct_alloc(struct hc_pool *p, uint64_t size, struct hc_slice **out)
 {
 	uint64_t pad = hc_pad(size, p->align), eff = size + pad, reclaim = p->spec.reclaim_at;
 	uint64_t i, addr;
@@ -133,12 +133,12 @@ hc_status hc_direct_alloc(struct hc_pool *p, uint64_t size, struct hc_slice **ou
 	st = slots_grow(p);
 	if (st != HC_OK)
 		return st;
-	s = hc_mm_slice_new(p->mm);
+	s = hc_pool_slice_new(p);
 	if (!s)
 		return hc_fail(HC_ERR_OOM, "no host memory for a slice record");
-	st = hc_mm_storage_alloc(p->mm, eff, &addr);
+	st = hc_pool_storage_alloc(p, eff, &addr);
 	if (st != HC_OK) {
-		hc_mm_slice_put(p->mm, s);
+		hc_pool_slice_put(p, s);
 		return st;
 	}
 	i = p->nvacant ? p->vacant[--p->nvacant] : p->nslots++;
@@ -163,11 +163,11 @@ hc_status hc_direct_alloc(struct hc_pool *p, uint64_t size, struct hc_slice **ou
 	return HC_OK;
 }
 
-void hc_direct_on_free(struct hc_pool *p, struct hc_slice *s)
+static void direct_on_free(struct hc_pool *p, struct hc_slice *s)
 {
 	if (hc_pool_at_peak_shared(p))
 		hc_shared_sub(&p->shared->used, s->span);
-	if (hc_pool_several(p) && !hc_mm_capture_active(p->mm)) {
+	if (hc_pool_several(p) && !p->core->capture) {
 		/* several streams: the free allocation goes to the device's
 		 * idle cache at once, for any of them to adopt */
 		slot_release(p, s->seq);
@@ -180,7 +180,7 @@ void hc_direct_on_free(struct hc_pool *p, struct hc_slice *s)
 	s->in_tree = true;
 }
 
-void hc_direct_cleanup(struct hc_pool *p, bool explicit_)
+static void direct_cleanup(struct hc_pool *p, uint64_t alloc_nr, bool explicit_)
 {
 	uint64_t i;
 
@@ -191,7 +191,7 @@ void hc_direct_cleanup(struct hc_pool *p, bool explicit_)
 			slot_release(p, i);
 }
 
-void hc_direct_destroy(struct hc_pool *p)
+static void direct_destroy(struct hc_pool *p)
 {
 	uint64_t i;
 
@@ -208,3 +208,15 @@ void hc_direct_destroy(struct hc_pool *p)
 	p->vacant = NULL;
 	p->nslots = p->cap_slots = p->nvacant = 0;
 }
+
+const struct hc_pool_ops hc_direct_ops = {
+	.name = "direct",
+	.report_kind = HC_POOL_DIRECT,
+	.init = direct_init,
+	.try_reserve = direct_try_reserve,
+	.alloc = direct_alloc,
+	.on_free = direct_on_free,
+	.cleanup = direct_cleanup,
+	.destroy = direct_destroy,
+	.valid = hc_direct_valid,
+};

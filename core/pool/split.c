@@ -10,10 +10,11 @@
  * serves such requests from the free parts of the segments it already
  * holds; this pool does the same with the direct pool's watermark.
  *
- * It is kind HC_POOL_DIRECT with p->split set, and only the Workload
- * layout sets it (hc_layout_split): an explicit `direct` pool keeps
- * upstream's exact-size behaviour.  Reports show it as a direct pool; its
- * "pages" are its storage allocations (segments).
+ * A kind of its own (hc_split_ops) that reports show as a direct pool
+ * (HC_POOL_DIRECT); only the Workload layout's large pool is one
+ * (hc_layout_ops), and an explicit `direct` pool keeps upstream's
+ * exact-size behaviour.  Its "pages" are its storage allocations
+ * (segments).
  *
  * A segment is one storage allocation, tiled by blocks (struct hc_slice,
  * in offset order, prev/next).  A used block records the requested size
@@ -61,10 +62,10 @@
  *    device (and no capture recording) a segment that becomes wholly free
  *    goes at once to the device's idle cache, as the direct pool's free
  *    allocations do; otherwise it stays cached here.
- *  - parked frees (manager.c): a release of the block the latest
+ *  - parked frees (park.c): a release of the block the latest
  *    reservation handed out may be deferred when the free and a
  *    reservation of the same size would give that block back as it is
- *    (hc_split_park has the conditions, manager.c the argument).
+ *    (hc_split_park has the conditions, park.c the argument).
  *
  * The watermark is the direct pool's (HC_RECLAIM_AT_PEAK, shared device
  * figures included): in-use bytes are the used blocks' whole extents, so a
@@ -80,12 +81,12 @@
 
 #define SLICE_OF(n) ((struct hc_slice *)(n))
 
-void hc_split_init(struct hc_pool *p, const hc_pool_spec *spec, uint64_t align)
+static void split_init(struct hc_pool *p, const hc_pool_spec *spec, uint64_t align)
 {
-	p->kind = HC_POOL_DIRECT;
-	p->split = true;
 	p->align = align;
 	p->spec = *spec;
+	p->accept_max = UINT64_MAX;
+	p->park = HC_PARK_SPLIT;
 }
 
 /* Effective size of a request: aligned, and never 0 (a block has bytes). */
@@ -126,7 +127,7 @@ void hc_split_used_note(struct hc_pool *p, uint64_t extent)
 static void take(struct hc_pool *p, struct hc_slice *s, uint64_t size, uint64_t eff)
 {
 	uint64_t bytes = s->size, rest = bytes - eff;
-	struct hc_slice *r = rest ? hc_mm_slice_new(p->mm) : NULL;
+	struct hc_slice *r = rest ? hc_pool_slice_new(p) : NULL;
 
 	if (r) {
 		r->pool = p;
@@ -160,7 +161,7 @@ static void seg_release(struct hc_pool *p, struct hc_page *pg)
 		nx = s->next;
 		if (s->in_tree)
 			free_remove(p, s);
-		hc_mm_slice_put(p->mm, s);
+		hc_pool_slice_put(p, s);
 	}
 	pg->first = NULL;
 	if (hc_pool_at_peak_shared(p))
@@ -202,7 +203,7 @@ static uint64_t reserved_now(const struct hc_pool *p)
 	return p->use.bytes_reserved;
 }
 
-struct hc_slice *hc_split_try_reserve(struct hc_pool *p, uint64_t size)
+static struct hc_slice *split_try_reserve(struct hc_pool *p, uint64_t size)
 {
 	uint64_t eff = eff_for(p, size);
 	struct hc_tnode *n;
@@ -230,7 +231,7 @@ struct hc_slice *hc_split_try_reserve(struct hc_pool *p, uint64_t size)
 	return s;
 }
 
-hc_status hc_split_alloc(struct hc_pool *p, uint64_t size, struct hc_slice **out)
+static hc_status split_alloc(struct hc_pool *p, uint64_t size, struct hc_slice **out)
 {
 	uint64_t eff = eff_for(p, size), reclaim;
 	struct hc_page *pg, *nx;
@@ -246,12 +247,12 @@ hc_status hc_split_alloc(struct hc_pool *p, uint64_t size, struct hc_slice **out
 		if (seg_free(pg))
 			seg_release(p, pg);
 	}
-	s = hc_mm_slice_new(p->mm);
+	s = hc_pool_slice_new(p);
 	if (!s)
 		return hc_fail(HC_ERR_OOM, "no host memory for a slice record");
 	pg = hc_pool_page_new_fit(p, eff, hc_pool_several(p) && eff <= UINT64_MAX / 2 ? 2 * eff : eff, &st);
 	if (!pg) {
-		hc_mm_slice_put(p->mm, s);
+		hc_pool_slice_put(p, s);
 		return st;
 	}
 	if (hc_pool_at_peak_shared(p))
@@ -283,16 +284,16 @@ static inline __attribute__((always_inline)) void merge_insert(struct hc_pool *p
 		free_remove(p, prev);
 		prev->size += s->size;
 		hc_slice_unlink(s);
-		hc_mm_slice_put(p->mm, s);
+		hc_pool_slice_put(p, s);
 		s = prev;
 	}
 	if (next && next->sfree) {
 		free_remove(p, next);
 		s->size += next->size;
 		hc_slice_unlink(next);
-		hc_mm_slice_put(p->mm, next);
+		hc_pool_slice_put(p, next);
 	}
-	if (to_idle && pg->live == 0 && hc_pool_several(p) && !hc_mm_capture_active(p->mm)) {
+	if (to_idle && pg->live == 0 && hc_pool_several(p) && !p->core->capture) {
 		/* several streams: a wholly free segment goes to the device's
 		 * idle cache at once, for any of them to adopt */
 		seg_release(p, pg);
@@ -301,7 +302,7 @@ static inline __attribute__((always_inline)) void merge_insert(struct hc_pool *p
 	free_insert(p, s);
 }
 
-void hc_split_on_free(struct hc_pool *p, struct hc_slice *s)
+static void split_on_free(struct hc_pool *p, struct hc_slice *s)
 {
 	if (hc_pool_at_peak_shared(p))
 		hc_shared_sub(&p->shared->used, s->size + s->padding);
@@ -309,13 +310,12 @@ void hc_split_on_free(struct hc_pool *p, struct hc_slice *s)
 }
 
 /*
- * Parked frees (manager.c, "---- parked frees", argues why these
- * conditions make the reuse exact; the release and the reuse are inline in
- * pool_internal.h).  @s is the block the manager's latest reservation
- * handed out, nothing having happened to the pool since.
- * hc_split_park_shape: the next best fit of its size would find it again, whole and
- * in place, with its remainder; @alone: no other block of its segment is in
- * use.
+ * Parked frees (park.c argues why these conditions make the reuse exact;
+ * the release and the reuse are inline in pool_internal.h).  @s is the
+ * block the manager's latest reservation handed out, nothing having
+ * happened to the pool since.  hc_split_park_shape: the next best fit of
+ * its size would find it again, whole and in place, with its remainder;
+ * @alone: no other block of its segment is in use.
  */
 bool hc_split_park_shape(const struct hc_pool *p, const struct hc_slice *s, bool alone)
 {
@@ -369,7 +369,7 @@ void hc_split_park_flush(struct hc_pool *p, struct hc_slice *s, _Atomic uint64_t
 	merge_insert(p, s, false);
 }
 
-void hc_split_cleanup(struct hc_pool *p, bool explicit_)
+static void split_cleanup(struct hc_pool *p, uint64_t alloc_nr, bool explicit_)
 {
 	struct hc_page *pg, *nx;
 
@@ -382,7 +382,7 @@ void hc_split_cleanup(struct hc_pool *p, bool explicit_)
 	}
 }
 
-void hc_split_destroy(struct hc_pool *p)
+static void split_destroy(struct hc_pool *p)
 {
 	while (p->head) {
 		struct hc_page *pg = p->head;
@@ -395,3 +395,15 @@ void hc_split_destroy(struct hc_pool *p)
 		seg_release(p, pg);
 	}
 }
+
+const struct hc_pool_ops hc_split_ops = {
+	.name = "split",
+	.report_kind = HC_POOL_DIRECT,
+	.init = split_init,
+	.try_reserve = split_try_reserve,
+	.alloc = split_alloc,
+	.on_free = split_on_free,
+	.cleanup = split_cleanup,
+	.destroy = split_destroy,
+	.valid = hc_split_valid,
+};
