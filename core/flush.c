@@ -93,6 +93,14 @@ hc_status hc_strm_dq_flush(struct hc_strm *st)
 	return rc;
 }
 
+hc_status hc_strm_dq_flush_all(struct hc_strm *st)
+{
+	hc_status rc = hc_strm_dq_flush(st);
+	hc_status rc2 = hc_strm_dq_flush(st);
+
+	return rc != HC_OK ? rc : rc2;
+}
+
 hc_status hc_strm_maybe_flush(struct hc_strm *st, bool want)
 {
 	if (hc_capture_is_recording(&st->capture))

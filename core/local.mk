@@ -18,6 +18,7 @@ libhipcore_internal_la_SOURCES += \
 	core/errtrack.c \
 	core/explain.c \
 	core/streamops.h \
+	core/streamop.c \
 	core/lockset.c \
 	core/xstream.c \
 	core/flush.c \

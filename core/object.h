@@ -303,6 +303,11 @@ void hc_strm_queues_fini(struct hc_strm *st);
 /* flush.c: one flush of the drop queue (deferred while another stream
  * of the device records).  Context: @st locked. */
 hc_status hc_strm_dq_flush(struct hc_strm *st);
+/* Two flushes: the first fences what is staged, the second waits for that
+ * fence and releases it, so everything queued before the call is released
+ * (unless flushes are deferred).  Return: the first failure.  Context: @st
+ * locked. */
+hc_status hc_strm_dq_flush_all(struct hc_strm *st);
 
 /* storage.c: st->dstore and st->pstore, the managers' page sources. */
 void hc_strm_storage_init(struct hc_strm *st);

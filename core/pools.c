@@ -138,8 +138,7 @@ void hc_strm_cleanup_locked(struct hc_strm *st)
 {
 	if (hc_capture_is_recording(&st->capture))
 		return;
-	hc_strm_dq_flush(st);
-	hc_strm_dq_flush(st);
+	hc_strm_dq_flush_all(st);
 	hc_strm_cache_clear_unpinned(st);
 	hc_mm_cleanup(st->dmm, true);
 	hc_mm_cleanup(st->pmm, true);

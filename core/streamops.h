@@ -60,6 +60,56 @@ hc_status hc_xs_before(struct hc_lockset *ls, struct hc_use *u);
 /* hc_xs_after - queue the unpin of @u behind the consumer's next fence. */
 void hc_xs_after(struct hc_lockset *ls, struct hc_use *u);
 
+/* streamop.c: the skeleton every stream operation runs (see there). */
+struct hc_op;
+
+/*
+ * What kind of stream operation: which of the skeleton's steps apply, and
+ * its own parts.  One static const per operation.
+ */
+struct hc_op_kind {
+	const char *fn;     /* the public call, for messages */
+	enum hc_eg_kind eg; /* what its failures are (copy, kernel) */
+	int lib_work;       /* enum hc_lib_work noted once queued; -1: none */
+	bool checks_reads;  /* refused when it reads tainted bytes */
+	bool tracked;       /* remembered until its fence; a failure when queued is recorded */
+	bool waits_inside;  /* waits for its own work (errtrack's call in progress) */
+	bool host_writes;   /* its write ranges hold the host's bytes once queued */
+	bool pins;          /* other streams' buffers stay pinned until its fence */
+	bool flushes;       /* ends with the drop queue's trigger */
+	/* Its preparation before the cross-stream waits (NULL: none), its
+	 * backend call, and what it does once queued (NULL: nothing). */
+	hc_status (*prepare)(struct hc_op *op, void *ctx);
+	hc_status (*queue)(struct hc_op *op, void *ctx);
+	void (*queued)(struct hc_op *op, void *ctx);
+};
+
+/* One operation in progress.  The caller fills @desc, @r, @nr and @flush
+ * between hc_op_lock and hc_op_run. */
+struct hc_op {
+	const struct hc_op_kind *k;
+	struct hc_lockset ls;
+	struct hc_strm *st;     /* the consumer, once locked */
+	struct hc_et_desc desc; /* what it is, for a failure's message */
+	struct hc_et_range *r;  /* one per buffer of the lock set, in its order */
+	size_t nr;
+	bool flush;             /* flush the drop queue after it */
+	bool recording;         /* the consumer records a capture */
+	hc_failure_id derived;  /* checks_reads: the failure a refusal recorded */
+	uint64_t mark;          /* the skeleton's own */
+	bool ordered, locked, call_open;
+};
+
+/* hc_op_enter - start @op of kind @k; @ordered: its trace event is being
+ * recorded (HC_TRACE_ENABLED), so it runs under the trace-order lock.
+ * Context: no lock held. */
+void hc_op_enter(struct hc_op *op, const struct hc_op_kind *k, bool ordered);
+/* hc_op_lock - hc_lockset_acquire for @op (step 1).  Return: its status. */
+hc_status hc_op_lock(struct hc_op *op, hc_stream s, const hc_buffer *bufs, size_t n);
+hc_status hc_op_run(struct hc_op *op, void *ctx);
+/* hc_op_leave - unlock what hc_op_enter and hc_op_lock took. */
+void hc_op_leave(struct hc_op *op);
+
 /*
  * hc_strm_defer - release(@arg) after the stream's next fence (drop queue).
  * When the queue cannot take it, the stream is synced and release runs now.
