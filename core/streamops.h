@@ -123,8 +123,27 @@ void hc_strm_defer_slice(struct hc_strm *st, struct hc_mm *mm, struct hc_slice_r
  * never while a capture records.  Context: @st locked. */
 hc_status hc_strm_maybe_flush(struct hc_strm *st, bool want);
 
+/* staging.c: the way a write moves its bytes (see there). */
+enum hc_write_way {
+	HC_WRITE_STAGED,    /* one pinned bounce slice */
+	HC_WRITE_PIPELINED, /* the chunk pipeline's pinned ring */
+	HC_WRITE_DIRECT,    /* the backend reads the caller's memory */
+};
+struct hc_write_plan {
+	hc_staging staging;    /* hc_staging_of's answer, the policy's limit applied */
+	enum hc_write_way way;
+};
+/* What hc_write does with @size bytes of @property: @stage_max_bytes is
+ * the device's policy (0: the contract's 100 MiB); @recording: the stream
+ * records a capture. */
+struct hc_write_plan hc_write_plan_of(uint64_t size, hc_alloc_property property,
+				      uint64_t stage_max_bytes, bool recording);
+/* The way of a write through pinned memory: staged, or pipelined from
+ * HC_PIPE_MIN_BYTES when not recording. */
+enum hc_write_way hc_staged_way(uint64_t size, bool recording);
+
 /* write.c: H2D of @n bytes at device address @dst through pinned memory
- * (one bounce, or the pipeline for large pageable sources). */
+ * (hc_staged_way's way); *@pipelined says which it took. */
 hc_status hc_write_staged(struct hc_strm *st, uint64_t dst, const void *src, uint64_t n,
 			  bool *pipelined);
 

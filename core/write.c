@@ -1,23 +1,17 @@
 /*
  * write.c - hc_write: host-to-device copies and who owns the source.
  *
- * The decision is hc_staging_of()'s, exactly (the device's stage_max_bytes
- * policy may lower or raise its 100 MiB limit for this path only):
- *  - staged: the bytes go through pinned memory from the stream's pinned
- *    pool, so the source may be reused when the call returns; the caller's
- *    release (if any) runs before the call returns.  Pageable sources of at
- *    least HC_PIPE_MIN_BYTES move through the chunk pipeline (pipeline.c);
- *    smaller ones through one pinned bounce slice that goes back to the pool
- *    through the drop queue after the copy's fence.
- *  - direct from pageable memory (NATIVE/DEVICE/OTHER at or above the
- *    staging limit): the decision says no full-size pinned copy, and none
- *    is made, but the bytes still move through the chunk pipeline, which
- *    needs only its small ring of pinned chunks; the driver's own pageable
- *    path runs at a fraction of pinned bandwidth (reference/h200-probe.md).
- *    The source may be reused when the call returns.
+ * The way the bytes travel is the staging module's answer (staging.c,
+ * hc_write_plan_of: hc_staging_of's decision with the device's policy
+ * applied):
+ *  - staged: one pinned bounce slice from the stream's pinned pool, which
+ *    goes back to the pool through the drop queue after the copy's fence;
+ *  - pipelined: the chunk pipeline's ring of pinned chunks (pipeline.c);
  *  - direct: the copy reads the caller's memory (PINNED: asynchronously).
- *    The caller's release goes on the drop queue and runs after the copy's
- *    fence; with release NULL the caller keeps responsibility (hc_sync).
+ * Staged and pipelined, the source may be reused when the call returns and
+ * the caller's release (if any) runs before it returns.  Direct, the
+ * caller's release goes on the drop queue and runs after the copy's fence;
+ * with release NULL the caller keeps responsibility (hc_sync).
  * Afterwards the drop queue is flushed when the decision asks for it or its
  * triggers fire, never while a capture records.  A write by the buffer's
  * origin stream restamps it (cross-stream cursors, xstream.c).  These
@@ -54,26 +48,30 @@ static hc_status write_bounce(struct hc_strm *st, uint64_t dst, const void *src,
 	return HC_OK;
 }
 
+/* The bytes of a staged or pipelined write, or of a direct one
+ * (@pinned: the source is pinned memory the backend may read later). */
+static hc_status write_by(struct hc_strm *st, enum hc_write_way way, uint64_t dst,
+			  const void *src, uint64_t n, bool pinned)
+{
+	struct hc_dev *dev = st->dev;
+
+	switch (way) {
+	case HC_WRITE_STAGED:
+		return write_bounce(st, dst, src, n);
+	case HC_WRITE_PIPELINED:
+		return hc_pipeline_write(st, dst, src, n);
+	default:
+		return dev->ops->copy_h2d(dev->hal, st->hal, dst, src, n, pinned);
+	}
+}
+
 hc_status hc_write_staged(struct hc_strm *st, uint64_t dst, const void *src, uint64_t n,
 			  bool *pipelined)
 {
-	*pipelined = false;
-	if (n >= HC_PIPE_MIN_BYTES && !hc_capture_is_recording(&st->capture)) {
-		*pipelined = true;
-		return hc_pipeline_write(st, dst, src, n);
-	}
-	return write_bounce(st, dst, src, n);
-}
+	enum hc_write_way way = hc_staged_way(n, hc_capture_is_recording(&st->capture));
 
-static hc_staging write_decision(struct hc_dev *dev, uint64_t n, hc_alloc_property p)
-{
-	hc_staging s = hc_staging_of(n, p);
-	/* set_policy stores it under the device lock; read it without */
-	uint64_t limit = __atomic_load_n(&dev->policy.stage_max_bytes, __ATOMIC_RELAXED);
-
-	if (limit && p != HC_ALLOC_FILE)
-		s.through_pinned = n < limit && p != HC_ALLOC_PINNED;
-	return s;
+	*pipelined = way == HC_WRITE_PIPELINED;
+	return write_by(st, way, dst, src, n, false);
 }
 
 /* One hc_write in progress, for the skeleton's hooks. */
@@ -81,34 +79,22 @@ struct write_ctx {
 	uint64_t dst, n;
 	const void *src;
 	hc_alloc_property prop;
-	hc_staging dec;
-	bool pipelined;
+	struct hc_write_plan plan;
 	hc_release_fn release;
 	void *arg;
 };
 
-/* The copy itself: staged (one bounce or the pipeline), pageable memory
- * through the pipeline though not staged (the decision's direct way for
- * large pageable sources), or the backend reading the caller's memory. */
+/* The copy itself, the way the plan says. */
 static hc_status write_queue(struct hc_op *op, void *p)
 {
 	struct write_ctx *w = p;
 	struct hc_strm *st = op->st;
-	struct hc_dev *dev = st->dev;
-	bool pageable = w->prop != HC_ALLOC_PINNED && w->prop != HC_ALLOC_FILE;
 	hc_status rc;
 
-	if (w->dec.through_pinned) {
-		rc = hc_write_staged(st, w->dst, w->src, w->n, &w->pipelined);
-	} else if (pageable && w->n >= HC_PIPE_MIN_BYTES && !op->recording) {
-		w->pipelined = true;
-		rc = hc_pipeline_write(st, w->dst, w->src, w->n);
-	} else {
-		rc = dev->ops->copy_h2d(dev->hal, st->hal, w->dst, w->src, w->n,
-					w->prop == HC_ALLOC_PINNED);
-	}
+	rc = write_by(st, w->plan.way, w->dst, w->src, w->n, w->prop == HC_ALLOC_PINNED);
 	HC_TRACE(staging, st->handle.id, op->r[0].buf, w->n, (uint8_t)w->prop,
-		 w->dec.through_pinned, w->dec.flush_after, w->pipelined);
+		 w->plan.staging.through_pinned, w->plan.staging.flush_after,
+		 w->plan.way == HC_WRITE_PIPELINED);
 	return rc;
 }
 
@@ -119,8 +105,9 @@ static void write_queued(struct hc_op *op, void *p)
 	struct write_ctx *w = p;
 	struct hc_dev *dev = op->st->dev;
 
-	if (w->dec.through_pinned || w->pipelined) {
-		atomic_fetch_add(w->pipelined ? &dev->stats.writes_pipelined : &dev->stats.writes_staged, 1);
+	if (w->plan.way != HC_WRITE_DIRECT) {
+		atomic_fetch_add(w->plan.way == HC_WRITE_PIPELINED ? &dev->stats.writes_pipelined
+								   : &dev->stats.writes_staged, 1);
 		if (w->release)
 			w->release(w->arg); /* the bytes are in pinned memory now */
 	} else {
@@ -175,12 +162,15 @@ hc_status hc_write(hc_stream s, hc_buffer b, uint64_t off, const void *src, uint
 		goto out_trace;
 	}
 	w.dst = buf->addr + off;
-	w.dec = write_decision(op.st->dev, n, prop);
+	/* set_policy stores the limit under the device lock; read it without */
+	w.plan = hc_write_plan_of(n, prop,
+				  __atomic_load_n(&op.st->dev->policy.stage_max_bytes, __ATOMIC_RELAXED),
+				  op.recording);
 	rr = (struct hc_et_range){ b.id, off, n, true, false };
 	op.desc = (struct hc_et_desc){ .what = HC_ET_WRITE, .a = n, .b = off };
 	op.r = &rr;
 	op.nr = 1;
-	op.flush = w.dec.flush_after;
+	op.flush = w.plan.staging.flush_after;
 	rc = hc_op_run(&op, &w);
 out_trace:
 	HC_TRACE(write, s.id, b.id, off, n, (uint8_t)prop, (int32_t)rc, hc_trace_since_ns(t0));
