@@ -112,7 +112,7 @@ static hc_status direct_alloc(struct hc_pool *p, uint64_t size, struct hc_slice 
 		reclaim = used > UINT64_MAX - eff ? UINT64_MAX : used + eff;
 		if (peak > reclaim)
 			reclaim = peak;
-		for (i = 0; i < p->nslots &&
+		for (i = 0; i < p->nslots && p->by_size.n &&
 			    atomic_load_explicit(&sh->reserved, memory_order_relaxed) + eff > reclaim;
 		     i++) {
 			if (p->slots[i] && p->slots[i]->in_tree)
@@ -126,7 +126,8 @@ static hc_status direct_alloc(struct hc_pool *p, uint64_t size, struct hc_slice 
 		if (p->used_peak > reclaim)
 			reclaim = p->used_peak;
 	}
-	for (i = 0; reclaim && i < p->nslots && p->use.bytes_reserved + eff > reclaim; i++) {
+	for (i = 0; reclaim && i < p->nslots && p->by_size.n && p->use.bytes_reserved + eff > reclaim;
+	     i++) {
 		if (p->slots[i] && p->slots[i]->in_tree)
 			slot_release(p, i);
 	}
@@ -186,7 +187,8 @@ static void direct_cleanup(struct hc_pool *p, uint64_t alloc_nr, bool explicit_)
 
 	if (!explicit_)
 		return;
-	for (i = 0; i < p->nslots; i++)
+	/* by_size holds the free slices: the walk ends past the last one */
+	for (i = 0; i < p->nslots && p->by_size.n; i++)
 		if (p->slots[i] && p->slots[i]->in_tree)
 			slot_release(p, i);
 }

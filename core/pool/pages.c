@@ -177,6 +177,7 @@ struct hc_page *hc_pool_page_new_fit(struct hc_pool *p, uint64_t size, uint64_t 
 
 void hc_pool_page_drop(struct hc_pool *p, struct hc_page *pg)
 {
+	hc_pool_empty_remove(p, pg);
 	if (pg->prev)
 		pg->prev->next = pg->next;
 	else
@@ -189,6 +190,36 @@ void hc_pool_page_drop(struct hc_pool *p, struct hc_page *pg)
 	hc_pool_reserved_sub(p, pg->size);
 	p->npages--;
 	free(pg);
+}
+
+/*
+ * Wholly free pages.  A sliced pool's page with no live slice, a split
+ * pool's segment that is one free block: what an explicit cleanup gives
+ * back, and what a split pool's miss releases while over its watermark,
+ * oldest first in both cases (the order of the page list).  Keeping them
+ * in a tree costs one insert when a free empties a page and one removal
+ * when a reservation takes from an empty page; walking the page list
+ * instead cost every failed allocation a pass over every page of every
+ * pool (issue 28: 100 000 live segments, 3.8 ms a refused hc_alloc).
+ */
+void hc_pool_empty_add(struct hc_pool *p, struct hc_page *pg)
+{
+	if (pg->in_empty)
+		return;
+	pg->empty_node = (struct hc_tnode){ .k1 = pg->seq };
+	hc_tree_insert(&p->empty, &pg->empty_node);
+	pg->in_empty = true;
+}
+
+void hc_pool_empty_unlink(struct hc_pool *p, struct hc_page *pg)
+{
+	hc_tree_remove(&p->empty, &pg->empty_node);
+	pg->in_empty = false;
+}
+
+struct hc_page *hc_pool_empty_first(const struct hc_pool *p)
+{
+	return (struct hc_page *)hc_tree_first(&p->empty);
 }
 
 uint64_t hc_mm_shared_used(struct hc_mm_shared *sh)

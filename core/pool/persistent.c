@@ -102,7 +102,8 @@ static void sweep(struct hc_pool *p, bool all)
 
 static void persistent_cleanup(struct hc_pool *p, uint64_t alloc_nr, bool explicit_)
 {
-	if (explicit_)
+	/* by_size holds the free slices: with none, nothing to sweep */
+	if (explicit_ && p->by_size.n)
 		sweep(p, false);
 }
 

@@ -92,6 +92,8 @@ struct hc_slice {
 };
 
 struct hc_page {
+	struct hc_tnode empty_node; /* first: in the pool's @empty while there */
+	bool in_empty;             /* sliced, split: wholly free, in the pool's @empty */
 	uint64_t addr, size;
 	uint64_t seq;              /* creation order; page order key */
 	uint64_t live;             /* non-free slices on the page */
@@ -166,6 +168,10 @@ struct hc_pool {
 	struct hc_mm_core *core;
 	/* pages, in creation order */
 	struct hc_page *head, *tail;
+	/* sliced, split: the wholly free pages, keyed by creation order, so
+	 * that cleanup and reclaim visit only what they can give back
+	 * (pages.c, hc_pool_empty_*) */
+	struct hc_tree empty;
 	uint64_t npages, pages_peak, largest_alloc, page_seq;
 	/* usage, kept incrementally so usage/report cost O(pools) */
 	hc_memory_usage use;
@@ -231,8 +237,22 @@ struct hc_slice *hc_pool_take_exact(struct hc_pool *p, uint64_t size);
 struct hc_page *hc_pool_page_new(struct hc_pool *p, uint64_t size, hc_status *st);
 struct hc_page *hc_pool_page_new_fit(struct hc_pool *p, uint64_t size, uint64_t max,
 				     hc_status *st);
-/* Gives page @pg (its slices already gone) back to storage. */
+/* Gives page @pg (its slices already gone) back to storage; out of
+ * @p->empty first. */
 void hc_pool_page_drop(struct hc_pool *p, struct hc_page *pg);
+/* Page @pg became wholly free (a no-op when it already was); the oldest
+ * wholly free page, or NULL. */
+void hc_pool_empty_add(struct hc_pool *p, struct hc_page *pg);
+struct hc_page *hc_pool_empty_first(const struct hc_pool *p);
+void hc_pool_empty_unlink(struct hc_pool *p, struct hc_page *pg);
+
+/* Page @pg is no longer wholly free, if it was.  Inline: every reservation
+ * from a free run or block asks. */
+static inline void hc_pool_empty_remove(struct hc_pool *p, struct hc_page *pg)
+{
+	if (pg->in_empty)
+		hc_pool_empty_unlink(p, pg);
+}
 
 /* The usage counters of a reservation of @s: hc_pool_mark_used but for
  * the page's live count and largest_alloc, which a parked reuse knows

@@ -141,6 +141,7 @@ static struct hc_slice *sliced_try_reserve(struct hc_pool *p, uint64_t size)
 	if (!n)
 		return NULL;
 	s = SLICE_OF(n);
+	hc_pool_empty_remove(p, s->page); /* if it was wholly free */
 	if (s->size > eff) {
 		/* A new record before @s takes the run's front; @s keeps the
 		 * rest (recorded size less @eff, padding 0, as carve() leaves a
@@ -247,7 +248,13 @@ static void track(struct hc_pool *p, struct hc_slice *s)
 static void sliced_on_free(struct hc_pool *p, struct hc_slice *s)
 {
 	struct hc_slice *prev = s->prev, *next = s->next;
+	struct hc_page *pg = s->page;
 	bool pf = prev && prev->sfree, nf = next && next->sfree;
+
+	/* Its last live slice: free neighbours always merge, so the page is
+	 * one free run now, and cleanup may give it back. */
+	if (pg->live == 0)
+		hc_pool_empty_add(p, pg);
 
 	s->sfree = true;
 	if (pf && nf) {
@@ -295,18 +302,16 @@ static void page_release(struct hc_pool *p, struct hc_page *pg)
 	hc_pool_page_drop(p, pg);
 }
 
-/* Explicit cleanup frees every page with no live slice; periodic does nothing. */
+/* Explicit cleanup frees every page with no live slice, oldest first;
+ * periodic does nothing. */
 static void sliced_cleanup(struct hc_pool *p, uint64_t alloc_nr, bool explicit_)
 {
-	struct hc_page *pg, *nx;
+	struct hc_page *pg;
 
 	if (!explicit_)
 		return;
-	for (pg = p->head; pg; pg = nx) {
-		nx = pg->next;
-		if (pg->live == 0)
-			page_release(p, pg);
-	}
+	while ((pg = hc_pool_empty_first(p)))
+		page_release(p, pg);
 }
 
 static void sliced_destroy(struct hc_pool *p)

@@ -129,6 +129,7 @@ static void take(struct hc_pool *p, struct hc_slice *s, uint64_t size, uint64_t 
 	uint64_t bytes = s->size, rest = bytes - eff;
 	struct hc_slice *r = rest ? hc_pool_slice_new(p) : NULL;
 
+	hc_pool_empty_remove(p, s->page); /* if it was wholly free */
 	if (r) {
 		r->pool = p;
 		r->page = s->page;
@@ -234,7 +235,7 @@ static struct hc_slice *split_try_reserve(struct hc_pool *p, uint64_t size)
 static hc_status split_alloc(struct hc_pool *p, uint64_t size, struct hc_slice **out)
 {
 	uint64_t eff = eff_for(p, size), reclaim;
-	struct hc_page *pg, *nx;
+	struct hc_page *pg;
 	struct hc_slice *s;
 	hc_status st;
 
@@ -242,11 +243,8 @@ static hc_status split_alloc(struct hc_pool *p, uint64_t size, struct hc_slice *
 		return hc_fail(HC_ERR_TOO_BIG, "%llu B overflow when aligned",
 			       (unsigned long long)size);
 	reclaim = watermark(p, eff);
-	for (pg = p->head; reclaim && pg && reserved_now(p) + eff > reclaim; pg = nx) {
-		nx = pg->next;
-		if (seg_free(pg))
-			seg_release(p, pg);
-	}
+	while (reclaim && reserved_now(p) + eff > reclaim && (pg = hc_pool_empty_first(p)))
+		seg_release(p, pg);
 	s = hc_pool_slice_new(p);
 	if (!s)
 		return hc_fail(HC_ERR_OOM, "no host memory for a slice record");
@@ -300,6 +298,8 @@ static inline __attribute__((always_inline)) void merge_insert(struct hc_pool *p
 		return;
 	}
 	free_insert(p, s);
+	if (pg->live == 0)
+		hc_pool_empty_add(p, pg); /* one free block: the whole segment */
 }
 
 static void split_on_free(struct hc_pool *p, struct hc_slice *s)
@@ -371,15 +371,12 @@ void hc_split_park_flush(struct hc_pool *p, struct hc_slice *s, _Atomic uint64_t
 
 static void split_cleanup(struct hc_pool *p, uint64_t alloc_nr, bool explicit_)
 {
-	struct hc_page *pg, *nx;
+	struct hc_page *pg;
 
 	if (!explicit_)
 		return;
-	for (pg = p->head; pg; pg = nx) {
-		nx = pg->next;
-		if (seg_free(pg))
-			seg_release(p, pg);
-	}
+	while ((pg = hc_pool_empty_first(p)))
+		seg_release(p, pg);
 }
 
 static void split_destroy(struct hc_pool *p)

@@ -20,10 +20,17 @@ static void count_used(const struct hc_slice *s, hc_memory_usage *u)
 	u->bytes_padding += s->padding;
 }
 
+/* The pool's tree of wholly free pages holds exactly the pages counted
+ * @empty, in a valid tree. */
+static bool empty_valid(const struct hc_pool *p, uint64_t empty)
+{
+	return empty == p->empty.n && hc_tree_valid(&p->empty);
+}
+
 bool hc_sliced_valid(const struct hc_pool *p, const struct hc_slice *parked, hc_memory_usage *u)
 {
 	const struct hc_page *pg;
-	uint64_t tracked = 0, pages = 0;
+	uint64_t tracked = 0, pages = 0, empty = 0;
 
 	for (pg = p->head; pg; pg = pg->next, pages++) {
 		const struct hc_slice *s, *prev = NULL;
@@ -64,8 +71,15 @@ bool hc_sliced_valid(const struct hc_pool *p, const struct hc_slice *parked, hc_
 		}
 		if (live != pg->live)
 			return false;
+		/* no live slice: one free run, in the empty tree (but for a
+		 * parked free's page, whose run is not merged yet) */
+		if (pg->in_empty != (live == 0 && !(parked && parked->page == pg)) ||
+		    (pg->in_empty && pg->empty_node.k1 != pg->seq))
+			return false;
+		empty += pg->in_empty;
 	}
-	return pages == p->npages && tracked == p->free_runs.n && hc_tree_valid(&p->free_runs);
+	return pages == p->npages && tracked == p->free_runs.n && hc_tree_valid(&p->free_runs) &&
+	       empty_valid(p, empty);
 }
 
 bool hc_exclusive_valid(const struct hc_pool *p, const struct hc_slice *parked,
@@ -147,7 +161,7 @@ bool hc_persistent_valid(const struct hc_pool *p, const struct hc_slice *parked,
 bool hc_split_valid(const struct hc_pool *p, const struct hc_slice *parked, hc_memory_usage *u)
 {
 	const struct hc_page *pg;
-	uint64_t tracked = 0, pages = 0;
+	uint64_t tracked = 0, pages = 0, empty = 0;
 
 	for (pg = p->head; pg; pg = pg->next, pages++) {
 		const struct hc_slice *s, *prev = NULL;
@@ -186,14 +200,23 @@ bool hc_split_valid(const struct hc_pool *p, const struct hc_slice *parked, hc_m
 		}
 		if (end != pg->size || live != pg->live)
 			return false;
+		/* one free block: in the empty tree */
+		if (pg->in_empty != (pg->first->sfree && !pg->first->next) ||
+		    (pg->in_empty && pg->empty_node.k1 != pg->seq))
+			return false;
+		empty += pg->in_empty;
 	}
-	return pages == p->npages && tracked == p->by_size.n && hc_tree_valid(&p->by_size);
+	return pages == p->npages && tracked == p->by_size.n && hc_tree_valid(&p->by_size) &&
+	       empty_valid(p, empty);
 }
 
 static bool pool_valid(const struct hc_pool *p, const struct hc_slice *parked)
 {
 	hc_memory_usage u = { 0, 0, 0, 0 };
 
+	/* only sliced and split pools keep wholly free pages apart */
+	if (p->empty.n && p->ops != &hc_sliced_ops && p->ops != &hc_split_ops)
+		return false;
 	return p->ops && p->kind == p->ops->report_kind && p->ops->valid(p, parked, &u) &&
 	       p->pages_peak >= p->npages && !memcmp(&u, &p->use, sizeof(u));
 }
