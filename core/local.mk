@@ -6,6 +6,8 @@ libhipcore_internal_la_SOURCES += \
 	core/lock.h \
 	core/lock.c \
 	core/status.c \
+	core/debug.h \
+	core/debug.c \
 	core/staging.c \
 	core/device.c \
 	core/stream.c \

@@ -9,6 +9,7 @@
  * and resolves each buffer in its origin; the common case (every buffer is
  * C's own) takes C's lock once.
  */
+#include "core/debug.h"
 #include "core/streamops.h"
 
 static bool slot_locked(const struct hc_lockset *ls, uint32_t slot)
@@ -126,5 +127,6 @@ resolve:
 	rc = lockset_resolve(ls, bufs, n);
 	if (rc != HC_OK)
 		hc_lockset_release(ls);
+	HC_ASSERT(rc != HC_OK || (ls->st && ls->nlocked >= 1 && ls->locked[0] && ls->nuse == n));
 	return rc;
 }

@@ -30,6 +30,7 @@
  * happens between hc_op_lock and hc_op_run; the trace event is emitted
  * after hc_op_run, before hc_op_leave, so that it is recorded in order.
  */
+#include "core/debug.h"
 #include "core/streamops.h"
 #include "core/trace_order.h"
 
@@ -141,6 +142,7 @@ hc_status hc_op_run(struct hc_op *op, void *ctx)
 	bool ran = false;
 	hc_status rc;
 
+	HC_ASSERT(op->locked && op->st == ls->st && op->nr == ls->nuse && k->queue);
 	rc = track_begin(op);
 	if (rc == HC_OK && k->prepare)
 		rc = k->prepare(op, ctx);

@@ -107,6 +107,7 @@ hc_status hc_mm_create(const struct hc_layout *layout, const struct hc_mm_props 
 		return hc_fail(HC_ERR_OOM, "no host memory for a memory manager");
 	mm->core.st = *st;
 	mm->core.shared = p->shared;
+	mm->core.host = p->host;
 	mm->align = p->alignment ? p->alignment : 1;
 	mm->max_page_size = p->max_page_size;
 	env = secure_getenv("HIPCORE_MM_PARK");
@@ -256,24 +257,24 @@ static __attribute__((noinline)) hc_status reserve_slow(struct hc_mm *mm, uint64
 			mm->last.new_page = true;
 			st = p->ops->alloc(p, size, &s);
 			if (st != HC_OK)
-				return st;
+				return mm_checked(mm, st);
 		}
 		if (mm->core.capture && hc_mm_touch(mm, s) != HC_OK) {
 			hc_pool_mark_unused(p, s);
 			s->owned = false;
 			p->ops->on_free(p, s);
-			return HC_ERR_OOM;
+			return mm_checked(mm, HC_ERR_OOM);
 		}
 	} else {
 		st = route(mm, size, &s);
 		if (st != HC_OK)
-			return st;
+			return mm_checked(mm, st);
 	}
 	s->id = ++mm->next_id;
 	out->slice = s;
 	out->id = s->id;
 	*addr = s->addr;
-	return HC_OK;
+	return mm_checked(mm, HC_OK);
 }
 
 /* hc_mm_reserve while a split pool's free is parked: its reuse (park_take,
@@ -291,7 +292,7 @@ static __attribute__((noinline)) hc_status reserve_split(struct hc_mm *mm, uint6
 	park_take(mm, s, out, addr);
 	mm->last_shaped = true;
 	hc_split_park_take(s->pool, s, mm->park_bytes);
-	return HC_OK;
+	return mm_checked(mm, HC_OK);
 }
 
 static __attribute__((noinline, cold)) hc_status reserve_invalid(void)
@@ -324,7 +325,7 @@ hc_status hc_mm_reserve(struct hc_mm *mm, uint64_t size, struct hc_slice_ref *ou
 	}
 	mm->parked = NULL;
 	park_take(mm, s, out, addr);
-	return HC_OK;
+	return mm_checked(mm, HC_OK);
 }
 
 /* --- release, pins, lookups ------------------------------------------- */
@@ -359,10 +360,10 @@ static __attribute__((noinline)) hc_status release_slow(struct hc_mm *mm,
 	park_settle(mm);
 	if (s->pins) {
 		s->owned = false;
-		return HC_OK;
+		return mm_checked(mm, HC_OK);
 	}
 	become_free(s);
-	return HC_OK;
+	return mm_checked(mm, HC_OK);
 }
 
 /* The release of the latest reservation's slice, live and owned, when
@@ -371,7 +372,7 @@ static __attribute__((noinline)) hc_status release_last(struct hc_mm *mm,
 							struct hc_slice_ref ref)
 {
 	if (park_split(mm, ref.slice))
-		return HC_OK;
+		return mm_checked(mm, HC_OK);
 	return release_slow(mm, ref);
 }
 
@@ -394,7 +395,7 @@ hc_status hc_mm_release(struct hc_mm *mm, struct hc_slice_ref ref)
 		if (park_ok(mm, s)) {
 			mm->last_res = NULL;
 			park(mm, s);
-			return HC_OK;
+			return mm_checked(mm, HC_OK);
 		}
 		return release_last(mm, ref);
 	}
@@ -440,7 +441,7 @@ hc_status hc_mm_pin(struct hc_mm *mm, struct hc_slice_ref ref)
 		return hc_fail(HC_ERR_INVALID, "slice %llu has too many pins",
 			       (unsigned long long)ref.id);
 	s->pins++;
-	return HC_OK;
+	return mm_checked(mm, HC_OK);
 }
 
 /**
@@ -459,7 +460,7 @@ hc_status hc_mm_unpin(struct hc_mm *mm, struct hc_slice_ref ref)
 		return hc_fail(HC_ERR_INVALID, "slice %llu is not pinned",
 			       (unsigned long long)ref.id);
 	unpin(s);
-	return HC_OK;
+	return mm_checked(mm, HC_OK);
 }
 
 /* --- cleanup and install ---------------------------------------------- */
@@ -483,7 +484,7 @@ hc_status hc_mm_cleanup(struct hc_mm *mm, bool explicit_)
 	for (i = 0; i < mm->npools; i++)
 		mm->pools[i].ops->cleanup(&mm->pools[i], mm->alloc_nr, explicit_);
 	due_update(mm);
-	return HC_OK;
+	return mm_checked(mm, HC_OK);
 }
 
 static void usage_add(hc_memory_usage *a, const hc_memory_usage *b);
@@ -531,7 +532,7 @@ hc_status hc_mm_install(struct hc_mm *mm, const struct hc_layout *layout)
 	mm->npools = n;
 	hc_mm_usage_sum(mm, &mm->core.total); /* whatever the old pools' teardown subtracted */
 	due_update(mm);
-	return HC_OK;
+	return mm_checked(mm, HC_OK);
 }
 
 /* --- usage and report --------------------------------------------------- */

@@ -12,6 +12,7 @@
 #ifndef HIPCORE_CORE_POOL_MANAGER_H
 #define HIPCORE_CORE_POOL_MANAGER_H
 
+#include "core/debug.h"
 #include "core/internal.h"
 #include "core/pool/pool_internal.h"
 
@@ -67,6 +68,10 @@ void hc_mm_park_flush(struct hc_mm *mm);
 void hc_mm_park_slot_claim(struct hc_mm *mm);
 void hc_mm_park_slot_release(struct hc_mm *mm);
 
+/* @st, once debug level 2 has checked the whole manager (debug.h): every
+ * entry point that changes a manager returns through it. */
+#define mm_checked(mm, st) (HC_VALIDATE(hc_mm_valid(mm)), (st))
+
 /* What every free counts at once, parked or not: usage, ownership, and
  * the id, so that the slice's references are stale. */
 static inline void free_count(struct hc_slice *s)
@@ -80,6 +85,7 @@ static inline void free_count(struct hc_slice *s)
  * pool's on_free. */
 static inline void become_free(struct hc_slice *s)
 {
+	HC_ASSERT(s->pins == 0);
 	free_count(s);
 	s->pool->ops->on_free(s->pool, s);
 }
@@ -160,6 +166,7 @@ static inline bool park_fits(const struct hc_mm *mm, const struct hc_slice *s, u
 static inline void park_take(struct hc_mm *mm, struct hc_slice *s, struct hc_slice_ref *out,
 			     uint64_t *addr)
 {
+	HC_ASSERT(s->id == 0 && !s->owned && !s->pins && s->pool->park != HC_PARK_NONE);
 	hc_pool_count_used(s->pool, s);
 	s->page->live++;
 	mm->last_res = s;

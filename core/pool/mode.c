@@ -53,6 +53,7 @@ void hc_mm_mode_push_persistent(struct hc_mm *mm)
 	w = mm->core.capture ? &mm->saved_windows : &mm->windows;
 	if (*w < UINT32_MAX)
 		(*w)++;
+	HC_VALIDATE(hc_mm_valid(mm));
 }
 
 void hc_mm_mode_pop(struct hc_mm *mm)
@@ -65,6 +66,7 @@ void hc_mm_mode_pop(struct hc_mm *mm)
 	w = mm->core.capture ? &mm->saved_windows : &mm->windows;
 	if (*w)
 		(*w)--;
+	HC_VALIDATE(hc_mm_valid(mm));
 }
 
 /* Whether reservations go to the persistent pool now. */
@@ -91,6 +93,7 @@ void hc_mm_capture_begin(struct hc_mm *mm)
 	mm->priming = true;
 	mm->saved_windows = mm->windows;
 	mm->ntouched = 0;
+	HC_VALIDATE(hc_mm_valid(mm));
 }
 
 /**
@@ -113,6 +116,7 @@ void hc_mm_capture_priming_end(struct hc_mm *mm)
 			unpin(s);
 		}
 	}
+	HC_VALIDATE(hc_mm_valid(mm));
 }
 
 /**
@@ -156,7 +160,7 @@ hc_status hc_mm_capture_end(struct hc_mm *mm, struct hc_slice_ref **retained, si
 	mm->ntouched = 0;
 	mm->core.capture = false;
 	mm->windows = mm->saved_windows;
-	return HC_OK;
+	return mm_checked(mm, HC_OK);
 }
 
 bool hc_mm_capture_active(const struct hc_mm *mm)

@@ -146,6 +146,7 @@ void hc_mm_set_park(struct hc_mm *mm, bool on)
 		return;
 	park_settle(mm);
 	mm->park_on = on;
+	HC_VALIDATE(hc_mm_valid(mm));
 }
 
 bool hc_mm_parked(const struct hc_mm *mm)

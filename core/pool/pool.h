@@ -75,6 +75,8 @@ struct hc_mm_props {
 	uint64_t max_page_size; /* total device memory / 4 */
 	uint64_t alignment;     /* 0 is treated as 1 */
 	struct hc_mm_shared *shared; /* NULL: each direct pool on its own */
+	bool host;            /* addresses are host pointers (pinned memory):
+				 debug level 3 poisons freed slices (core/debug.h) */
 };
 
 struct hc_slice;  /* opaque; stable memory for the manager's life */

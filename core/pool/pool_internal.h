@@ -21,6 +21,7 @@
 #ifndef HIPCORE_CORE_POOL_INTERNAL_H
 #define HIPCORE_CORE_POOL_INTERNAL_H
 
+#include "core/debug.h"
 #include "core/pool/pool.h"
 
 /* free_tree.c: a treap ordered by (k1, k2) with subtree max of val. */
@@ -120,6 +121,7 @@ struct hc_mm_core {
 	hc_memory_usage total;        /* the sum of every pool's use (hc_pool.total) */
 	struct hc_mm_shared *shared;  /* props' shared figures (direct pools at peak) */
 	bool capture;                 /* a capture is active: frees keep their storage */
+	bool host;                    /* props' host: addresses are host pointers */
 };
 
 /*
@@ -285,6 +287,11 @@ static inline void hc_pool_mark_used(struct hc_pool *p, struct hc_slice *s, uint
  * about ten instructions more per release (bench/callgrind-pair). */
 static inline void hc_pool_mark_unused(struct hc_pool *p, struct hc_slice *s)
 {
+	HC_ASSERT(p->use.number_allocs > 0 && p->use.bytes_in_use >= s->size &&
+		  p->use.bytes_padding >= s->padding && (!s->page || s->page->live > 0));
+	/* debug level 3: a freed slice of host memory reads as poison */
+	if (HC_DEBUG >= 3 && p->core->host)
+		hc_debug_poison(s->addr, s->size + s->padding);
 	p->use.number_allocs--;
 	p->total->number_allocs--;
 	p->use.bytes_in_use -= s->size;

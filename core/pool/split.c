@@ -211,7 +211,7 @@ static struct hc_slice *split_try_reserve(struct hc_pool *p, uint64_t size)
 	struct hc_slice *s;
 
 	if (eff < size)
-		return NULL; /* overflow: hc_split_alloc reports it */
+		return NULL; /* overflow: split_alloc reports it */
 	n = hc_tree_lower_bound(&p->by_size, eff, 0);
 	if (!n)
 		return NULL;
