@@ -11,6 +11,13 @@
  * cudaMalloc pair 77 us, cudaHostAlloc pair 650 us) and glibc's malloc+free
  * measured in the same run.
  *
+ * alloc_fail_ns_live_<N>: one hc_alloc the device refuses, its cleanup and
+ * retry included, on a device full of N/2 live buffers of 1 to 7 MiB
+ * (every other of N freed, then 9 MiB requests until one fails).  What the
+ * cleanup can free is the same at every N (nothing), so the cost must not
+ * grow with N; the peer is the figure at the smallest N.  Each is the
+ * median of 21 batches of FAILS failures.
+ *
  * Each figure is the median of 21 batches of 100000 pairs, timed on the
  * thread's CPU clock: none of these calls blocks, and on a shared machine
  * the CPU clock leaves out time the thread spent waiting for a core.
@@ -112,6 +119,49 @@ static void emit(const char *metric, double v, const char *peer, double pv)
 	       "\"peer\":\"%s\",\"peer_value\":%.1f}\n", metric, v, peer, pv);
 }
 
+#define FAILS 20
+
+/* The refused hc_alloc of alloc_fail_ns_live_<n> (see the header). */
+static double bench_alloc_fail(uint64_t n)
+{
+	uint64_t capacity = 0, i;
+	double per[BATCHES];
+	hc_device_options o;
+	hc_buffer *live, b;
+	hc_device dev;
+	hc_stream s;
+
+	for (i = 0; i < n; i++)
+		capacity += (1 + i % 7) * HC_MIB;
+	hc_device_options_init(&o);
+	o.capacity = capacity + 64 * HC_MIB; /* 1 MiB requests share 2 MiB pages */
+	live = malloc(n * sizeof(*live));
+	if (!live || hc_device_open("sim", &o, &dev) != HC_OK || hc_stream_open(dev, &s) != HC_OK)
+		exit(1);
+	for (i = 0; i < n; i++)
+		if (hc_alloc(s, (1 + i % 7) * HC_MIB, &live[i]) != HC_OK)
+			exit(1);
+	for (i = 0; i < n; i += 2)
+		if (hc_free(live[i]) != HC_OK)
+			exit(1);
+	while (hc_alloc(s, 9 * HC_MIB, &b) == HC_OK)
+		;
+	for (int k = 0; k < BATCHES; k++) {
+		uint64_t t0 = now_ns();
+
+		for (int f = 0; f < FAILS; f++)
+			if (hc_alloc(s, 9 * HC_MIB, &b) != HC_ERR_OOM) {
+				fprintf(stderr, "bench_api: a 9 MiB allocation on a full device did not "
+						"fail\n");
+				exit(1);
+			}
+		per[k] = (double)(now_ns() - t0) / FAILS;
+	}
+	hc_device_close(dev);
+	free(live);
+	return median(per, BATCHES);
+}
+
 int main(void)
 {
 	static const uint64_t lives[] = { 100, 10000, 100000, 1000000 };
@@ -150,7 +200,7 @@ int main(void)
 	/* A 16 MiB pair (direct pool): with one stream, an exact-size hit in
 	 * the stream's own cache; with a second stream open, the freed
 	 * allocation goes to the device's idle cache behind a fence and the
-	 * next request adopts it (core/idle.h). */
+	 * next request adopts it (core/pool/idle.h). */
 	emit("large_pair_ns_one_stream", bench_api_pair(s, 16 * HC_MIB), "cudaMalloc_pair_h200",
 	     77000.0);
 	{
@@ -163,5 +213,20 @@ int main(void)
 		hc_stream_close(t);
 	}
 	hc_device_close(dev);
+	{
+		static const uint64_t fails[] = { 1000, 10000, 100000 };
+		double first = 0;
+
+		for (size_t k = 0; k < sizeof(fails) / sizeof(fails[0]); k++) {
+			char metric[64];
+			double v = bench_alloc_fail(fails[k]);
+
+			if (k == 0)
+				first = v;
+			snprintf(metric, sizeof(metric), "alloc_fail_ns_live_%llu",
+				 (unsigned long long)fails[k]);
+			emit(metric, v, "alloc_fail_ns_live_1000", first);
+		}
+	}
 	return 0;
 }

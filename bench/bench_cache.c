@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "core/metacache.h"
+#include "core/queue/metacache.h"
 
 #define NKEYS 4096
 #define WORDS 8

@@ -19,7 +19,7 @@
  *    stream's does, so the relaxed atomics are in the figure;
  *  - mm_workload_split_pair_ns_live_<N>: the same, but the cached free
  *    block is 24 MiB, so every 16 MiB pair splits it and the release merges
- *    the two halves again (core/pool_split.c).
+ *    the two halves again (core/pool/split.c).
  * The peer, measured in the same run, is a glibc malloc+free pair of the
  * same size.  Each figure is the median over 101 batches of 2000 pairs.
  * The storage is a bump allocator of fake addresses (no memory behind it).
@@ -29,7 +29,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "core/pool.h"
+#include "core/pool/pool.h"
 
 #define KIB ((uint64_t)1024)
 #define GIB ((uint64_t)1 << 30)

@@ -39,7 +39,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "core/errgraph.h"
+#include "core/queue/errgraph.h"
 
 struct hc_strm;
 struct hc_dev;

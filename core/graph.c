@@ -1,7 +1,7 @@
 /*
  * graph.c - graph capture: prepare -> begin -> end, then replay and destroy.
  *
- * Capture follows the stream's state machine (core/capture.c): a rejected
+ * Capture follows the stream's state machine (core/queue/capture.c): a rejected
  * call returns HC_ERR_STATE and changes nothing.
  *
  *  prepare  forces persistent mode on both memory managers and starts
@@ -167,8 +167,7 @@ hc_status hc_graph_begin(hc_stream s)
 	 * other stream syncs from then on; this stream's own flushes below are
 	 * then put off too when another stream already records. */
 	atomic_fetch_add(&st->dev->recording, 1);
-	hc_strm_dq_flush(st);
-	hc_strm_dq_flush(st);
+	hc_strm_dq_flush_all(st);
 	hc_mm_capture_priming_end(st->dmm);
 	hc_mm_capture_priming_end(st->pmm);
 	hc_dq_set_deferred(&st->dq, true);
@@ -247,8 +246,7 @@ hc_status hc_graph_end(hc_stream s, hc_graph *out)
 	trace_transition(st, HC_CAPTURE_RECORDING, HC_CAPTURE_NONE, 0);
 	if (rc != HC_OK) {
 		capture_unwind(st);
-		hc_strm_dq_flush(st);
-		hc_strm_dq_flush(st);
+		hc_strm_dq_flush_all(st);
 		goto out_unlock;
 	}
 	rc = hc_mm_capture_end(st->dmm, &rec.retained, &rec.nretained);
@@ -259,8 +257,7 @@ hc_status hc_graph_end(hc_stream s, hc_graph *out)
 	if (rc == HC_OK)
 		rc = hc_mc_capture_commit(st->cache, rec.cache_graph_id);
 	hc_mc_set_mode(st->cache, HC_MC_NORMAL);
-	hc_strm_dq_flush(st);
-	hc_strm_dq_flush(st);
+	hc_strm_dq_flush_all(st);
 	rec.hal = hg;
 	rec.stream = st;
 	rec.stream_gen = st->gen;

@@ -13,7 +13,7 @@
  *
  * A slot's generation only grows, so an old handle stays detectably stale
  * until the same index has been reused 4 M times; the pool-level identity
- * check (core/pool.h) backs this up for buffers.
+ * check (core/pool/pool.h) backs this up for buffers.
  */
 #ifndef HIPCORE_CORE_HANDLE_H
 #define HIPCORE_CORE_HANDLE_H

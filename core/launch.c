@@ -14,7 +14,8 @@
  * Bindings of other streams' buffers wait for their origin when the cursors
  * say so and stay pinned until the launch's fence (xstream.c); a WRITE
  * binding of the stream's own buffer restamps it.  After the launch the drop
- * queue is flushed when its triggers fire (never while a capture records).
+ * queue is flushed when its triggers fire (never while a capture records):
+ * the steps every stream operation runs (streamop.c).
  *
  * Failures (errtrack.h): outside a capture, a launch whose READ bindings
  * overlap bytes tainted by failed work is not run; it becomes a derived
@@ -144,25 +145,110 @@ static void trace_launch(hc_stream s, const hc_launch_desc *l, size_t nb, hc_sta
 		    l->duration_hint_ns, (int32_t)rc, hc_trace_since_ns(t0), &tb);
 }
 
+/* One hc_launch in progress, for the skeleton's hooks. */
+struct launch_ctx {
+	const hc_launch_desc *l;
+	hc_hal_function *fn;
+	size_t na; /* kernel arguments: the bindings, then the info words' */
+	hc_hal_dptr dptr[HC_LOCKSET_MAX_BUFS + 1];
+	uint64_t bytes[HC_LOCKSET_MAX_BUFS + 1];
+	void *args[HC_LOCKSET_MAX_BUFS + 1];
+};
+
+/* The info words' device copy, its queued upload inside the launch's
+ * tracked work. */
+static hc_status launch_prepare(struct hc_op *op, void *p)
+{
+	struct launch_ctx *c = p;
+	const hc_launch_desc *l = c->l;
+	size_t na = c->na;
+	hc_status rc;
+
+	if (l->info_words == 0)
+		return HC_OK;
+	rc = info_bind(op->st, l->info, l->info_words, &c->dptr[na]);
+	if (rc != HC_OK)
+		return rc;
+	c->bytes[na] = l->info_words * 8;
+	c->args[na] = &c->dptr[na];
+	c->na++;
+	return HC_OK;
+}
+
+static hc_status launch_queue(struct hc_op *op, void *p)
+{
+	struct launch_ctx *c = p;
+	const hc_launch_desc *l = c->l;
+	struct hc_dev *dev = op->st->dev;
+	struct hc_hal_launch hl;
+
+	memset(&hl, 0, sizeof(hl));
+	memcpy(hl.grid, l->grid, sizeof(hl.grid));
+	memcpy(hl.block, l->block, sizeof(hl.block));
+	hl.shared_bytes = l->shared_bytes;
+	hl.args = c->args;
+	hl.n_args = c->na;
+	hl.arg_dptr = c->dptr;
+	hl.arg_bytes = c->bytes;
+	hl.duration_hint_ns = l->duration_hint_ns;
+	return dev->ops->launch(dev->hal, op->st->hal, c->fn, &hl);
+}
+
+static const struct hc_op_kind launch_kind = {
+	.fn = "hc_launch",
+	.eg = HC_EG_KERNEL,
+	.lib_work = HC_LIB_WORK_LAUNCH,
+	.checks_reads = true,
+	.tracked = true,
+	.pins = true,
+	.flushes = true,
+	.prepare = launch_prepare,
+	.queue = launch_queue,
+};
+
+/* The kernel's function and its failures' description, under the device
+ * lock (which comes before stream locks); kernels live until the device
+ * closes, so the function stays valid. */
+static hc_status launch_kernel(hc_stream s, const hc_launch_desc *l, struct hc_dev **devp,
+			       hc_hal_function **fn, struct hc_et_desc *desc)
+{
+	struct hc_handle_parts sp = hc_handle_unpack(s.id), kp = hc_handle_unpack(l->kernel.id);
+	struct hc_kern *k;
+	struct hc_dev *dev;
+	hc_status rc;
+
+	if (s.id == 0 || sp.kind != HC_KIND_STREAM)
+		return hc_fail(HC_ERR_STALE, "hc_launch: handle %#llx is not a stream",
+			       (unsigned long long)s.id);
+	if (l->kernel.id != 0 && kp.kind == HC_KIND_KERNEL && kp.dev != sp.dev)
+		return hc_fail(HC_ERR_INVALID, "hc_launch: kernel %#llx belongs to another device",
+			       (unsigned long long)l->kernel.id);
+	dev = hc_dev_by_slot(sp.dev);
+	if (!dev)
+		return hc_fail(HC_ERR_STALE, "hc_launch: stream %#llx: its device is closed",
+			       (unsigned long long)s.id);
+	pthread_mutex_lock(&dev->lock);
+	rc = hc_kern_get(dev, l->kernel, &k);
+	if (rc == HC_OK) { /* kept as data: formatted only if the launch fails */
+		*fn = k->fn;
+		memcpy(desc->name, k->name, sizeof(desc->name) - 1);
+		desc->a = atomic_fetch_add(&dev->launch_seq, 1) + 1;
+	}
+	pthread_mutex_unlock(&dev->lock);
+	*devp = dev;
+	return rc;
+}
+
 hc_status hc_launch(hc_stream s, const hc_launch_desc *l)
 {
 	uint64_t t0 = HC_TRACE_T0(launch);
 	hc_buffer bufs[HC_LOCKSET_MAX_BUFS];
-	hc_hal_dptr dptr[HC_LOCKSET_MAX_BUFS + 1];
-	uint64_t bytes[HC_LOCKSET_MAX_BUFS + 1];
-	void *args[HC_LOCKSET_MAX_BUFS + 1];
-	struct hc_hal_launch hl;
-	hc_hal_function *fn;
-	struct hc_lockset ls;
-	struct hc_kern *k;
-	struct hc_dev *dev;
-	struct hc_strm *st;
-	size_t nb, na, i, used = 0;
 	struct hc_et_range rr[HC_LOCKSET_MAX_BUFS];
+	struct launch_ctx c = { .l = l };
 	struct hc_et_desc desc = { .what = HC_ET_LAUNCH };
-	hc_failure_id derived;
-	uint64_t mark = 0;
-	bool recording;
+	struct hc_dev *dev = NULL;
+	struct hc_op op;
+	size_t nb, i;
 	hc_status rc;
 
 	rc = launch_check(l);
@@ -171,109 +257,44 @@ hc_status hc_launch(hc_stream s, const hc_launch_desc *l)
 	nb = l->n_bindings;
 	for (i = 0; i < nb; i++)
 		bufs[i] = l->bindings[i].buffer;
-	/* The kernel first, under the device lock (which comes before stream
-	 * locks); kernels live until the device closes, so fn stays valid. */
-	{
-		struct hc_handle_parts sp = hc_handle_unpack(s.id), kp = hc_handle_unpack(l->kernel.id);
-
-		if (s.id == 0 || sp.kind != HC_KIND_STREAM)
-			return hc_fail(HC_ERR_STALE, "hc_launch: handle %#llx is not a stream",
-				       (unsigned long long)s.id);
-		if (l->kernel.id != 0 && kp.kind == HC_KIND_KERNEL && kp.dev != sp.dev)
-			return hc_fail(HC_ERR_INVALID, "hc_launch: kernel %#llx belongs to another device",
-				       (unsigned long long)l->kernel.id);
-		dev = hc_dev_by_slot(sp.dev);
-		if (!dev)
-			return hc_fail(HC_ERR_STALE, "hc_launch: stream %#llx: its device is closed",
-				       (unsigned long long)s.id);
-	}
-	pthread_mutex_lock(&dev->lock);
-	rc = hc_kern_get(dev, l->kernel, &k);
-	fn = rc == HC_OK ? k->fn : NULL;
-	if (rc == HC_OK) { /* kept as data: formatted only if the launch fails */
-		memcpy(desc.name, k->name, sizeof(desc.name) - 1);
-		desc.a = atomic_fetch_add(&dev->launch_seq, 1) + 1;
-	}
-	pthread_mutex_unlock(&dev->lock);
+	hc_op_enter(&op, &launch_kind, HC_TRACE_ENABLED(launch));
+	rc = launch_kernel(s, l, &dev, &c.fn, &desc);
 	if (rc != HC_OK)
-		return rc;
-	rc = hc_lockset_acquire(s, bufs, nb, "hc_launch", &ls);
+		goto out_leave;
+	rc = hc_op_lock(&op, s, bufs, nb);
 	if (rc != HC_OK)
-		return rc;
-	st = ls.st;
-	if (st->dev != dev) {
+		goto out_leave;
+	if (op.st->dev != dev) {
 		rc = hc_fail(HC_ERR_STALE, "hc_launch: the device was reopened");
-		goto out_unlock;
+		goto out_trace;
 	}
 	for (i = 0; i < nb; i++) {
 		const hc_binding *bd = &l->bindings[i];
-		uint64_t size = ls.use[i].buf->size;
+		uint64_t size = op.ls.use[i].buf->size;
 
 		if (bd->offset > size || bd->size > size - bd->offset) {
 			rc = hc_fail(HC_ERR_INVALID,
 				     "hc_launch: binding %zu: %llu bytes at offset %llu run past the "
 				     "buffer's %llu", i, (unsigned long long)bd->size,
 				     (unsigned long long)bd->offset, (unsigned long long)size);
-			goto out_unlock;
+			goto out_trace;
 		}
 		rr[i] = (struct hc_et_range){ bufs[i].id, bd->offset, bd->size,
 					      (bd->access & HC_ACCESS_WRITE) != 0,
 					      (bd->access & HC_ACCESS_READ) != 0 };
-		dptr[i] = ls.use[i].buf->addr + bd->offset;
-		bytes[i] = bd->size;
-		args[i] = &dptr[i];
+		c.dptr[i] = op.ls.use[i].buf->addr + bd->offset;
+		c.bytes[i] = bd->size;
+		c.args[i] = &c.dptr[i];
 	}
-	recording = hc_capture_is_recording(&st->capture);
-	if (!recording) {
-		rc = hc_et_check_reads(st, "hc_launch", &desc, rr, nb, &derived);
-		if (rc != HC_OK)
-			goto out_unlock;
-		mark = hc_et_mark(st);
-	}
-	na = nb;
-	if (l->info_words > 0) {
-		rc = info_bind(st, l->info, l->info_words, &dptr[na]);
-		if (rc != HC_OK)
-			goto out_unlock;
-		bytes[na] = l->info_words * 8;
-		args[na] = &dptr[na];
-		na++;
-	}
-	for (used = 0; used < nb; used++) {
-		rc = hc_xs_before(&ls, &ls.use[used]);
-		if (rc != HC_OK)
-			goto out_unpin;
-	}
-	memset(&hl, 0, sizeof(hl));
-	memcpy(hl.grid, l->grid, sizeof(hl.grid));
-	memcpy(hl.block, l->block, sizeof(hl.block));
-	hl.shared_bytes = l->shared_bytes;
-	hl.args = args;
-	hl.n_args = na;
-	hl.arg_dptr = dptr;
-	hl.arg_bytes = bytes;
-	hl.duration_hint_ns = l->duration_hint_ns;
-	rc = dev->ops->launch(dev->hal, st->hal, fn, &hl);
-	if (rc == HC_OK) {
-		enum hc_lib_work w = HC_LIB_WORK_LAUNCH;
-
-		(void)dev->ops->ctl(dev->hal, HC_HAL_CTL_LIB_WORK, &w);
-		for (i = 0; i < nb; i++)
-			if ((l->bindings[i].access & HC_ACCESS_WRITE) && ls.use[i].origin == st)
-				ls.use[i].buf->stamp = hc_cursor_advance(&st->cursor);
-		hc_et_add(st, HC_EG_KERNEL, mark, &desc, rr, nb);
-	} else if (rc == HC_ERR_DEVICE && !recording) {
-		hc_et_fail_now(st, HC_EG_KERNEL, &desc, rr, nb);
-	}
-out_unpin:
-	/* Pin each distinct remote buffer once per binding that waited. */
-	for (i = 0; i < used; i++)
-		hc_xs_after(&ls, &ls.use[i]);
-	if (rc == HC_OK)
-		rc = hc_strm_maybe_flush(st, false);
-out_unlock:
+	c.na = nb;
+	op.desc = desc;
+	op.r = rr;
+	op.nr = nb;
+	rc = hc_op_run(&op, &c);
+out_trace:
 	if (HC_TRACE_ENABLED(launch))
 		trace_launch(s, l, nb, rc, t0);
-	hc_lockset_release(&ls);
+out_leave:
+	hc_op_leave(&op);
 	return rc;
 }

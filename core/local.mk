@@ -6,20 +6,24 @@ libhipcore_internal_la_SOURCES += \
 	core/lock.h \
 	core/lock.c \
 	core/status.c \
+	core/debug.h \
+	core/debug.c \
 	core/staging.c \
 	core/device.c \
 	core/stream.c \
-	core/idle.h \
-	core/idle.c \
+	core/storage.c \
 	core/buffer.c \
-	core/memory.c \
+	core/pools.c \
 	core/kernel.c \
 	core/graph.c \
 	core/errtrack.h \
 	core/errtrack.c \
 	core/explain.c \
 	core/streamops.h \
+	core/streamop.c \
+	core/lockset.c \
 	core/xstream.c \
+	core/flush.c \
 	core/write.c \
 	core/pipeline.c \
 	core/stage_copy.h \
@@ -30,5 +34,5 @@ libhipcore_internal_la_SOURCES += \
 	core/policy.c \
 	core/trace_order.h \
 	core/trace_order.c
-include core/pools.mk
-include core/queues.mk
+include core/pool/local.mk
+include core/queue/local.mk

@@ -116,7 +116,7 @@ static inline void hc_lock_disown(hc_lock *l)
  *
  * Every call site releases the lock in the thread that took it (the
  * stream lock lives for one public call: hc_strm_lock/hc_strm_unlock and
- * the loops of device.c, memory.c, policy.c, graph.c, stream.c); a biased
+ * the loops of device.c, pools.c, policy.c, graph.c, stream.c); a biased
  * hold released by another thread would leave busy = 1 behind, so that
  * stays a rule.  No library thread takes stream locks: the copy workers
  * of pipeline.c post to the stream's inbox under its own mutex.  The

@@ -23,7 +23,7 @@
  * (pipeline.c) has its own leaf locks.  The error graph (dev->errors) is
  * guarded by dev->eg_lock, a leaf: taken under stream locks (or none),
  * never while another lock is taken inside it (core/errtrack.c).  The
- * device's idle storage cache (dev->idle.lock, core/idle.h) is a leaf too:
+ * device's idle storage cache (dev->idle.lock, core/pool/idle.h) is a leaf too:
  * taken by a stream's storage callbacks under that stream's lock, and
  * never held across a HAL call that may block.
  */
@@ -33,17 +33,17 @@
 #include <pthread.h>
 #include <stdatomic.h>
 
-#include "core/capture.h"
-#include "core/cursor.h"
-#include "core/drop_queue.h"
-#include "core/errgraph.h"
+#include "core/queue/capture.h"
+#include "core/queue/cursor.h"
+#include "core/queue/drop_queue.h"
+#include "core/queue/errgraph.h"
 #include "core/errtrack.h"
 #include "core/handle.h"
-#include "core/idle.h"
+#include "core/pool/idle.h"
 #include "core/lock.h"
 #include "core/internal.h"
-#include "core/metacache.h"
-#include "core/pool.h"
+#include "core/queue/metacache.h"
+#include "core/pool/pool.h"
 
 /* One live allocation of a stream.  Guarded by the stream's lock. */
 struct hc_buf {
@@ -251,7 +251,7 @@ hc_strm_slot_lock(unsigned dev, unsigned stream, struct hc_strm **out)
  * hc_strm_lock - resolve @s and return its stream locked.
  * Return: HC_OK; HC_ERR_STALE when @s is not an open stream (with the
  * message hc_strm_lock_slow gives).  Always inline: GCC would otherwise
- * keep one out-of-line copy per file with several callers (memory.c), a
+ * keep one out-of-line copy per file with several callers (pools.c), a
  * call more on paths such as hc_memory_usage_get, which hipsim takes after
  * every replayed event.
  */
@@ -297,9 +297,20 @@ void hc_strm_fence_destroy(struct hc_strm *st, void *fence);
 /* Syncs the whole stream; a late failure taints in-flight work. */
 hc_status hc_strm_sync_wait(struct hc_strm *st);
 hc_status hc_strm_queues_init(struct hc_strm *st);
-hc_status hc_strm_dq_flush(struct hc_strm *st);
 void hc_strm_cache_clear_unpinned(struct hc_strm *st);
 void hc_strm_queues_fini(struct hc_strm *st);
+
+/* flush.c: one flush of the drop queue (deferred while another stream
+ * of the device records).  Context: @st locked. */
+hc_status hc_strm_dq_flush(struct hc_strm *st);
+/* Two flushes: the first fences what is staged, the second waits for that
+ * fence and releases it, so everything queued before the call is released
+ * (unless flushes are deferred).  Return: the first failure.  Context: @st
+ * locked. */
+hc_status hc_strm_dq_flush_all(struct hc_strm *st);
+
+/* storage.c: st->dstore and st->pstore, the managers' page sources. */
+void hc_strm_storage_init(struct hc_strm *st);
 
 /* buffer.c */
 hc_buffer hc_buf_handle(const struct hc_strm *st, uint32_t idx);
@@ -309,7 +320,7 @@ void hc_buf_remote_unpin(struct hc_strm *st, uint32_t idx);
 hc_status hc_strm_reserve(struct hc_strm *st, struct hc_mm *mm, uint64_t size,
 			  struct hc_slice_ref *ref, uint64_t *addr);
 
-/* memory.c */
+/* pools.c */
 /* Flush the drop queue twice, drop unpinned cache entries, free empty
  * pages.  Context: @st locked; does nothing while a capture records. */
 void hc_strm_cleanup_locked(struct hc_strm *st);

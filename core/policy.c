@@ -4,7 +4,8 @@
  * dq_max_count and dq_max_bytes apply to the drop queues of streams opened
  * later (hc_strm_queues_init reads dev->policy) and of those open now;
  * stage_max_bytes replaces the 100 MiB limit of hc_write's staging decision
- * (write.c) and nothing else: hc_staging_of() stays the seed's.  A 0 field
+ * (staging.c, hc_write_plan_of) and nothing else: hc_staging_of() stays the
+ * seed's.  A 0 field
  * restores the library's default.
  */
 #include "core/streamops.h"

@@ -6,7 +6,8 @@
  * slice, wait for the fence, memcpy out.  A read blocks the host, so it is
  * illegal while a capture records (HC_ERR_STATE).  Reading another stream's
  * buffer first waits for that stream when the cursors say so (xstream.c);
- * the read is over when the call returns, so no pin outlives it.  Bytes
+ * the read is over when the call returns, so no pin outlives it (the steps
+ * of streamop.c that apply to a read).  Bytes
  * tainted by failed work (errtrack.h; checked after the wait, which may
  * find a late failure) give HC_ERR_TAINTED and the failure's id.
  */
@@ -57,46 +58,69 @@ static hc_status read_bounce(struct hc_strm *st, void *dst, uint64_t src, uint64
 	return rc;
 }
 
+/* One hc_read in progress, for the skeleton's hook. */
+struct read_ctx {
+	void *dst;
+	uint64_t src, n;
+};
+
+static hc_status read_queue(struct hc_op *op, void *p)
+{
+	struct read_ctx *r = p;
+
+	return read_bounce(op->st, r->dst, r->src, r->n);
+}
+
+/* A read waits for its own copies and is over when the call returns: no
+ * item to remember, no pin to keep, nothing for the drop queue. */
+static const struct hc_op_kind read_kind = {
+	.fn = "hc_read",
+	.eg = HC_EG_COPY,
+	.lib_work = -1,
+	.waits_inside = true,
+	.queue = read_queue,
+};
+
 hc_status hc_read(hc_stream s, hc_buffer b, uint64_t off, void *dst, uint64_t n,
 		  hc_failure_id *failure)
 {
 	uint64_t t0 = HC_TRACE_T0(read);
-	struct hc_lockset ls;
-	struct hc_use *u;
+	struct hc_et_range rr = { b.id, off, n, false, true };
+	struct read_ctx r = { .dst = dst, .n = n };
+	struct hc_buf *buf;
+	struct hc_op op;
 	hc_status rc;
 
 	if (failure)
 		*failure = 0;
 	if (!dst && n > 0)
 		return hc_fail(HC_ERR_INVALID, "hc_read: dst is NULL");
-	rc = hc_lockset_acquire(s, &b, 1, "hc_read", &ls);
+	hc_op_enter(&op, &read_kind, HC_TRACE_ENABLED(read));
+	rc = hc_op_lock(&op, s, &b, 1);
 	if (rc != HC_OK)
-		return rc;
-	u = &ls.use[0];
-	if (off > u->buf->size || n > u->buf->size - off) {
+		goto out_leave;
+	buf = op.ls.use[0].buf;
+	if (off > buf->size || n > buf->size - off) {
 		rc = hc_fail(HC_ERR_INVALID,
 			     "hc_read: %llu bytes at offset %llu run past the buffer's %llu",
 			     (unsigned long long)n, (unsigned long long)off,
-			     (unsigned long long)u->buf->size);
-		goto out_unlock;
+			     (unsigned long long)buf->size);
+		goto out_trace;
 	}
-	if (hc_capture_is_recording(&ls.st->capture)) {
+	if (op.recording) {
 		rc = hc_fail(HC_ERR_STATE, "hc_read: a read blocks the host; not while a graph records");
-		goto out_unlock;
+		goto out_trace;
 	}
 	if (n == 0)
-		goto out_unlock;
-	rc = hc_xs_before(&ls, u);
-	if (rc == HC_OK) {
-		struct hc_et_desc desc = { .what = HC_ET_READ, .a = n, .b = off };
-
-		hc_et_call_open(ls.st, HC_EG_COPY, &desc, NULL);
-		rc = read_bounce(ls.st, dst, u->buf->addr + off, n);
-		hc_et_call_close(ls.st);
-	}
+		goto out_trace;
+	r.src = buf->addr + off;
+	op.desc = (struct hc_et_desc){ .what = HC_ET_READ, .a = n, .b = off };
+	op.r = &rr;
+	op.nr = 1;
+	rc = hc_op_run(&op, &r);
 	if (rc == HC_OK || rc == HC_ERR_DEVICE) {
 		/* After the wait: a late failure found by it has tainted already. */
-		hc_failure_id f = hc_et_query(ls.st->dev, b.id, off, n);
+		hc_failure_id f = hc_et_query(op.st->dev, b.id, off, n);
 
 		if (f) {
 			if (failure)
@@ -108,8 +132,9 @@ hc_status hc_read(hc_stream s, hc_buffer b, uint64_t off, void *dst, uint64_t n,
 				     (unsigned long long)b.id, (unsigned long long)f);
 		}
 	}
-out_unlock:
+out_trace:
 	HC_TRACE(read, s.id, b.id, off, n, (uint8_t)0, (int32_t)rc, hc_trace_since_ns(t0));
-	hc_lockset_release(&ls);
+out_leave:
+	hc_op_leave(&op);
 	return rc;
 }

@@ -15,132 +15,6 @@
 #include "core/object.h"
 #include "trace/hipcore_trace.h"
 
-/* --- storage: where the pools take pages from ---------------------------- */
-
-/*
- * A zero-size page (the presets' pool 0 serves zero-size buffers, as
- * upstream) takes nothing from the backend: it gets an address that no
- * backend hands out and that is never dereferenced.
- */
-#define ZERO_PAGE_ADDR (~(uint64_t)0xfff)
-
-/*
- * A device or pinned allocation or free attempted while the stream records
- * makes the capture invalid, whatever the backend did with it: on a real
- * runtime it would be a memory node (the first launch works, every relaunch
- * fails) or a call that breaks the capture.  hc_graph_end rejects it.
- */
-static void capture_note_memop(struct hc_strm *st)
-{
-	if (hc_capture_is_recording(&st->capture))
-		st->capture_memops++;
-}
-
-/*
- * Device storage goes through the device's idle cache (core/idle.h): a
- * page first comes from memory another pool of the device released (any
- * stream; a device-side wait on that stream's fence when needed), and a
- * released page waits there, behind a fence of this stream, for the next
- * request of its size (of a size up to the bound the caller allows, for
- * alloc_fit: the splitting direct pool with several streams open).  While
- * the stream records a capture nothing is cached or adopted: the calls go
- * to the backend and break the capture.
- */
-static hc_status device_storage_alloc_fit(void *ctx, uint64_t size, uint64_t max,
-					  uint64_t *addr, uint64_t *got)
-{
-	struct hc_strm *st = ctx;
-	struct hc_dev *dev = st->dev;
-	struct hc_idle_hal h = { dev->ops, dev->hal };
-	hc_status rc;
-
-	*got = size;
-	if (size == 0) {
-		*addr = ZERO_PAGE_ADDR;
-		return HC_OK;
-	}
-	if (hc_capture_is_recording(&st->capture)) {
-		st->capture_memops++;
-	} else {
-		uint64_t limit = atomic_load_explicit(&dev->memory_limit, memory_order_relaxed);
-
-		if (hc_idle_take_fit(&dev->idle, &h, st->handle.id, st->hal, size, max, addr, got))
-			return HC_OK;
-		/* Over the cap is a refusal like the device's own: cleanup and
-		 * retry follow in the caller. */
-		if (limit && !hc_idle_fit_limit(&dev->idle, &h, size, limit))
-			return hc_fail(HC_ERR_OOM,
-				       "device memory limit of %llu bytes reached (%llu more asked)",
-				       (unsigned long long)limit, (unsigned long long)size);
-		hc_idle_make_room(&dev->idle, &h, size);
-	}
-	rc = dev->ops->mem_alloc(dev->hal, size, addr);
-	if (rc == HC_ERR_OOM && hc_idle_bytes(&dev->idle)) {
-		/* Idle memory goes before a refusal: a cleanup-and-retry of its own. */
-		atomic_fetch_add(&dev->stats.alloc_retries, 1);
-		hc_idle_trim(&dev->idle, &h, 0);
-		rc = dev->ops->mem_alloc(dev->hal, size, addr);
-	}
-	if (rc == HC_OK) {
-		hc_idle_note_alloc(&dev->idle, size);
-		HC_TRACE(device_alloc, st->handle.id, *addr, size);
-	}
-	return rc;
-}
-
-static hc_status device_storage_alloc(void *ctx, uint64_t size, uint64_t *addr)
-{
-	uint64_t got;
-
-	return device_storage_alloc_fit(ctx, size, size, addr, &got);
-}
-
-static hc_status device_storage_free(void *ctx, uint64_t addr, uint64_t size)
-{
-	struct hc_strm *st = ctx;
-	struct hc_dev *dev = st->dev;
-	struct hc_idle_hal h = { dev->ops, dev->hal };
-
-	if (addr == ZERO_PAGE_ADDR)
-		return HC_OK;
-	if (!hc_capture_is_recording(&st->capture))
-		return hc_idle_put(&dev->idle, &h, st->handle.id, st->hal, addr, size);
-	st->capture_memops++;
-	hc_idle_note_free(&dev->idle, size);
-	HC_TRACE(device_free, st->handle.id, addr, size);
-	return dev->ops->mem_free(dev->hal, addr);
-}
-
-static hc_status pinned_storage_alloc(void *ctx, uint64_t size, uint64_t *addr)
-{
-	struct hc_strm *st = ctx;
-	void *p = NULL;
-	hc_status rc;
-
-	if (size == 0) {
-		*addr = ZERO_PAGE_ADDR;
-		return HC_OK;
-	}
-	capture_note_memop(st);
-	rc = st->dev->ops->host_alloc(st->dev->hal, size, &p);
-
-	*addr = (uint64_t)(uintptr_t)p;
-	if (rc == HC_OK)
-		HC_TRACE(pinned_alloc, st->handle.id, *addr, size);
-	return rc;
-}
-
-static hc_status pinned_storage_free(void *ctx, uint64_t addr, uint64_t size)
-{
-	struct hc_strm *st = ctx;
-
-	if (addr == ZERO_PAGE_ADDR)
-		return HC_OK;
-	capture_note_memop(st);
-	HC_TRACE(pinned_free, st->handle.id, addr, size);
-	return st->dev->ops->host_free(st->dev->hal, (void *)(uintptr_t)addr);
-}
-
 /* --- fences for the drop queue ------------------------------------------ */
 
 static hc_status fence_record(void *ctx, void **fence)
@@ -166,15 +40,13 @@ static hc_status strm_init_memory(struct hc_strm *st, const hc_pool_layout *layo
 {
 	struct hc_dev *dev = st->dev;
 	struct hc_mm_props dprops = { dev->props.total_memory / 4, dev->props.alignment,
-				      &dev->dshared };
-	struct hc_mm_props pprops = { dev->props.total_memory / 4, 16, NULL };
+				      &dev->dshared, false };
+	struct hc_mm_props pprops = { dev->props.total_memory / 4, 16, NULL, .host = true };
 	hc_pool_layout pinned_layout = { HC_LAYOUT_SUBSLICES, NULL, 0 };
 	struct hc_layout *dl = NULL, *pl = NULL;
 	hc_status rc;
 
-	st->dstore = (struct hc_storage){ device_storage_alloc, device_storage_free, st,
-					  device_storage_alloc_fit };
-	st->pstore = (struct hc_storage){ pinned_storage_alloc, pinned_storage_free, st, NULL };
+	hc_strm_storage_init(st);
 	rc = hc_layout_resolve(layout, &dprops, &dl);
 	if (rc != HC_OK)
 		return rc;
@@ -460,39 +332,6 @@ void hc_strm_queues_fini(struct hc_strm *st)
 	hc_dq_fini(&st->dq);
 	hc_mc_destroy(st->cache);
 	st->cache = NULL;
-}
-
-/* Whether a stream of @st's device other than @st records a capture. */
-static bool others_recording(const struct hc_strm *st)
-{
-	uint32_t n = atomic_load(&st->dev->recording);
-
-	return n > (hc_capture_is_recording(&st->capture) ? 1u : 0u);
-}
-
-hc_status hc_strm_dq_flush(struct hc_strm *st)
-{
-	uint64_t t0 = hc_trace_now_ns();
-	struct hc_dq_stats before, after;
-	bool deferred = hc_dq_is_deferred(&st->dq);
-	hc_status rc;
-
-	hc_dq_stats(&st->dq, &before);
-	/* A flush waits on a fence on the host: while another stream of the
-	 * device records a capture that would invalidate it, so the flush is
-	 * deferred as during this stream's own capture (entries stay queued,
-	 * memory is only held longer). */
-	if (!deferred && others_recording(st))
-		hc_dq_set_deferred(&st->dq, true);
-	rc = hc_dq_flush(&st->dq);
-	hc_dq_set_deferred(&st->dq, deferred);
-	hc_dq_stats(&st->dq, &after);
-	if (after.flushes != before.flushes) {
-		atomic_fetch_add(&st->dev->stats.dq_flushes, 1);
-		HC_TRACE(dq_flush, st->handle.id, (uint32_t)before.staged_count, before.staged_bytes,
-			 hc_trace_now_ns() - t0);
-	}
-	return rc;
 }
 
 void hc_strm_cache_clear_unpinned(struct hc_strm *st)

@@ -1,14 +1,16 @@
 /*
  * streamops.h - internal interfaces shared by the stream operations
- * (write.c, pipeline.c, read.c, launch.c, sync.c, xstream.c, policy.c).
+ * (write.c, pipeline.c, read.c, launch.c, sync.c, policy.c) and what they
+ * are made of (lockset.c, xstream.c, flush.c).
  *
  * A stream operation resolves its stream and every buffer it touches into a
- * lock set (xstream.c): the consumer stream and each origin stream locked in
+ * lock set (lockset.c): the consumer stream and each origin stream locked in
  * ascending slot order, so two calls never wait on each other's stream locks.
  * Work queued on the consumer that names another stream's buffer first waits
  * (on the device) for the origin when the cursors say so, and pins the buffer
- * until the consumer's fence has passed.  Releases that must wait for the
- * consumer's fence go through its drop queue (hc_strm_defer).
+ * until the consumer's fence has passed (xstream.c).  Releases that must wait
+ * for the consumer's fence go through its drop queue (hc_strm_defer,
+ * flush.c).
  */
 #ifndef HIPCORE_CORE_STREAMOPS_H
 #define HIPCORE_CORE_STREAMOPS_H
@@ -58,6 +60,56 @@ hc_status hc_xs_before(struct hc_lockset *ls, struct hc_use *u);
 /* hc_xs_after - queue the unpin of @u behind the consumer's next fence. */
 void hc_xs_after(struct hc_lockset *ls, struct hc_use *u);
 
+/* streamop.c: the skeleton every stream operation runs (see there). */
+struct hc_op;
+
+/*
+ * What kind of stream operation: which of the skeleton's steps apply, and
+ * its own parts.  One static const per operation.
+ */
+struct hc_op_kind {
+	const char *fn;     /* the public call, for messages */
+	enum hc_eg_kind eg; /* what its failures are (copy, kernel) */
+	int lib_work;       /* enum hc_lib_work noted once queued; -1: none */
+	bool checks_reads;  /* refused when it reads tainted bytes */
+	bool tracked;       /* remembered until its fence; a failure when queued is recorded */
+	bool waits_inside;  /* waits for its own work (errtrack's call in progress) */
+	bool host_writes;   /* its write ranges hold the host's bytes once queued */
+	bool pins;          /* other streams' buffers stay pinned until its fence */
+	bool flushes;       /* ends with the drop queue's trigger */
+	/* Its preparation before the cross-stream waits (NULL: none), its
+	 * backend call, and what it does once queued (NULL: nothing). */
+	hc_status (*prepare)(struct hc_op *op, void *ctx);
+	hc_status (*queue)(struct hc_op *op, void *ctx);
+	void (*queued)(struct hc_op *op, void *ctx);
+};
+
+/* One operation in progress.  The caller fills @desc, @r, @nr and @flush
+ * between hc_op_lock and hc_op_run. */
+struct hc_op {
+	const struct hc_op_kind *k;
+	struct hc_lockset ls;
+	struct hc_strm *st;     /* the consumer, once locked */
+	struct hc_et_desc desc; /* what it is, for a failure's message */
+	struct hc_et_range *r;  /* one per buffer of the lock set, in its order */
+	size_t nr;
+	bool flush;             /* flush the drop queue after it */
+	bool recording;         /* the consumer records a capture */
+	hc_failure_id derived;  /* checks_reads: the failure a refusal recorded */
+	uint64_t mark;          /* the skeleton's own */
+	bool ordered, locked, call_open;
+};
+
+/* hc_op_enter - start @op of kind @k; @ordered: its trace event is being
+ * recorded (HC_TRACE_ENABLED), so it runs under the trace-order lock.
+ * Context: no lock held. */
+void hc_op_enter(struct hc_op *op, const struct hc_op_kind *k, bool ordered);
+/* hc_op_lock - hc_lockset_acquire for @op (step 1).  Return: its status. */
+hc_status hc_op_lock(struct hc_op *op, hc_stream s, const hc_buffer *bufs, size_t n);
+hc_status hc_op_run(struct hc_op *op, void *ctx);
+/* hc_op_leave - unlock what hc_op_enter and hc_op_lock took. */
+void hc_op_leave(struct hc_op *op);
+
 /*
  * hc_strm_defer - release(@arg) after the stream's next fence (drop queue).
  * When the queue cannot take it, the stream is synced and release runs now.
@@ -71,8 +123,27 @@ void hc_strm_defer_slice(struct hc_strm *st, struct hc_mm *mm, struct hc_slice_r
  * never while a capture records.  Context: @st locked. */
 hc_status hc_strm_maybe_flush(struct hc_strm *st, bool want);
 
+/* staging.c: the way a write moves its bytes (see there). */
+enum hc_write_way {
+	HC_WRITE_STAGED,    /* one pinned bounce slice */
+	HC_WRITE_PIPELINED, /* the chunk pipeline's pinned ring */
+	HC_WRITE_DIRECT,    /* the backend reads the caller's memory */
+};
+struct hc_write_plan {
+	hc_staging staging;    /* hc_staging_of's answer, the policy's limit applied */
+	enum hc_write_way way;
+};
+/* What hc_write does with @size bytes of @property: @stage_max_bytes is
+ * the device's policy (0: the contract's 100 MiB); @recording: the stream
+ * records a capture. */
+struct hc_write_plan hc_write_plan_of(uint64_t size, hc_alloc_property property,
+				      uint64_t stage_max_bytes, bool recording);
+/* The way of a write through pinned memory: staged, or pipelined from
+ * HC_PIPE_MIN_BYTES when not recording. */
+enum hc_write_way hc_staged_way(uint64_t size, bool recording);
+
 /* write.c: H2D of @n bytes at device address @dst through pinned memory
- * (one bounce, or the pipeline for large pageable sources). */
+ * (hc_staged_way's way); *@pipelined says which it took. */
 hc_status hc_write_staged(struct hc_strm *st, uint64_t dst, const void *src, uint64_t n,
 			  bool *pipelined);
 

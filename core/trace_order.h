@@ -11,7 +11,9 @@
  * that call runs under one process-wide lock, taken before any other:
  * recorded calls run one at a time and the trace's order is theirs.  The
  * calls under it are those replay follows whose effects can reach shared
- * state (see hc_trace_ordered's callers).  Without a session nothing is
+ * state: hc_alloc, hc_free, hc_buffer_hold, hc_sync, and every stream
+ * operation (hc_write, hc_read, hc_launch), whose skeleton takes it
+ * (core/streamop.c, hc_op_enter).  Without a session nothing is
  * taken: the test is the event's enabled flag, one predicted branch.
  *
  * Context: the lock is recursive, so an ordered call may make another.

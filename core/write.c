@@ -1,26 +1,21 @@
 /*
  * write.c - hc_write: host-to-device copies and who owns the source.
  *
- * The decision is hc_staging_of()'s, exactly (the device's stage_max_bytes
- * policy may lower or raise its 100 MiB limit for this path only):
- *  - staged: the bytes go through pinned memory from the stream's pinned
- *    pool, so the source may be reused when the call returns; the caller's
- *    release (if any) runs before the call returns.  Pageable sources of at
- *    least HC_PIPE_MIN_BYTES move through the chunk pipeline (pipeline.c);
- *    smaller ones through one pinned bounce slice that goes back to the pool
- *    through the drop queue after the copy's fence.
- *  - direct from pageable memory (NATIVE/DEVICE/OTHER at or above the
- *    staging limit): the decision says no full-size pinned copy, and none
- *    is made, but the bytes still move through the chunk pipeline, which
- *    needs only its small ring of pinned chunks; the driver's own pageable
- *    path runs at a fraction of pinned bandwidth (reference/h200-probe.md).
- *    The source may be reused when the call returns.
+ * The way the bytes travel is the staging module's answer (staging.c,
+ * hc_write_plan_of: hc_staging_of's decision with the device's policy
+ * applied):
+ *  - staged: one pinned bounce slice from the stream's pinned pool, which
+ *    goes back to the pool through the drop queue after the copy's fence;
+ *  - pipelined: the chunk pipeline's ring of pinned chunks (pipeline.c);
  *  - direct: the copy reads the caller's memory (PINNED: asynchronously).
- *    The caller's release goes on the drop queue and runs after the copy's
- *    fence; with release NULL the caller keeps responsibility (hc_sync).
+ * Staged and pipelined, the source may be reused when the call returns and
+ * the caller's release (if any) runs before it returns.  Direct, the
+ * caller's release goes on the drop queue and runs after the copy's fence;
+ * with release NULL the caller keeps responsibility (hc_sync).
  * Afterwards the drop queue is flushed when the decision asks for it or its
  * triggers fire, never while a capture records.  A write by the buffer's
- * origin stream restamps it (cross-stream cursors, xstream.c).
+ * origin stream restamps it (cross-stream cursors, xstream.c).  These
+ * steps around the copy are every stream operation's (streamop.c).
  *
  * Failures (errtrack.h): outside a capture a queued write clears the taint
  * of its destination range at once and is remembered until its fence, so a
@@ -53,122 +48,133 @@ static hc_status write_bounce(struct hc_strm *st, uint64_t dst, const void *src,
 	return HC_OK;
 }
 
+/* The bytes of a staged or pipelined write, or of a direct one
+ * (@pinned: the source is pinned memory the backend may read later). */
+static hc_status write_by(struct hc_strm *st, enum hc_write_way way, uint64_t dst,
+			  const void *src, uint64_t n, bool pinned)
+{
+	struct hc_dev *dev = st->dev;
+
+	switch (way) {
+	case HC_WRITE_STAGED:
+		return write_bounce(st, dst, src, n);
+	case HC_WRITE_PIPELINED:
+		return hc_pipeline_write(st, dst, src, n);
+	default:
+		return dev->ops->copy_h2d(dev->hal, st->hal, dst, src, n, pinned);
+	}
+}
+
 hc_status hc_write_staged(struct hc_strm *st, uint64_t dst, const void *src, uint64_t n,
 			  bool *pipelined)
 {
-	*pipelined = false;
-	if (n >= HC_PIPE_MIN_BYTES && !hc_capture_is_recording(&st->capture)) {
-		*pipelined = true;
-		return hc_pipeline_write(st, dst, src, n);
-	}
-	return write_bounce(st, dst, src, n);
+	enum hc_write_way way = hc_staged_way(n, hc_capture_is_recording(&st->capture));
+
+	*pipelined = way == HC_WRITE_PIPELINED;
+	return write_by(st, way, dst, src, n, false);
 }
 
-static hc_staging write_decision(struct hc_dev *dev, uint64_t n, hc_alloc_property p)
+/* One hc_write in progress, for the skeleton's hooks. */
+struct write_ctx {
+	uint64_t dst, n;
+	const void *src;
+	hc_alloc_property prop;
+	struct hc_write_plan plan;
+	hc_release_fn release;
+	void *arg;
+};
+
+/* The copy itself, the way the plan says. */
+static hc_status write_queue(struct hc_op *op, void *p)
 {
-	hc_staging s = hc_staging_of(n, p);
-	/* set_policy stores it under the device lock; read it without */
-	uint64_t limit = __atomic_load_n(&dev->policy.stage_max_bytes, __ATOMIC_RELAXED);
+	struct write_ctx *w = p;
+	struct hc_strm *st = op->st;
+	hc_status rc;
 
-	if (limit && p != HC_ALLOC_FILE)
-		s.through_pinned = n < limit && p != HC_ALLOC_PINNED;
-	return s;
+	rc = write_by(st, w->plan.way, w->dst, w->src, w->n, w->prop == HC_ALLOC_PINNED);
+	HC_TRACE(staging, st->handle.id, op->r[0].buf, w->n, (uint8_t)w->prop,
+		 w->plan.staging.through_pinned, w->plan.staging.flush_after,
+		 w->plan.way == HC_WRITE_PIPELINED);
+	return rc;
 }
+
+/* Queued: the source is the caller's again once its bytes are in pinned
+ * memory; a direct copy reads it until its fence. */
+static void write_queued(struct hc_op *op, void *p)
+{
+	struct write_ctx *w = p;
+	struct hc_dev *dev = op->st->dev;
+
+	if (w->plan.way != HC_WRITE_DIRECT) {
+		atomic_fetch_add(w->plan.way == HC_WRITE_PIPELINED ? &dev->stats.writes_pipelined
+								   : &dev->stats.writes_staged, 1);
+		if (w->release)
+			w->release(w->arg); /* the bytes are in pinned memory now */
+	} else {
+		atomic_fetch_add(&dev->stats.writes_direct, 1);
+		if (w->release)
+			hc_strm_defer(op->st, w->release, w->arg, 0);
+	}
+}
+
+static const struct hc_op_kind write_kind = {
+	.fn = "hc_write",
+	.eg = HC_EG_COPY,
+	.lib_work = HC_LIB_WORK_WRITE,
+	.tracked = true,
+	.waits_inside = true, /* a pipelined write waits for its chunks */
+	.host_writes = true,
+	.pins = true,
+	.flushes = true,
+	.queue = write_queue,
+	.queued = write_queued,
+};
 
 hc_status hc_write(hc_stream s, hc_buffer b, uint64_t off, const void *src, uint64_t n,
 		   hc_alloc_property prop, hc_release_fn release, void *arg)
 {
 	uint64_t t0 = HC_TRACE_T0(write);
-	struct hc_lockset ls;
-	struct hc_strm *st;
-	struct hc_use *u;
-	struct hc_dev *dev;
-	hc_staging dec;
+	struct write_ctx w = { .n = n, .src = src, .prop = prop, .release = release, .arg = arg };
 	struct hc_et_range rr;
-	struct hc_et_desc desc = { .what = HC_ET_WRITE };
-	uint64_t mark = 0;
-	bool pipelined = false, recording;
+	struct hc_buf *buf;
+	struct hc_op op;
 	hc_status rc;
 
 	if ((unsigned)prop > HC_ALLOC_OTHER)
 		return hc_fail(HC_ERR_INVALID, "hc_write: unknown property %d", (int)prop);
 	if (!src && n > 0)
 		return hc_fail(HC_ERR_INVALID, "hc_write: src is NULL");
-	rc = hc_lockset_acquire(s, &b, 1, "hc_write", &ls);
+	hc_op_enter(&op, &write_kind, HC_TRACE_ENABLED(write));
+	rc = hc_op_lock(&op, s, &b, 1);
 	if (rc != HC_OK)
-		return rc;
-	st = ls.st;
-	dev = st->dev;
-	u = &ls.use[0];
-	if (off > u->buf->size || n > u->buf->size - off) {
+		goto out_leave;
+	buf = op.ls.use[0].buf;
+	if (off > buf->size || n > buf->size - off) {
 		rc = hc_fail(HC_ERR_INVALID,
 			     "hc_write: %llu bytes at offset %llu run past the buffer's %llu",
 			     (unsigned long long)n, (unsigned long long)off,
-			     (unsigned long long)u->buf->size);
-		goto out_unlock;
+			     (unsigned long long)buf->size);
+		goto out_trace;
 	}
 	if (n == 0) {
 		if (release)
 			release(arg);
-		goto out_unlock;
+		goto out_trace;
 	}
-	dec = write_decision(dev, n, prop);
-	rc = hc_xs_before(&ls, u);
-	if (rc != HC_OK)
-		goto out_unlock;
-	recording = hc_capture_is_recording(&st->capture);
-	bool pageable = prop != HC_ALLOC_PINNED && prop != HC_ALLOC_FILE;
-	bool pipe_direct = !dec.through_pinned && pageable && n >= HC_PIPE_MIN_BYTES && !recording;
-
+	w.dst = buf->addr + off;
+	/* set_policy stores the limit under the device lock; read it without */
+	w.plan = hc_write_plan_of(n, prop,
+				  __atomic_load_n(&op.st->dev->policy.stage_max_bytes, __ATOMIC_RELAXED),
+				  op.recording);
 	rr = (struct hc_et_range){ b.id, off, n, true, false };
-	desc.a = n;
-	desc.b = off;
-	if (!recording) {
-		mark = hc_et_mark(st);
-		hc_et_call_open(st, HC_EG_COPY, &desc, &rr);
-	}
-	if (dec.through_pinned) {
-		rc = hc_write_staged(st, u->buf->addr + off, src, n, &pipelined);
-	} else if (pipe_direct) {
-		pipelined = true;
-		rc = hc_pipeline_write(st, u->buf->addr + off, src, n);
-	} else {
-		rc = dev->ops->copy_h2d(dev->hal, st->hal, u->buf->addr + off, src, n,
-					prop == HC_ALLOC_PINNED);
-	}
-	HC_TRACE(staging, st->handle.id, b.id, n, (uint8_t)prop, dec.through_pinned,
-		 dec.flush_after, pipelined);
-	/* A fence inside the write may have recorded its failure already. */
-	if (!recording && hc_et_call_close(st) == 0 && rc == HC_ERR_DEVICE)
-		hc_et_fail_now(st, HC_EG_COPY, &desc, &rr, 1);
-	if (rc != HC_OK)
-		goto out_unpin;
-	if (!recording) {
-		hc_et_written(dev, b.id, off, n);
-		hc_et_add(st, HC_EG_COPY, mark, &desc, &rr, 1);
-	}
-	if (dec.through_pinned || pipe_direct) {
-		atomic_fetch_add(pipelined ? &dev->stats.writes_pipelined : &dev->stats.writes_staged, 1);
-		if (release)
-			release(arg); /* the bytes are in pinned memory now */
-	} else {
-		atomic_fetch_add(&dev->stats.writes_direct, 1);
-		if (release)
-			hc_strm_defer(st, release, arg, 0);
-	}
-	if (u->origin == st)
-		u->buf->stamp = hc_cursor_advance(&st->cursor);
-	{
-		enum hc_lib_work w = HC_LIB_WORK_WRITE;
-
-		(void)dev->ops->ctl(dev->hal, HC_HAL_CTL_LIB_WORK, &w);
-	}
-out_unpin:
-	hc_xs_after(&ls, u);
-	if (rc == HC_OK)
-		rc = hc_strm_maybe_flush(st, dec.flush_after);
-out_unlock:
+	op.desc = (struct hc_et_desc){ .what = HC_ET_WRITE, .a = n, .b = off };
+	op.r = &rr;
+	op.nr = 1;
+	op.flush = w.plan.staging.flush_after;
+	rc = hc_op_run(&op, &w);
+out_trace:
 	HC_TRACE(write, s.id, b.id, off, n, (uint8_t)prop, (int32_t)rc, hc_trace_since_ns(t0));
-	hc_lockset_release(&ls);
+out_leave:
+	hc_op_leave(&op);
 	return rc;
 }

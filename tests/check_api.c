@@ -288,7 +288,7 @@ START_TEST(cleanup_and_retry_recovers_reserved_pages)
 END_TEST
 
 /* With several streams open, a large allocation a stream frees goes to the
- * device's idle cache (core/idle.h) behind a fence of that stream; any
+ * device's idle cache (core/pool/idle.h) behind a fence of that stream; any
  * stream adopts it for a request of its size without a new device
  * allocation, and a miss frees idle memory only when the device would
  * otherwise pass the most its pools ever held. */

@@ -1,5 +1,5 @@
 /*
- * check_idle.c - the device's idle-storage cache (core/idle.c) over the
+ * check_idle.c - the device's idle-storage cache (core/pool/idle.c) over the
  * simulator's HAL.
  *
  * The cache promises: adoption by exact size takes the oldest entry of that
@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/idle.h"
+#include "core/pool/idle.h"
 #include "sim/sim.h"
 
 #define MAXREF 4096

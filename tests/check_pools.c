@@ -1,5 +1,5 @@
 /*
- * check_pools.c - the memory manager (core/pool.h) over a fake storage.
+ * check_pools.c - the memory manager (core/pool/pool.h) over a fake storage.
  *
  * The storage hands out fake, non-overlapping addresses and counts
  * allocations, frees and live bytes, and can refuse on demand, so every
@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/pool.h"
+#include "core/pool/pool.h"
 
 #define KIB ((uint64_t)1024)
 #define MIB (1024 * KIB)
@@ -35,6 +35,8 @@ struct fake {
 	struct fake_alloc *a;
 	size_t n, cap;
 	int bad_frees;
+	uint64_t freed[16];    /* the addresses of the first frees, in order */
+	size_t nfreed;
 };
 
 static hc_status fake_alloc(void *ctx, uint64_t size, uint64_t *addr)
@@ -72,6 +74,9 @@ static hc_status fake_free(void *ctx, uint64_t addr, uint64_t size)
 				break; /* the pool named the wrong size */
 			f->live_bytes -= f->a[i].size;
 			f->a[i] = f->a[--f->n];
+			if (f->nfreed < sizeof(f->freed) / sizeof(f->freed[0]))
+				f->freed[f->nfreed] = addr;
+			f->nfreed++;
 			f->frees++;
 			f->live--;
 			return HC_OK;
@@ -648,6 +653,87 @@ START_TEST(exclusive_prefers_lowest_free_count)
 END_TEST
 
 /* ---- cleanup, install, measured plans ---------------------------------------- */
+
+/* Cleanup and a split pool's reclaim give back only wholly free pages,
+ * oldest first, whatever order they became free in; a page taken again
+ * is no longer one (pool_internal.h: each pool's tree of them). */
+START_TEST(cleanup_frees_empty_pages_oldest_first)
+{
+	hc_pool_spec s = sliced(1 * MIB, 0, 0);
+	struct hc_slice_ref r[6];
+	uint64_t addr[6], x;
+	struct hc_mm *mm;
+	int i;
+
+	fake_reset();
+	mm = mm_custom(&s, 1, 256);
+	for (i = 0; i < 6; i++)
+		r[i] = res(mm, 1 * MIB, &addr[i]); /* a page each */
+	ck_assert_uint_eq(fk.allocs, 6);
+	ck_assert_int_eq(hc_mm_release(mm, r[4]), HC_OK);
+	ck_assert_int_eq(hc_mm_release(mm, r[1]), HC_OK);
+	ck_assert_int_eq(hc_mm_release(mm, r[3]), HC_OK);
+	ck_assert_int_eq(hc_mm_release(mm, r[2]), HC_OK);
+	r[2] = res(mm, 512 * KIB, &x); /* first fit: page 1, no longer empty */
+	ck_assert_uint_eq(x, addr[1]);
+	ck_assert(hc_mm_valid(mm));
+	ck_assert_int_eq(hc_mm_cleanup(mm, true), HC_OK);
+	ck_assert(hc_mm_valid(mm));
+	ck_assert_uint_eq(fk.nfreed, 3);
+	ck_assert_uint_eq(fk.freed[0], addr[2]);
+	ck_assert_uint_eq(fk.freed[1], addr[3]);
+	ck_assert_uint_eq(fk.freed[2], addr[4]);
+	ck_assert_int_eq(hc_mm_cleanup(mm, true), HC_OK); /* nothing more */
+	ck_assert_uint_eq(fk.nfreed, 3);
+	ck_assert_uint_eq(usage(mm).bytes_reserved, 3 * MIB);
+	hc_mm_destroy(mm);
+	fake_done();
+}
+END_TEST
+
+START_TEST(split_reclaims_free_segments_oldest_first)
+{
+	hc_pool_layout wl = { .preset = HC_LAYOUT_WORKLOAD };
+	struct hc_mm_props p = { .max_page_size = 0, .alignment = 256 };
+	static const uint64_t sizes[5] = { 3 * MIB, 4 * MIB, 2 * MIB, 5 * MIB, 7 * MIB };
+	struct hc_slice_ref r[5], n;
+	uint64_t addr[5], naddr, x;
+	struct hc_layout *l;
+	struct hc_mm *mm;
+	int i;
+
+	fake_reset();
+	ck_assert_int_eq(hc_layout_resolve(&wl, &p, &l), HC_OK);
+	ck_assert_int_eq(hc_mm_create(l, &p, &fake_storage, &mm), HC_OK);
+	hc_layout_free(l);
+	for (i = 0; i < 5; i++)
+		r[i] = res(mm, sizes[i], &addr[i]); /* a segment each, 21 MiB at peak */
+	ck_assert_int_eq(hc_mm_release(mm, r[2]), HC_OK);
+	ck_assert_int_eq(hc_mm_release(mm, r[1]), HC_OK);
+	ck_assert_int_eq(hc_mm_release(mm, r[0]), HC_OK);
+	ck_assert(hc_mm_valid(mm));
+	/* no free block holds 6 MiB: the miss gives back wholly free segments,
+	 * oldest first, until 21 + 6 - freed <= 21: the 3 then the 4 MiB one */
+	n = res(mm, 6 * MIB, &naddr);
+	ck_assert(hc_mm_valid(mm));
+	ck_assert_uint_eq(fk.nfreed, 2);
+	ck_assert_uint_eq(fk.freed[0], addr[0]);
+	ck_assert_uint_eq(fk.freed[1], addr[1]);
+	/* the 2 MiB segment taken again whole: nothing left for cleanup */
+	r[2] = res(mm, 2 * MIB, &x);
+	ck_assert_uint_eq(x, addr[2]);
+	ck_assert_int_eq(hc_mm_cleanup(mm, true), HC_OK);
+	ck_assert_uint_eq(fk.nfreed, 2);
+	ck_assert_int_eq(hc_mm_release(mm, n), HC_OK);
+	ck_assert_int_eq(hc_mm_cleanup(mm, true), HC_OK);
+	ck_assert(hc_mm_valid(mm));
+	ck_assert_uint_eq(fk.nfreed, 3);
+	ck_assert_uint_eq(fk.freed[2], naddr);
+	ck_assert_uint_eq(usage(mm).bytes_reserved, 14 * MIB); /* the 2, 5 and 7 MiB */
+	hc_mm_destroy(mm);
+	fake_done();
+}
+END_TEST
 
 START_TEST(cleanup_releases_everything_free)
 {
@@ -2844,6 +2930,8 @@ static Suite *pools_suite(void)
 
 	tc = tcase_create("lifecycle");
 	tcase_add_test(tc, cleanup_releases_everything_free);
+	tcase_add_test(tc, cleanup_frees_empty_pages_oldest_first);
+	tcase_add_test(tc, split_reclaims_free_segments_oldest_first);
 	tcase_add_test(tc, held_binding_survives_explicit_cleanup_renumber);
 	tcase_add_test(tc, measured_plan_cycle);
 	tcase_add_test(tc, install_refuses_while_in_use);

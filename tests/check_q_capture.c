@@ -4,7 +4,7 @@
 #include <check.h>
 #include <string.h>
 
-#include "core/capture.h"
+#include "core/queue/capture.h"
 #include "core/internal.h"
 #include "tests/check_queues.h"
 

@@ -10,7 +10,7 @@
 #include <check.h>
 #include <string.h>
 
-#include "core/cursor.h"
+#include "core/queue/cursor.h"
 #include "tests/check_queues.h"
 
 static struct hc_cursor_state st[4];

@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "core/drop_queue.h"
+#include "core/queue/drop_queue.h"
 #include "tests/check_queues.h"
 
 #define GIB (1024ull * 1024 * 1024)

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/errgraph.h"
+#include "core/queue/errgraph.h"
 #include "core/internal.h"
 #include "tests/check_queues.h"
 

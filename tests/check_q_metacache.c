@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/metacache.h"
+#include "core/queue/metacache.h"
 #include "tests/check_queues.h"
 
 #define MAXV 65536

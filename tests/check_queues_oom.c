@@ -13,9 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/drop_queue.h"
-#include "core/errgraph.h"
-#include "core/metacache.h"
+#include "core/queue/drop_queue.h"
+#include "core/queue/errgraph.h"
+#include "core/queue/metacache.h"
 
 void *__real_malloc(size_t n);
 void *__real_calloc(size_t n, size_t size);

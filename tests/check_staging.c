@@ -2,11 +2,14 @@
  * check_staging.c - the staging contract (hc_staging_of) and status names.
  *
  * The decision is the seed's, exactly: MiB = 1024*1024, strict comparisons.
+ * hc_write's plan (core/staging.c, hc_write_plan_of): the three ways and
+ * the device policy's limit.
  */
 #include <check.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/streamops.h"
 #include "hipcore/hipcore.h"
 
 #define MIB HC_MIB
@@ -141,6 +144,60 @@ START_TEST(every_status_has_a_distinct_name)
 }
 END_TEST
 
+struct plan_case {
+	uint64_t size;
+	hc_alloc_property property;
+	uint64_t stage_max; /* the device policy's limit, 0: none */
+	bool recording;
+	bool through_pinned, flush_after;
+	enum hc_write_way way;
+};
+
+static const struct plan_case plan_cases[] = {
+	{ 4096, HC_ALLOC_NATIVE, 0, false, true, false, HC_WRITE_STAGED },
+	{ 8 * MIB - 1, HC_ALLOC_NATIVE, 0, false, true, false, HC_WRITE_STAGED },
+	{ 8 * MIB, HC_ALLOC_NATIVE, 0, false, true, false, HC_WRITE_PIPELINED },
+	{ 8 * MIB, HC_ALLOC_NATIVE, 0, true, true, false, HC_WRITE_STAGED },
+	/* not staged, but pageable and large: through the pipeline */
+	{ 100 * MIB, HC_ALLOC_NATIVE, 0, false, false, true, HC_WRITE_PIPELINED },
+	{ 100 * MIB, HC_ALLOC_DEVICE, 0, false, false, true, HC_WRITE_PIPELINED },
+	{ 100 * MIB, HC_ALLOC_NATIVE, 0, true, false, true, HC_WRITE_DIRECT },
+	{ 1 * MIB, HC_ALLOC_PINNED, 0, false, false, false, HC_WRITE_DIRECT },
+	{ 1 * MIB, HC_ALLOC_PINNED, 1024 * MIB, false, false, false, HC_WRITE_DIRECT },
+	{ 200 * MIB, HC_ALLOC_PINNED, 0, false, false, true, HC_WRITE_DIRECT },
+	{ 200 * MIB, HC_ALLOC_FILE, 0, false, true, true, HC_WRITE_PIPELINED },
+	{ 200 * MIB, HC_ALLOC_FILE, 1 * MIB, false, true, true, HC_WRITE_PIPELINED },
+	{ 1, HC_ALLOC_FILE, 0, true, true, true, HC_WRITE_STAGED },
+	/* the policy's limit replaces 100 MiB for the other properties */
+	{ 2 * MIB, HC_ALLOC_NATIVE, 4 * MIB, false, true, false, HC_WRITE_STAGED },
+	{ 4 * MIB, HC_ALLOC_NATIVE, 4 * MIB, false, false, false, HC_WRITE_DIRECT },
+	{ 50 * MIB, HC_ALLOC_OTHER, 16 * MIB, false, false, true, HC_WRITE_PIPELINED },
+	{ 150 * MIB, HC_ALLOC_NATIVE, 1024 * MIB, false, true, true, HC_WRITE_PIPELINED },
+	{ 150 * MIB, HC_ALLOC_NATIVE, 1024 * MIB, true, true, true, HC_WRITE_STAGED },
+};
+
+START_TEST(write_plan_ways)
+{
+	const struct plan_case *c = &plan_cases[_i];
+	struct hc_write_plan w = hc_write_plan_of(c->size, c->property, c->stage_max, c->recording);
+	hc_staging contract = hc_staging_of(c->size, c->property);
+
+	ck_assert_msg(w.staging.through_pinned == c->through_pinned &&
+			      w.staging.flush_after == c->flush_after && w.way == c->way,
+		      "case %d: %llu B, property %d, limit %llu, recording %d: staged %d flush %d "
+		      "way %d", _i, (unsigned long long)c->size, (int)c->property,
+		      (unsigned long long)c->stage_max, (int)c->recording,
+		      (int)w.staging.through_pinned, (int)w.staging.flush_after, (int)w.way);
+	/* without a policy the plan's decision is the contract's, exactly */
+	if (c->stage_max == 0)
+		ck_assert(w.staging.through_pinned == contract.through_pinned &&
+			  w.staging.flush_after == contract.flush_after);
+	/* a staged write is one bounce or the pipeline, never direct */
+	if (w.staging.through_pinned)
+		ck_assert(w.way == hc_staged_way(c->size, c->recording));
+}
+END_TEST
+
 static Suite *staging_suite(void)
 {
 	Suite *s = suite_create("staging");
@@ -157,8 +214,13 @@ static Suite *staging_suite(void)
 	tcase_add_test(limits, named_boundaries);
 	tcase_add_test(limits, unknown_property_behaves_as_other);
 	tcase_add_test(limits, every_status_has_a_distinct_name);
+	TCase *plan = tcase_create("plan");
+
+	tcase_add_loop_test(plan, write_plan_ways, 0,
+			    (int)(sizeof(plan_cases) / sizeof(plan_cases[0])));
 	suite_add_tcase(s, seed);
 	suite_add_tcase(s, limits);
+	suite_add_tcase(s, plan);
 	return s;
 }
 

@@ -65,7 +65,7 @@ static void *worker(void *p)
 		if (big && op % 500 == 0) {
 			/* a fresh large buffer each time: the freed one goes to
 			 * the device's idle cache, another thread's stream may
-			 * adopt it behind this stream's fence (core/idle.h) */
+			 * adopt it behind this stream's fence (core/pool/idle.h) */
 			if (op) {
 				EXPECT(hc_free(bigbuf) == HC_OK);
 				EXPECT(hc_alloc(s, BIG, &bigbuf) == HC_OK);
@@ -184,7 +184,7 @@ END_TEST
  * back by the next reservation of its size: its bytes go into its stream's
  * slot of the device's shared figures while the other threads'
  * reservations read those slots for the in-use figure and the peak
- * (core/pool.h, struct hc_mm_shared).  A 6 MiB buffer freed goes to the
+ * (core/pool/pool.h, struct hc_mm_shared).  A 6 MiB buffer freed goes to the
  * idle cache; the 3 MiB anchor adopts such a segment and leaves 3 MiB free
  * behind it, which the pairs then take and park. */
 #define PARK_ROUNDS 40

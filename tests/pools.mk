@@ -1,4 +1,4 @@
-# tests/check_pools: the memory manager (core/pool.h) over a fake storage.
+# tests/check_pools: the memory manager (core/pool/pool.h) over a fake storage.
 if HAVE_CHECK
 check_PROGRAMS += tests/check_pools
 TESTS += tests/check_pools
@@ -6,7 +6,7 @@ tests_check_pools_SOURCES = tests/check_pools.c
 tests_check_pools_CFLAGS = $(TEST_CFLAGS)
 tests_check_pools_LDADD = $(TEST_LDADD)
 endif
-# tests/check_idle: the device's idle-storage cache (core/idle.c) over the sim HAL.
+# tests/check_idle: the device's idle-storage cache (core/pool/idle.c) over the sim HAL.
 if HAVE_CHECK
 check_PROGRAMS += tests/check_idle
 TESTS += tests/check_idle

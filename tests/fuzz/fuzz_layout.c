@@ -23,7 +23,7 @@
 #include <string.h>
 
 #include "core/internal.h"
-#include "core/pool.h"
+#include "core/pool/pool.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

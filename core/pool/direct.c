@@ -1,5 +1,5 @@
 /*
- * pool_direct.c - one storage allocation per slice, exact-size reuse.
+ * direct.c - one storage allocation per slice, exact-size reuse.
  *
  * Every slice owns an allocation of exactly its effective size (size plus
  * alignment padding), so the only waste is padding.  A free slice is reused
@@ -36,16 +36,16 @@
 #include <stdlib.h>
 
 #include "core/internal.h"
-#include "core/pool_internal.h"
+#include "core/pool/pool_internal.h"
 
-void hc_direct_init(struct hc_pool *p, const hc_pool_spec *spec, uint64_t align)
+static void direct_init(struct hc_pool *p, const hc_pool_spec *spec, uint64_t align)
 {
-	p->kind = HC_POOL_DIRECT;
 	p->align = align;
 	p->spec = *spec;
+	p->accept_max = UINT64_MAX;
 }
 
-struct hc_slice *hc_direct_try_reserve(struct hc_pool *p, uint64_t size)
+static struct hc_slice *direct_try_reserve(struct hc_pool *p, uint64_t size)
 {
 	struct hc_slice *s = hc_pool_take_exact(p, size);
 
@@ -64,14 +64,14 @@ static void slot_release(struct hc_pool *p, uint64_t i)
 
 	if (s->in_tree)
 		hc_tree_remove(&p->by_size, &s->node);
-	hc_mm_storage_free(p->mm, s->addr, s->span);
+	hc_pool_storage_free(p, s->addr, s->span);
 	hc_pool_reserved_sub(p, s->span);
 	if (hc_pool_at_peak_shared(p))
 		hc_shared_sub(&p->shared->reserved, s->span);
 	p->npages--;
 	p->slots[i] = NULL;
 	p->vacant[p->nvacant++] = i;
-	hc_mm_slice_put(p->mm, s);
+	hc_pool_slice_put(p, s);
 }
 
 /* Makes room for one more slot index and one more vacancy. */
@@ -94,7 +94,7 @@ static hc_status slots_grow(struct hc_pool *p)
 	return HC_OK;
 }
 
-hc_status hc_direct_alloc(struct hc_pool *p, uint64_t size, struct hc_slice **out)
+static hc_status direct_alloc(struct hc_pool *p, uint64_t size, struct hc_slice **out)
 {
 	uint64_t pad = hc_pad(size, p->align), eff = size + pad, reclaim = p->spec.reclaim_at;
 	uint64_t i, addr;
@@ -112,7 +112,7 @@ hc_status hc_direct_alloc(struct hc_pool *p, uint64_t size, struct hc_slice **ou
 		reclaim = used > UINT64_MAX - eff ? UINT64_MAX : used + eff;
 		if (peak > reclaim)
 			reclaim = peak;
-		for (i = 0; i < p->nslots &&
+		for (i = 0; i < p->nslots && p->by_size.n &&
 			    atomic_load_explicit(&sh->reserved, memory_order_relaxed) + eff > reclaim;
 		     i++) {
 			if (p->slots[i] && p->slots[i]->in_tree)
@@ -126,19 +126,20 @@ hc_status hc_direct_alloc(struct hc_pool *p, uint64_t size, struct hc_slice **ou
 		if (p->used_peak > reclaim)
 			reclaim = p->used_peak;
 	}
-	for (i = 0; reclaim && i < p->nslots && p->use.bytes_reserved + eff > reclaim; i++) {
+	for (i = 0; reclaim && i < p->nslots && p->by_size.n && p->use.bytes_reserved + eff > reclaim;
+	     i++) {
 		if (p->slots[i] && p->slots[i]->in_tree)
 			slot_release(p, i);
 	}
 	st = slots_grow(p);
 	if (st != HC_OK)
 		return st;
-	s = hc_mm_slice_new(p->mm);
+	s = hc_pool_slice_new(p);
 	if (!s)
 		return hc_fail(HC_ERR_OOM, "no host memory for a slice record");
-	st = hc_mm_storage_alloc(p->mm, eff, &addr);
+	st = hc_pool_storage_alloc(p, eff, &addr);
 	if (st != HC_OK) {
-		hc_mm_slice_put(p->mm, s);
+		hc_pool_slice_put(p, s);
 		return st;
 	}
 	i = p->nvacant ? p->vacant[--p->nvacant] : p->nslots++;
@@ -163,11 +164,11 @@ hc_status hc_direct_alloc(struct hc_pool *p, uint64_t size, struct hc_slice **ou
 	return HC_OK;
 }
 
-void hc_direct_on_free(struct hc_pool *p, struct hc_slice *s)
+static void direct_on_free(struct hc_pool *p, struct hc_slice *s)
 {
 	if (hc_pool_at_peak_shared(p))
 		hc_shared_sub(&p->shared->used, s->span);
-	if (hc_pool_several(p) && !hc_mm_capture_active(p->mm)) {
+	if (hc_pool_several(p) && !p->core->capture) {
 		/* several streams: the free allocation goes to the device's
 		 * idle cache at once, for any of them to adopt */
 		slot_release(p, s->seq);
@@ -180,18 +181,19 @@ void hc_direct_on_free(struct hc_pool *p, struct hc_slice *s)
 	s->in_tree = true;
 }
 
-void hc_direct_cleanup(struct hc_pool *p, bool explicit_)
+static void direct_cleanup(struct hc_pool *p, uint64_t alloc_nr, bool explicit_)
 {
 	uint64_t i;
 
 	if (!explicit_)
 		return;
-	for (i = 0; i < p->nslots; i++)
+	/* by_size holds the free slices: the walk ends past the last one */
+	for (i = 0; i < p->nslots && p->by_size.n; i++)
 		if (p->slots[i] && p->slots[i]->in_tree)
 			slot_release(p, i);
 }
 
-void hc_direct_destroy(struct hc_pool *p)
+static void direct_destroy(struct hc_pool *p)
 {
 	uint64_t i;
 
@@ -208,3 +210,15 @@ void hc_direct_destroy(struct hc_pool *p)
 	p->vacant = NULL;
 	p->nslots = p->cap_slots = p->nvacant = 0;
 }
+
+const struct hc_pool_ops hc_direct_ops = {
+	.name = "direct",
+	.report_kind = HC_POOL_DIRECT,
+	.init = direct_init,
+	.try_reserve = direct_try_reserve,
+	.alloc = direct_alloc,
+	.on_free = direct_on_free,
+	.cleanup = direct_cleanup,
+	.destroy = direct_destroy,
+	.valid = hc_direct_valid,
+};

@@ -1,5 +1,5 @@
 /*
- * pool_sliced.c - fixed-size pages carved first-fit into slices.
+ * sliced.c - fixed-size pages carved first-fit into slices.
  *
  * Each page is a list of slices in offset order; a new page starts as one
  * free slice.  A reservation of effective size E (size + alignment padding)
@@ -43,18 +43,18 @@
  * differ, and the presets never route size 0 to a sliced pool.
  */
 #include "core/internal.h"
-#include "core/pool_internal.h"
+#include "core/pool/pool_internal.h"
 
 #define SLICE_OF(n) ((struct hc_slice *)(n))
 
-void hc_sliced_init(struct hc_pool *p, const hc_pool_spec *spec, uint64_t align)
+static void sliced_init(struct hc_pool *p, const hc_pool_spec *spec, uint64_t align)
 {
 	uint64_t page = spec->page_size;
 	uint64_t max_slice = spec->max_slice_size ? spec->max_slice_size : page;
 	uint64_t cap = spec->max_pool_size;
 
-	p->kind = HC_POOL_SLICED;
 	p->align = align;
+	p->park = HC_PARK_SLICED;
 	p->capped = cap != 0;
 	p->max_pages = UINT64_MAX;
 	if (p->capped) {
@@ -74,6 +74,14 @@ void hc_sliced_init(struct hc_pool *p, const hc_pool_spec *spec, uint64_t align)
 	p->spec = *spec;
 	p->spec.page_size = page;
 	p->spec.max_slice_size = max_slice;
+	/* Slices up to max_slice_size; an uncapped pool also takes near-page
+	 * requests, those within 20% of a page: size in (0.8 page, page], that
+	 * is 5 * (page - size) < page, or page - size < ceil(page / 5). */
+	p->accept_max = max_slice;
+	if (!p->capped) {
+		p->near_hi = page;
+		p->near_lo = page - (page / 5 + (page % 5 != 0));
+	}
 }
 
 static void free_insert(struct hc_pool *p, struct hc_slice *s)
@@ -98,7 +106,7 @@ static hc_status carve(struct hc_pool *p, struct hc_slice *s, uint64_t size, uin
 	uint64_t old = s->size;
 
 	if (old > eff) {
-		struct hc_slice *r = hc_mm_slice_new(p->mm);
+		struct hc_slice *r = hc_pool_slice_new(p);
 
 		if (!r)
 			return hc_fail(HC_ERR_OOM, "no host memory for a slice record");
@@ -123,7 +131,7 @@ static hc_status carve(struct hc_pool *p, struct hc_slice *s, uint64_t size, uin
 	return HC_OK;
 }
 
-struct hc_slice *hc_sliced_try_reserve(struct hc_pool *p, uint64_t size)
+static struct hc_slice *sliced_try_reserve(struct hc_pool *p, uint64_t size)
 {
 	uint64_t eff = size + hc_pad(size, p->align);
 	struct hc_tree_path path;
@@ -133,12 +141,13 @@ struct hc_slice *hc_sliced_try_reserve(struct hc_pool *p, uint64_t size)
 	if (!n)
 		return NULL;
 	s = SLICE_OF(n);
+	hc_pool_empty_remove(p, s->page); /* if it was wholly free */
 	if (s->size > eff) {
 		/* A new record before @s takes the run's front; @s keeps the
 		 * rest (recorded size less @eff, padding 0, as carve() leaves a
 		 * remainder) and its place in the tree: its key moves up by @eff
 		 * past no other key, and only the maxima above it can fall. */
-		struct hc_slice *a = hc_mm_slice_new(p->mm);
+		struct hc_slice *a = hc_pool_slice_new(p);
 
 		if (!a)
 			return NULL;
@@ -172,7 +181,7 @@ struct hc_slice *hc_sliced_try_reserve(struct hc_pool *p, uint64_t size)
 	return s;
 }
 
-hc_status hc_sliced_alloc(struct hc_pool *p, uint64_t size, struct hc_slice **out)
+static hc_status sliced_alloc(struct hc_pool *p, uint64_t size, struct hc_slice **out)
 {
 	uint64_t eff = size + hc_pad(size, p->align);
 	struct hc_page *pg;
@@ -190,7 +199,7 @@ hc_status hc_sliced_alloc(struct hc_pool *p, uint64_t size, struct hc_slice **ou
 	pg = hc_pool_page_new(p, p->spec.page_size, &st);
 	if (!pg)
 		return st;
-	s = hc_mm_slice_new(p->mm);
+	s = hc_pool_slice_new(p);
 	if (!s) {
 		st = hc_fail(HC_ERR_OOM, "no host memory for a slice record");
 		goto err_drop_page;
@@ -209,7 +218,7 @@ hc_status hc_sliced_alloc(struct hc_pool *p, uint64_t size, struct hc_slice **ou
 
 err_put_slice:
 	pg->first = NULL;
-	hc_mm_slice_put(p->mm, s);
+	hc_pool_slice_put(p, s);
 err_drop_page:
 	hc_pool_page_drop(p, pg);
 	return st;
@@ -236,10 +245,16 @@ static void track(struct hc_pool *p, struct hc_slice *s)
 	}
 }
 
-void hc_sliced_on_free(struct hc_pool *p, struct hc_slice *s)
+static void sliced_on_free(struct hc_pool *p, struct hc_slice *s)
 {
 	struct hc_slice *prev = s->prev, *next = s->next;
+	struct hc_page *pg = s->page;
 	bool pf = prev && prev->sfree, nf = next && next->sfree;
+
+	/* Its last live slice: free neighbours always merge, so the page is
+	 * one free run now, and cleanup may give it back. */
+	if (pg->live == 0)
+		hc_pool_empty_add(p, pg);
 
 	s->sfree = true;
 	if (pf && nf) {
@@ -249,14 +264,14 @@ void hc_sliced_on_free(struct hc_pool *p, struct hc_slice *s)
 			free_remove(p, next);
 		hc_slice_unlink(s);
 		hc_slice_unlink(next);
-		hc_mm_slice_put(p->mm, s);
-		hc_mm_slice_put(p->mm, next);
+		hc_pool_slice_put(p, s);
+		hc_pool_slice_put(p, next);
 		track(p, prev);
 	} else if (pf) {
 		prev->size = eff_of(prev) + eff_of(s);
 		prev->padding = 0;
 		hc_slice_unlink(s);
-		hc_mm_slice_put(p->mm, s);
+		hc_pool_slice_put(p, s);
 		track(p, prev);
 	} else if (nf) {
 		/* @next takes @s's place: its key moves down to @s's offset, and no
@@ -266,7 +281,7 @@ void hc_sliced_on_free(struct hc_pool *p, struct hc_slice *s)
 		next->offset = s->offset;
 		next->addr = s->addr;
 		hc_slice_unlink(s);
-		hc_mm_slice_put(p->mm, s);
+		hc_pool_slice_put(p, s);
 		track(p, next);
 	} else {
 		track(p, s);
@@ -281,28 +296,38 @@ static void page_release(struct hc_pool *p, struct hc_page *pg)
 		nx = s->next;
 		if (s->in_tree)
 			free_remove(p, s);
-		hc_mm_slice_put(p->mm, s);
+		hc_pool_slice_put(p, s);
 	}
 	pg->first = NULL;
 	hc_pool_page_drop(p, pg);
 }
 
-/* Explicit cleanup frees every page with no live slice; periodic does nothing. */
-void hc_sliced_cleanup(struct hc_pool *p, bool explicit_)
+/* Explicit cleanup frees every page with no live slice, oldest first;
+ * periodic does nothing. */
+static void sliced_cleanup(struct hc_pool *p, uint64_t alloc_nr, bool explicit_)
 {
-	struct hc_page *pg, *nx;
+	struct hc_page *pg;
 
 	if (!explicit_)
 		return;
-	for (pg = p->head; pg; pg = nx) {
-		nx = pg->next;
-		if (pg->live == 0)
-			page_release(p, pg);
-	}
+	while ((pg = hc_pool_empty_first(p)))
+		page_release(p, pg);
 }
 
-void hc_sliced_destroy(struct hc_pool *p)
+static void sliced_destroy(struct hc_pool *p)
 {
 	while (p->head)
 		page_release(p, p->head);
 }
+
+const struct hc_pool_ops hc_sliced_ops = {
+	.name = "sliced",
+	.report_kind = HC_POOL_SLICED,
+	.init = sliced_init,
+	.try_reserve = sliced_try_reserve,
+	.alloc = sliced_alloc,
+	.on_free = sliced_on_free,
+	.cleanup = sliced_cleanup,
+	.destroy = sliced_destroy,
+	.valid = hc_sliced_valid,
+};

@@ -1,5 +1,5 @@
 /*
- * pool_persistent.c - exact-fit slices for persistent windows and capture.
+ * persistent.c - exact-fit slices for persistent windows and capture.
  *
  * Each slice owns one storage allocation of its effective size, and a free
  * slice is reused only by a request of the same effective size, the oldest
@@ -12,22 +12,23 @@
 #include <stdlib.h>
 
 #include "core/internal.h"
-#include "core/pool_internal.h"
+#include "core/pool/pool_internal.h"
 
-void hc_persistent_init(struct hc_pool *p, uint64_t max_page_size, uint64_t align)
+/* @spec: max_alloc_size is the device's max_page_size (reports). */
+static void persistent_init(struct hc_pool *p, const hc_pool_spec *spec, uint64_t align)
 {
-	p->kind = HC_POOL_PERSISTENT;
 	p->align = align;
 	p->spec.kind = HC_POOL_PERSISTENT;
-	p->spec.max_alloc_size = max_page_size;
+	p->spec.max_alloc_size = spec->max_alloc_size;
+	p->accept_max = UINT64_MAX; /* never asked: see above */
 }
 
-struct hc_slice *hc_persistent_try_reserve(struct hc_pool *p, uint64_t size)
+static struct hc_slice *persistent_try_reserve(struct hc_pool *p, uint64_t size)
 {
 	return hc_pool_take_exact(p, size);
 }
 
-hc_status hc_persistent_alloc(struct hc_pool *p, uint64_t size, struct hc_slice **out)
+static hc_status persistent_alloc(struct hc_pool *p, uint64_t size, struct hc_slice **out)
 {
 	uint64_t pad = hc_pad(size, p->align), eff = size + pad, addr;
 	struct hc_slice *s;
@@ -45,12 +46,12 @@ hc_status hc_persistent_alloc(struct hc_pool *p, uint64_t size, struct hc_slice 
 		p->slots = ns;
 		p->cap_slots = cap;
 	}
-	s = hc_mm_slice_new(p->mm);
+	s = hc_pool_slice_new(p);
 	if (!s)
 		return hc_fail(HC_ERR_OOM, "no host memory for a slice record");
-	st = hc_mm_storage_alloc(p->mm, eff, &addr);
+	st = hc_pool_storage_alloc(p, eff, &addr);
 	if (st != HC_OK) {
-		hc_mm_slice_put(p->mm, s);
+		hc_pool_slice_put(p, s);
 		return st;
 	}
 	p->slots[p->nslots++] = s;
@@ -68,7 +69,7 @@ hc_status hc_persistent_alloc(struct hc_pool *p, uint64_t size, struct hc_slice 
 	return HC_OK;
 }
 
-void hc_persistent_on_free(struct hc_pool *p, struct hc_slice *s)
+static void persistent_on_free(struct hc_pool *p, struct hc_slice *s)
 {
 	s->node.k1 = s->span;
 	s->node.k2 = s->seq;
@@ -91,21 +92,22 @@ static void sweep(struct hc_pool *p, bool all)
 		}
 		if (s->in_tree)
 			hc_tree_remove(&p->by_size, &s->node);
-		hc_mm_storage_free(p->mm, s->addr, s->span);
+		hc_pool_storage_free(p, s->addr, s->span);
 		hc_pool_reserved_sub(p, s->span);
 		p->npages--;
-		hc_mm_slice_put(p->mm, s);
+		hc_pool_slice_put(p, s);
 	}
 	p->nslots = kept;
 }
 
-void hc_persistent_cleanup(struct hc_pool *p, bool explicit_)
+static void persistent_cleanup(struct hc_pool *p, uint64_t alloc_nr, bool explicit_)
 {
-	if (explicit_)
+	/* by_size holds the free slices: with none, nothing to sweep */
+	if (explicit_ && p->by_size.n)
 		sweep(p, false);
 }
 
-void hc_persistent_destroy(struct hc_pool *p)
+static void persistent_destroy(struct hc_pool *p)
 {
 	sweep(p, true);
 	free(p->slots);
@@ -121,3 +123,15 @@ void hc_persistent_take(struct hc_pool *p, struct hc_slice *s)
 	s->in_tree = false;
 	hc_pool_mark_used(p, s, s->size);
 }
+
+const struct hc_pool_ops hc_persistent_ops = {
+	.name = "persistent",
+	.report_kind = HC_POOL_PERSISTENT,
+	.init = persistent_init,
+	.try_reserve = persistent_try_reserve,
+	.alloc = persistent_alloc,
+	.on_free = persistent_on_free,
+	.cleanup = persistent_cleanup,
+	.destroy = persistent_destroy,
+	.valid = hc_persistent_valid,
+};

@@ -1,5 +1,5 @@
 /*
- * pool_exclusive.c - one slice per page, pages sized by a running average.
+ * exclusive.c - one slice per page, pages sized by a running average.
  *
  * A page holds exactly one slice (upstream wrote it for wgpu, where a buffer
  * must not be bound both read-only and read-write).  Every reservation
@@ -23,7 +23,7 @@
 #include <string.h>
 
 #include "core/internal.h"
-#include "core/pool_internal.h"
+#include "core/pool/pool_internal.h"
 
 #define ALLOC_AFTER_FREE 5u
 #define SIZE_AVG_DECAY 0.01
@@ -34,16 +34,16 @@ static unsigned ring_slot(const struct hc_pool *p, uint32_t free_count)
 			  ALLOC_AFTER_FREE);
 }
 
-void hc_exclusive_init(struct hc_pool *p, const hc_pool_spec *spec, uint64_t align)
+static void exclusive_init(struct hc_pool *p, const hc_pool_spec *spec, uint64_t align)
 {
-	p->kind = HC_POOL_EXCLUSIVE;
 	p->align = align;
 	p->spec = *spec;
+	p->accept_max = spec->max_alloc_size;
 	p->period = spec->dealloc_period ? spec->dealloc_period : UINT64_MAX;
 	p->cur_avg = (double)spec->max_alloc_size / 2.0;
 }
 
-struct hc_slice *hc_exclusive_try_reserve(struct hc_pool *p, uint64_t size)
+static struct hc_slice *exclusive_try_reserve(struct hc_pool *p, uint64_t size)
 {
 	struct hc_tnode *n = NULL;
 	struct hc_slice *s;
@@ -67,7 +67,7 @@ struct hc_slice *hc_exclusive_try_reserve(struct hc_pool *p, uint64_t size)
 	return s;
 }
 
-hc_status hc_exclusive_alloc(struct hc_pool *p, uint64_t size, struct hc_slice **out)
+static hc_status exclusive_alloc(struct hc_pool *p, uint64_t size, struct hc_slice **out)
 {
 	uint64_t avg = p->cur_avg < 18446744073709549568.0 ? (uint64_t)p->cur_avg : UINT64_MAX;
 	uint64_t want = avg > size ? avg : size;
@@ -80,12 +80,12 @@ hc_status hc_exclusive_alloc(struct hc_pool *p, uint64_t size, struct hc_slice *
 		return hc_fail(HC_ERR_TOO_BIG, "%llu B exceed the pool's %llu B",
 			       (unsigned long long)size,
 			       (unsigned long long)p->spec.max_alloc_size);
-	s = hc_mm_slice_new(p->mm);
+	s = hc_pool_slice_new(p);
 	if (!s)
 		return hc_fail(HC_ERR_OOM, "no host memory for a slice record");
 	pg = hc_pool_page_new(p, alloc_size, &st);
 	if (!pg) {
-		hc_mm_slice_put(p->mm, s);
+		hc_pool_slice_put(p, s);
 		return st;
 	}
 	pg->alloc_size = alloc_size;
@@ -101,7 +101,7 @@ hc_status hc_exclusive_alloc(struct hc_pool *p, uint64_t size, struct hc_slice *
 	return HC_OK;
 }
 
-void hc_exclusive_on_free(struct hc_pool *p, struct hc_slice *s)
+static void exclusive_on_free(struct hc_pool *p, struct hc_slice *s)
 {
 	s->node.k1 = s->page->seq;
 	s->node.k2 = 0;
@@ -119,13 +119,13 @@ static void drop_tree(struct hc_pool *p, struct hc_tree *t)
 		struct hc_page *pg = s->page;
 
 		hc_tree_remove(t, n);
-		hc_mm_slice_put(p->mm, s);
+		hc_pool_slice_put(p, s);
 		pg->first = NULL;
 		hc_pool_page_drop(p, pg);
 	}
 }
 
-void hc_exclusive_cleanup(struct hc_pool *p, uint64_t alloc_nr, bool explicit_)
+static void exclusive_cleanup(struct hc_pool *p, uint64_t alloc_nr, bool explicit_)
 {
 	unsigned i;
 
@@ -142,15 +142,36 @@ void hc_exclusive_cleanup(struct hc_pool *p, uint64_t alloc_nr, bool explicit_)
 	p->epoch++;
 }
 
-void hc_exclusive_destroy(struct hc_pool *p)
+static void exclusive_destroy(struct hc_pool *p)
 {
 	while (p->head) {
 		struct hc_page *pg = p->head;
 
 		if (pg->first)
-			hc_mm_slice_put(p->mm, pg->first);
+			hc_pool_slice_put(p, pg->first);
 		pg->first = NULL;
 		hc_pool_page_drop(p, pg);
 	}
 	memset(p->ring, 0, sizeof(p->ring));
 }
+
+/* The reservation count at which the next periodic check is due. */
+static uint64_t exclusive_next_due(const struct hc_pool *p)
+{
+	uint64_t cp = p->period / ALLOC_AFTER_FREE;
+
+	return p->last_check > UINT64_MAX - cp ? UINT64_MAX : p->last_check + cp;
+}
+
+const struct hc_pool_ops hc_exclusive_ops = {
+	.name = "exclusive",
+	.report_kind = HC_POOL_EXCLUSIVE,
+	.init = exclusive_init,
+	.try_reserve = exclusive_try_reserve,
+	.alloc = exclusive_alloc,
+	.on_free = exclusive_on_free,
+	.cleanup = exclusive_cleanup,
+	.next_due = exclusive_next_due,
+	.destroy = exclusive_destroy,
+	.valid = hc_exclusive_valid,
+};

@@ -23,7 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/errgraph.h"
+#include "core/queue/errgraph.h"
 #include "core/internal.h"
 
 struct eg_node {

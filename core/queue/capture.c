@@ -5,7 +5,7 @@
  * anything.  The rejection messages follow upstream's wording so that users
  * of both see the same sentence for the same mistake.
  */
-#include "core/capture.h"
+#include "core/queue/capture.h"
 #include "core/internal.h"
 
 void hc_capture_init(struct hc_capture *c)

@@ -17,7 +17,7 @@
 #include <stdbool.h>
 
 #include "hipcore/hipcore.h"
-#include "core/metacache.h"
+#include "core/queue/metacache.h"
 
 enum hc_capture_state {
 	HC_CAPTURE_NONE = 0, /* no capture: the zero-filled state */

@@ -22,7 +22,7 @@
 #include <string.h>
 
 #include "core/internal.h"
-#include "core/metacache.h"
+#include "core/queue/metacache.h"
 
 struct mc_entry {
 	struct mc_entry *hnext; /* hash chain */

@@ -1,16 +1,28 @@
 /*
- * pool_internal.h - what the pool files share: the free tree, slices, pages
- * and the per-kind pool operations.  Only core/pool_*.c, core/free_tree.c
- * and core/memory_manager.c include it.
+ * pool_internal.h - what the files of core/pool/ share: the free tree,
+ * slices, pages, the pool kinds' ops table and the helpers every kind uses.
  *
  * Glossary: a *page* is one storage allocation; a *slice* is a byte range of
  * a page (sliced pools hold many per page, the other kinds exactly one); a
  * slice is *free* when no owner holds it and its pin count is zero.
+ *
+ * Layers, each calling only the ones below it:
+ *  - the router (manager.c with park.c, mode.c and valid.c, sharing
+ *    manager.h): routes reservations, releases, pins, cleanup, modes;
+ *  - the pool kinds (sliced.c, exclusive.c, direct.c, split.c,
+ *    persistent.c), each behind a struct hc_pool_ops, and layout.c, which
+ *    says which kind each pool of a layout is;
+ *  - what the kinds take from below (pages.c: slice records, storage
+ *    calls, pages; free_tree.c), which sees only a manager's struct
+ *    hc_mm_core, never the router's state.
+ * The inline fast paths below (usage counting, the split pool's parked
+ * pair) sit here because the router's hot paths and the kinds both use them.
  */
 #ifndef HIPCORE_CORE_POOL_INTERNAL_H
 #define HIPCORE_CORE_POOL_INTERNAL_H
 
-#include "core/pool.h"
+#include "core/debug.h"
+#include "core/pool/pool.h"
 
 /* free_tree.c: a treap ordered by (k1, k2) with subtree max of val. */
 struct hc_tnode {
@@ -81,6 +93,8 @@ struct hc_slice {
 };
 
 struct hc_page {
+	struct hc_tnode empty_node; /* first: in the pool's @empty while there */
+	bool in_empty;             /* sliced, split: wholly free, in the pool's @empty */
 	uint64_t addr, size;
 	uint64_t seq;              /* creation order; page order key */
 	uint64_t live;             /* non-free slices on the page */
@@ -92,21 +106,80 @@ struct hc_page {
 	uint64_t fc_class;         /* ring slot while free */
 };
 
-struct hc_mm_core; /* the parts of hc_mm a pool may use */
+struct slab_chunk;
+
+/*
+ * What a pool may use of its manager: where pages come from, the slab of
+ * slice records, the sum of every pool's usage, the device-wide figures and
+ * whether a capture is active.  The router's own state (struct hc_mm,
+ * manager.h) begins with this and is never seen by a kind.
+ */
+struct hc_mm_core {
+	struct hc_storage st;
+	struct slab_chunk *chunks;    /* slice records, returned at destroy only */
+	struct hc_slice *spare;       /* free slice records */
+	hc_memory_usage total;        /* the sum of every pool's use (hc_pool.total) */
+	struct hc_mm_shared *shared;  /* props' shared figures (direct pools at peak) */
+	bool capture;                 /* a capture is active: frees keep their storage */
+	bool host;                    /* props' host: addresses are host pointers */
+};
+
+/*
+ * A pool kind, genalloc-style: the router holds a pointer to one of these
+ * per pool and calls nothing kind-specific otherwise.  @try_reserve is a
+ * hit or NULL (no storage call); @alloc takes storage (a new page, a new
+ * allocation) and reports why it could not; @on_free makes a released
+ * slice, its usage already counted free, reusable; @cleanup gives free
+ * storage back (@explicit_: all of it; else the periodic check, which only
+ * a kind with @next_due has: the manager's reservation count at which it
+ * is due); @valid checks the pool's structure and adds up its usage
+ * (@parked: a slice whose free the router has counted but deferred,
+ * park.c).  Which requests a pool accepts is data the kind's init sets
+ * (hc_pool_accepts), and so is whether its frees may be parked
+ * (hc_pool.park): both are tested on every reservation or release.
+ */
+struct hc_pool_ops {
+	const char *name;
+	hc_pool_kind report_kind; /* the kind reports show */
+	void (*init)(struct hc_pool *p, const hc_pool_spec *spec, uint64_t align);
+	struct hc_slice *(*try_reserve)(struct hc_pool *p, uint64_t size);
+	hc_status (*alloc)(struct hc_pool *p, uint64_t size, struct hc_slice **out);
+	void (*on_free)(struct hc_pool *p, struct hc_slice *s);
+	void (*cleanup)(struct hc_pool *p, uint64_t alloc_nr, bool explicit_);
+	uint64_t (*next_due)(const struct hc_pool *p); /* NULL: never due */
+	void (*destroy)(struct hc_pool *p);
+	bool (*valid)(const struct hc_pool *p, const struct hc_slice *parked, hc_memory_usage *u);
+};
+
+extern const struct hc_pool_ops hc_sliced_ops, hc_exclusive_ops, hc_direct_ops, hc_split_ops,
+	hc_persistent_ops;
+
+/* How a pool's release may be parked (park.c): never, as a sliced pool's
+ * (mm->parked), as a split pool's (mm->parked_split). */
+enum hc_pool_park { HC_PARK_NONE, HC_PARK_SLICED, HC_PARK_SPLIT };
 
 struct hc_pool {
-	hc_pool_kind kind;
+	const struct hc_pool_ops *ops;
+	hc_pool_kind kind;         /* ops->report_kind, for reports */
+	uint8_t park;              /* enum hc_pool_park, set by the kind's init */
 	hc_pool_spec spec;         /* after rounding and shrinking (report) */
 	uint64_t align;
-	struct hc_mm *mm;
+	/* Accepted sizes, set by the kind's init: up to @accept_max, and
+	 * (@near_lo, @near_hi] (a sliced pool's near-page requests). */
+	uint64_t accept_max, near_lo, near_hi;
+	struct hc_mm_core *core;
 	/* pages, in creation order */
 	struct hc_page *head, *tail;
+	/* sliced, split: the wholly free pages, keyed by creation order, so
+	 * that cleanup and reclaim visit only what they can give back
+	 * (pages.c, hc_pool_empty_*) */
+	struct hc_tree empty;
 	uint64_t npages, pages_peak, largest_alloc, page_seq;
 	/* usage, kept incrementally so usage/report cost O(pools) */
 	hc_memory_usage use;
-	/* The manager's sum of every pool's @use (struct hc_mm.total), moved
-	 * with it, so that hc_mm_usage reads one figure instead of adding up
-	 * the pools (hipsim samples usage after every replayed event). */
+	/* The manager's sum of every pool's @use (core->total), moved with
+	 * it, so that hc_mm_usage reads one figure instead of adding up the
+	 * pools (hipsim samples usage after every replayed event). */
 	hc_memory_usage *total;
 	/* sliced */
 	struct hc_tree free_runs;  /* free slices keyed by (page seq, offset), val = size */
@@ -117,18 +190,24 @@ struct hc_pool {
 	uint64_t epoch;            /* periodic checks done */
 	double cur_avg;
 	uint64_t period, last_check;
-	/* direct / persistent: free slices keyed by (effective size, seq) */
+	/* direct / persistent / split: free slices keyed by (effective size, seq) */
 	struct hc_tree by_size;
 	struct hc_slice **slots;   /* direct: slot index -> slice (NULL = vacant) */
 	uint64_t nslots, cap_slots;
 	uint64_t *vacant;
 	uint64_t nvacant, cap_vacant;
 	uint64_t next_seq;         /* persistent: creation order; split: free stamps */
-	uint64_t used_peak;        /* direct: peak of in-use + padding bytes */
-	struct hc_mm_shared *shared; /* direct at peak: device-wide figures, or NULL */
-	bool split;                /* direct: best-fit split segments (pool_split.c) */
+	uint64_t used_peak;        /* direct, split: peak of in-use + padding bytes */
+	struct hc_mm_shared *shared; /* direct, split at peak: device-wide figures, or NULL */
 	bool capacity_warned;
 };
+
+/* Whether @p takes requests of @size (the router asks each pool in turn
+ * on every reservation that is not a parked reuse). */
+static inline bool hc_pool_accepts(const struct hc_pool *p, uint64_t size)
+{
+	return size <= p->accept_max || (size > p->near_lo && size <= p->near_hi);
+}
 
 static inline uint64_t hc_pad(uint64_t size, uint64_t align)
 {
@@ -139,18 +218,47 @@ static inline uint64_t hc_pad(uint64_t size, uint64_t align)
 	return (align - size % align) % align;
 }
 
-/* memory_manager.c: services for the pool files */
-struct hc_slice *hc_mm_slice_new(struct hc_mm *mm);
-void hc_mm_slice_put(struct hc_mm *mm, struct hc_slice *s);
-hc_status hc_mm_storage_alloc(struct hc_mm *mm, uint64_t size, uint64_t *addr);
-hc_status hc_mm_storage_alloc_fit(struct hc_mm *mm, uint64_t size, uint64_t max, uint64_t *addr,
-				  uint64_t *got);
-void hc_mm_storage_free(struct hc_mm *mm, uint64_t addr, uint64_t size);
+/* pages.c: what every kind takes from below (the manager's core). */
+
+/* A cleared slice record from the slab, or NULL without host memory. */
+struct hc_slice *hc_pool_slice_new(struct hc_pool *p);
+/* Gives @s's record back to the slab; its references become stale. */
+void hc_pool_slice_put(struct hc_pool *p, struct hc_slice *s);
+/* Frees the slab's chunks: every record of the manager (its destroy). */
+void hc_mm_core_fini(struct hc_mm_core *c);
+/* Storage calls; a refusal is HC_ERR_OOM with a message. */
+hc_status hc_pool_storage_alloc(struct hc_pool *p, uint64_t size, uint64_t *addr);
+hc_status hc_pool_storage_alloc_fit(struct hc_pool *p, uint64_t size, uint64_t max,
+				    uint64_t *addr, uint64_t *got);
+void hc_pool_storage_free(struct hc_pool *p, uint64_t addr, uint64_t size);
+/* Exact-size reuse (direct and persistent pools). */
 struct hc_slice *hc_pool_take_exact(struct hc_pool *p, uint64_t size);
+/* A page of @size bytes (of @size to @max: hc_storage.alloc_fit decides,
+ * pg->size says) at the end of @p's page list, its bytes counted reserved;
+ * NULL and *@st when storage or host memory refused. */
+struct hc_page *hc_pool_page_new(struct hc_pool *p, uint64_t size, hc_status *st);
+struct hc_page *hc_pool_page_new_fit(struct hc_pool *p, uint64_t size, uint64_t max,
+				     hc_status *st);
+/* Gives page @pg (its slices already gone) back to storage; out of
+ * @p->empty first. */
+void hc_pool_page_drop(struct hc_pool *p, struct hc_page *pg);
+/* Page @pg became wholly free (a no-op when it already was); the oldest
+ * wholly free page, or NULL. */
+void hc_pool_empty_add(struct hc_pool *p, struct hc_page *pg);
+struct hc_page *hc_pool_empty_first(const struct hc_pool *p);
+void hc_pool_empty_unlink(struct hc_pool *p, struct hc_page *pg);
+
+/* Page @pg is no longer wholly free, if it was.  Inline: every reservation
+ * from a free run or block asks. */
+static inline void hc_pool_empty_remove(struct hc_pool *p, struct hc_page *pg)
+{
+	if (pg->in_empty)
+		hc_pool_empty_unlink(p, pg);
+}
 
 /* The usage counters of a reservation of @s: hc_pool_mark_used but for
  * the page's live count and largest_alloc, which a parked reuse knows
- * without testing (memory_manager.c, park_take). */
+ * without testing (manager.h, park_take). */
 static inline void hc_pool_count_used(struct hc_pool *p, struct hc_slice *s)
 {
 	s->owned = true;
@@ -179,6 +287,11 @@ static inline void hc_pool_mark_used(struct hc_pool *p, struct hc_slice *s, uint
  * about ten instructions more per release (bench/callgrind-pair). */
 static inline void hc_pool_mark_unused(struct hc_pool *p, struct hc_slice *s)
 {
+	HC_ASSERT(p->use.number_allocs > 0 && p->use.bytes_in_use >= s->size &&
+		  p->use.bytes_padding >= s->padding && (!s->page || s->page->live > 0));
+	/* debug level 3: a freed slice of host memory reads as poison */
+	if (HC_DEBUG >= 3 && p->core->host)
+		hc_debug_poison(s->addr, s->size + s->padding);
 	p->use.number_allocs--;
 	p->total->number_allocs--;
 	p->use.bytes_in_use -= s->size;
@@ -188,53 +301,23 @@ static inline void hc_pool_mark_unused(struct hc_pool *p, struct hc_slice *s)
 	if (s->page)
 		s->page->live--;
 }
-struct hc_page *hc_pool_page_new(struct hc_pool *p, uint64_t size, hc_status *st);
-struct hc_page *hc_pool_page_new_fit(struct hc_pool *p, uint64_t size, uint64_t max,
-				     hc_status *st);
-void hc_pool_page_drop(struct hc_pool *p, struct hc_page *pg);
 
-/* Per kind.  try_reserve returns NULL on a miss; alloc reports the status. */
-void hc_sliced_init(struct hc_pool *p, const hc_pool_spec *spec, uint64_t align);
-/* Slices up to max_slice_size; an uncapped pool also takes near-page
- * requests, those within 20% of a page: size in (0.8 page, page].
- * Inline: the router asks every pool in turn on each reservation. */
-static inline bool hc_sliced_accept(const struct hc_pool *p, uint64_t size)
-{
-	uint64_t page = p->spec.page_size;
+/* layout.c: the kind of pool @i of @layout. */
+const struct hc_pool_ops *hc_layout_ops(const struct hc_layout *layout, size_t i);
 
-	if (size <= p->spec.max_slice_size)
-		return true;
-	/* 5 * (page - size) < page, without overflow */
-	return !p->capped && size <= page && (page - size) < page / 5 + (page % 5 != 0);
-}
-struct hc_slice *hc_sliced_try_reserve(struct hc_pool *p, uint64_t size);
-hc_status hc_sliced_alloc(struct hc_pool *p, uint64_t size, struct hc_slice **out);
-void hc_sliced_on_free(struct hc_pool *p, struct hc_slice *s);
-void hc_sliced_cleanup(struct hc_pool *p, bool explicit_);
-void hc_sliced_destroy(struct hc_pool *p);
-
-void hc_exclusive_init(struct hc_pool *p, const hc_pool_spec *spec, uint64_t align);
-static inline bool hc_exclusive_accept(const struct hc_pool *p, uint64_t size)
-{
-	return size <= p->spec.max_alloc_size;
-}
-struct hc_slice *hc_exclusive_try_reserve(struct hc_pool *p, uint64_t size);
-hc_status hc_exclusive_alloc(struct hc_pool *p, uint64_t size, struct hc_slice **out);
-void hc_exclusive_on_free(struct hc_pool *p, struct hc_slice *s);
-void hc_exclusive_cleanup(struct hc_pool *p, uint64_t alloc_nr, bool explicit_);
-void hc_exclusive_destroy(struct hc_pool *p);
-
-void hc_direct_init(struct hc_pool *p, const hc_pool_spec *spec, uint64_t align);
-struct hc_slice *hc_direct_try_reserve(struct hc_pool *p, uint64_t size);
-hc_status hc_direct_alloc(struct hc_pool *p, uint64_t size, struct hc_slice **out);
-void hc_direct_on_free(struct hc_pool *p, struct hc_slice *s);
-void hc_direct_cleanup(struct hc_pool *p, bool explicit_);
-void hc_direct_destroy(struct hc_pool *p);
+/* valid.c: each kind's hc_pool_ops.valid. */
+bool hc_sliced_valid(const struct hc_pool *p, const struct hc_slice *parked, hc_memory_usage *u);
+bool hc_exclusive_valid(const struct hc_pool *p, const struct hc_slice *parked,
+			hc_memory_usage *u);
+bool hc_direct_valid(const struct hc_pool *p, const struct hc_slice *parked, hc_memory_usage *u);
+bool hc_split_valid(const struct hc_pool *p, const struct hc_slice *parked, hc_memory_usage *u);
+bool hc_persistent_valid(const struct hc_pool *p, const struct hc_slice *parked,
+			 hc_memory_usage *u);
 
 /* The device-wide figures of HC_RECLAIM_AT_PEAK pools (struct hc_mm_shared):
  * relaxed, as each manager is serialised by its owner. */
 
-/* Whether direct pool @p keeps the device-wide figures. */
+/* Whether direct or split pool @p keeps the device-wide figures. */
 static inline bool hc_pool_at_peak_shared(const struct hc_pool *p)
 {
 	return p->shared && p->spec.reclaim_at == HC_RECLAIM_AT_PEAK;
@@ -304,11 +387,8 @@ static inline void hc_slice_unlink(struct hc_slice *s)
 		s->next->prev = s->prev;
 }
 
-/* A direct pool with p->split: best-fit, split, coalesced segments. */
-void hc_split_init(struct hc_pool *p, const hc_pool_spec *spec, uint64_t align);
-struct hc_slice *hc_split_try_reserve(struct hc_pool *p, uint64_t size);
-hc_status hc_split_alloc(struct hc_pool *p, uint64_t size, struct hc_slice **out);
-void hc_split_on_free(struct hc_pool *p, struct hc_slice *s);
+/* split.c: the split pool's parts the router and the validators use. */
+
 /* Several streams share the device: wholly free segments live in its idle
  * cache, not in a split pool. */
 static inline bool hc_pool_several(const struct hc_pool *p)
@@ -321,8 +401,8 @@ static inline bool hc_pool_several(const struct hc_pool *p)
 void hc_split_used_note(struct hc_pool *p, uint64_t extent);
 
 /*
- * Parked frees of a split pool (memory_manager.c, "parked frees", argues
- * why these conditions make the reuse exact).  The release and the reuse
+ * Parked frees of a split pool (park.c argues why these conditions make
+ * the reuse exact).  The release and the reuse
  * are the parked pair's whole hot path, hence inline here.
  *
  * hc_split_park_shape: the next best fit of @s's size would find it again,
@@ -382,15 +462,9 @@ static inline void hc_split_park_take(struct hc_pool *p, struct hc_slice *s,
 	if (hc_pool_several(p))
 		hc_shared_peak_note(p->shared, hc_mm_shared_used(p->shared));
 }
-void hc_split_cleanup(struct hc_pool *p, bool explicit_);
-void hc_split_destroy(struct hc_pool *p);
 
-void hc_persistent_init(struct hc_pool *p, uint64_t max_page_size, uint64_t align);
-struct hc_slice *hc_persistent_try_reserve(struct hc_pool *p, uint64_t size);
-hc_status hc_persistent_alloc(struct hc_pool *p, uint64_t size, struct hc_slice **out);
-void hc_persistent_on_free(struct hc_pool *p, struct hc_slice *s);
-void hc_persistent_cleanup(struct hc_pool *p, bool explicit_);
-void hc_persistent_destroy(struct hc_pool *p);
+/* persistent.c: capture end takes a touched slice that is free back out
+ * of the pool, for the graph to hold. */
 void hc_persistent_take(struct hc_pool *p, struct hc_slice *s);
 
 #endif /* HIPCORE_CORE_POOL_INTERNAL_H */

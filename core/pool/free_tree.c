@@ -15,7 +15,7 @@
  * and persistent pools keyed by (effective size, order) (exact-size lookup).
  * Nodes are embedded in the slices and pages, so the tree allocates nothing.
  */
-#include "core/pool_internal.h"
+#include "core/pool/pool_internal.h"
 
 static uint64_t node_max(const struct hc_tnode *n)
 {

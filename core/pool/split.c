@@ -1,8 +1,8 @@
 /*
- * pool_split.c - the Workload layout's large pool: a direct pool whose
+ * split.c - the Workload layout's large pool: a direct pool whose
  * storage allocations are split best-fit and coalesced.
  *
- * Why: the exact-size direct pool (pool_direct.c) keeps memory at the peak
+ * Why: the exact-size direct pool (direct.c) keeps memory at the peak
  * in-use, but a training step needs many distinct sizes live at different
  * times, so exact-size reuse misses and the tight watermark turns each miss
  * into a storage free and a storage allocation (bert_train: 1515 device
@@ -10,10 +10,11 @@
  * serves such requests from the free parts of the segments it already
  * holds; this pool does the same with the direct pool's watermark.
  *
- * It is kind HC_POOL_DIRECT with p->split set, and only the Workload
- * layout sets it (hc_layout_split): an explicit `direct` pool keeps
- * upstream's exact-size behaviour.  Reports show it as a direct pool; its
- * "pages" are its storage allocations (segments).
+ * A kind of its own (hc_split_ops) that reports show as a direct pool
+ * (HC_POOL_DIRECT); only the Workload layout's large pool is one
+ * (hc_layout_ops), and an explicit `direct` pool keeps upstream's
+ * exact-size behaviour.  Its "pages" are its storage allocations
+ * (segments).
  *
  * A segment is one storage allocation, tiled by blocks (struct hc_slice,
  * in offset order, prev/next).  A used block records the requested size
@@ -61,10 +62,10 @@
  *    device (and no capture recording) a segment that becomes wholly free
  *    goes at once to the device's idle cache, as the direct pool's free
  *    allocations do; otherwise it stays cached here.
- *  - parked frees (memory_manager.c): a release of the block the latest
+ *  - parked frees (park.c): a release of the block the latest
  *    reservation handed out may be deferred when the free and a
  *    reservation of the same size would give that block back as it is
- *    (hc_split_park has the conditions, memory_manager.c the argument).
+ *    (hc_split_park has the conditions, park.c the argument).
  *
  * The watermark is the direct pool's (HC_RECLAIM_AT_PEAK, shared device
  * figures included): in-use bytes are the used blocks' whole extents, so a
@@ -76,16 +77,16 @@
  * allocations on single-stream traces and 3.0-4.1x on multi-stream ones).
  */
 #include "core/internal.h"
-#include "core/pool_internal.h"
+#include "core/pool/pool_internal.h"
 
 #define SLICE_OF(n) ((struct hc_slice *)(n))
 
-void hc_split_init(struct hc_pool *p, const hc_pool_spec *spec, uint64_t align)
+static void split_init(struct hc_pool *p, const hc_pool_spec *spec, uint64_t align)
 {
-	p->kind = HC_POOL_DIRECT;
-	p->split = true;
 	p->align = align;
 	p->spec = *spec;
+	p->accept_max = UINT64_MAX;
+	p->park = HC_PARK_SPLIT;
 }
 
 /* Effective size of a request: aligned, and never 0 (a block has bytes). */
@@ -126,8 +127,9 @@ void hc_split_used_note(struct hc_pool *p, uint64_t extent)
 static void take(struct hc_pool *p, struct hc_slice *s, uint64_t size, uint64_t eff)
 {
 	uint64_t bytes = s->size, rest = bytes - eff;
-	struct hc_slice *r = rest ? hc_mm_slice_new(p->mm) : NULL;
+	struct hc_slice *r = rest ? hc_pool_slice_new(p) : NULL;
 
+	hc_pool_empty_remove(p, s->page); /* if it was wholly free */
 	if (r) {
 		r->pool = p;
 		r->page = s->page;
@@ -160,7 +162,7 @@ static void seg_release(struct hc_pool *p, struct hc_page *pg)
 		nx = s->next;
 		if (s->in_tree)
 			free_remove(p, s);
-		hc_mm_slice_put(p->mm, s);
+		hc_pool_slice_put(p, s);
 	}
 	pg->first = NULL;
 	if (hc_pool_at_peak_shared(p))
@@ -202,14 +204,14 @@ static uint64_t reserved_now(const struct hc_pool *p)
 	return p->use.bytes_reserved;
 }
 
-struct hc_slice *hc_split_try_reserve(struct hc_pool *p, uint64_t size)
+static struct hc_slice *split_try_reserve(struct hc_pool *p, uint64_t size)
 {
 	uint64_t eff = eff_for(p, size);
 	struct hc_tnode *n;
 	struct hc_slice *s;
 
 	if (eff < size)
-		return NULL; /* overflow: hc_split_alloc reports it */
+		return NULL; /* overflow: split_alloc reports it */
 	n = hc_tree_lower_bound(&p->by_size, eff, 0);
 	if (!n)
 		return NULL;
@@ -230,10 +232,10 @@ struct hc_slice *hc_split_try_reserve(struct hc_pool *p, uint64_t size)
 	return s;
 }
 
-hc_status hc_split_alloc(struct hc_pool *p, uint64_t size, struct hc_slice **out)
+static hc_status split_alloc(struct hc_pool *p, uint64_t size, struct hc_slice **out)
 {
 	uint64_t eff = eff_for(p, size), reclaim;
-	struct hc_page *pg, *nx;
+	struct hc_page *pg;
 	struct hc_slice *s;
 	hc_status st;
 
@@ -241,17 +243,14 @@ hc_status hc_split_alloc(struct hc_pool *p, uint64_t size, struct hc_slice **out
 		return hc_fail(HC_ERR_TOO_BIG, "%llu B overflow when aligned",
 			       (unsigned long long)size);
 	reclaim = watermark(p, eff);
-	for (pg = p->head; reclaim && pg && reserved_now(p) + eff > reclaim; pg = nx) {
-		nx = pg->next;
-		if (seg_free(pg))
-			seg_release(p, pg);
-	}
-	s = hc_mm_slice_new(p->mm);
+	while (reclaim && reserved_now(p) + eff > reclaim && (pg = hc_pool_empty_first(p)))
+		seg_release(p, pg);
+	s = hc_pool_slice_new(p);
 	if (!s)
 		return hc_fail(HC_ERR_OOM, "no host memory for a slice record");
 	pg = hc_pool_page_new_fit(p, eff, hc_pool_several(p) && eff <= UINT64_MAX / 2 ? 2 * eff : eff, &st);
 	if (!pg) {
-		hc_mm_slice_put(p->mm, s);
+		hc_pool_slice_put(p, s);
 		return st;
 	}
 	if (hc_pool_at_peak_shared(p))
@@ -283,25 +282,27 @@ static inline __attribute__((always_inline)) void merge_insert(struct hc_pool *p
 		free_remove(p, prev);
 		prev->size += s->size;
 		hc_slice_unlink(s);
-		hc_mm_slice_put(p->mm, s);
+		hc_pool_slice_put(p, s);
 		s = prev;
 	}
 	if (next && next->sfree) {
 		free_remove(p, next);
 		s->size += next->size;
 		hc_slice_unlink(next);
-		hc_mm_slice_put(p->mm, next);
+		hc_pool_slice_put(p, next);
 	}
-	if (to_idle && pg->live == 0 && hc_pool_several(p) && !hc_mm_capture_active(p->mm)) {
+	if (to_idle && pg->live == 0 && hc_pool_several(p) && !p->core->capture) {
 		/* several streams: a wholly free segment goes to the device's
 		 * idle cache at once, for any of them to adopt */
 		seg_release(p, pg);
 		return;
 	}
 	free_insert(p, s);
+	if (pg->live == 0)
+		hc_pool_empty_add(p, pg); /* one free block: the whole segment */
 }
 
-void hc_split_on_free(struct hc_pool *p, struct hc_slice *s)
+static void split_on_free(struct hc_pool *p, struct hc_slice *s)
 {
 	if (hc_pool_at_peak_shared(p))
 		hc_shared_sub(&p->shared->used, s->size + s->padding);
@@ -309,13 +310,12 @@ void hc_split_on_free(struct hc_pool *p, struct hc_slice *s)
 }
 
 /*
- * Parked frees (memory_manager.c, "---- parked frees", argues why these
- * conditions make the reuse exact; the release and the reuse are inline in
- * pool_internal.h).  @s is the block the manager's latest reservation
- * handed out, nothing having happened to the pool since.
- * hc_split_park_shape: the next best fit of its size would find it again, whole and
- * in place, with its remainder; @alone: no other block of its segment is in
- * use.
+ * Parked frees (park.c argues why these conditions make the reuse exact;
+ * the release and the reuse are inline in pool_internal.h).  @s is the
+ * block the manager's latest reservation handed out, nothing having
+ * happened to the pool since.  hc_split_park_shape: the next best fit of
+ * its size would find it again, whole and in place, with its remainder;
+ * @alone: no other block of its segment is in use.
  */
 bool hc_split_park_shape(const struct hc_pool *p, const struct hc_slice *s, bool alone)
 {
@@ -369,20 +369,17 @@ void hc_split_park_flush(struct hc_pool *p, struct hc_slice *s, _Atomic uint64_t
 	merge_insert(p, s, false);
 }
 
-void hc_split_cleanup(struct hc_pool *p, bool explicit_)
+static void split_cleanup(struct hc_pool *p, uint64_t alloc_nr, bool explicit_)
 {
-	struct hc_page *pg, *nx;
+	struct hc_page *pg;
 
 	if (!explicit_)
 		return;
-	for (pg = p->head; pg; pg = nx) {
-		nx = pg->next;
-		if (seg_free(pg))
-			seg_release(p, pg);
-	}
+	while ((pg = hc_pool_empty_first(p)))
+		seg_release(p, pg);
 }
 
-void hc_split_destroy(struct hc_pool *p)
+static void split_destroy(struct hc_pool *p)
 {
 	while (p->head) {
 		struct hc_page *pg = p->head;
@@ -395,3 +392,15 @@ void hc_split_destroy(struct hc_pool *p)
 		seg_release(p, pg);
 	}
 }
+
+const struct hc_pool_ops hc_split_ops = {
+	.name = "split",
+	.report_kind = HC_POOL_DIRECT,
+	.init = split_init,
+	.try_reserve = split_try_reserve,
+	.alloc = split_alloc,
+	.on_free = split_on_free,
+	.cleanup = split_cleanup,
+	.destroy = split_destroy,
+	.valid = hc_split_valid,
+};

@@ -3,7 +3,8 @@
  *
  * A layout is resolved once against the device figures (max_page_size,
  * alignment) into a plain list of pool specs in routing order; managers are
- * built from that list.  The presets are upstream's, number for number:
+ * built from that list, each pool of the kind hc_layout_ops names.  The
+ * presets are upstream's, number for number:
  *
  *  SubSlices: an exclusive pool of max size 0 (it serves only size 0), then
  *    a ladder of uncapped sliced pools: starting from max_page, while the
@@ -20,7 +21,7 @@
  *    many small tensors share pages, as in PyTorch's small pool), and a
  *    direct pool for everything larger whose reclaim watermark is its own
  *    peak in-use (HC_RECLAIM_AT_PEAK) and which splits its storage
- *    allocations best-fit (core/pool_split.c, turned on here only: an
+ *    allocations best-fit (core/pool/split.c, turned on here only: an
  *    explicit direct pool stays exact-size): a request takes the smallest
  *    cached free block that fits, frees coalesce, and a miss that would take
  *    the pool above the highest demand it has seen first releases wholly
@@ -50,7 +51,7 @@
 #include <string.h>
 
 #include "core/internal.h"
-#include "core/pool_internal.h"
+#include "core/pool/pool_internal.h"
 
 #define MIB (1024ull * 1024ull)
 #define GIB (1024ull * MIB)
@@ -191,7 +192,7 @@ static hc_status workload(uint64_t align, struct hc_layout **out)
 	memset(s, 0, sizeof(*s));
 	s->kind = HC_POOL_DIRECT;
 	s->reclaim_at = HC_RECLAIM_AT_PEAK;
-	l->split = l->n; /* best fit with splitting: pool_split.c */
+	l->split = l->n; /* best fit with splitting: split.c */
 	*out = l;
 	return HC_OK;
 }
@@ -360,4 +361,28 @@ const hc_pool_spec *hc_layout_pool(const struct hc_layout *layout, size_t i)
 bool hc_layout_split(const struct hc_layout *layout, size_t i)
 {
 	return layout && i < layout->n && layout->split == i + 1;
+}
+
+/* The kind of pool @i: its spec's kind, but the Workload layout's large
+ * pool is a split pool (split.c) that reports call direct.  NULL for a
+ * kind no layout may hold (hc_layout_custom and the validators let only
+ * sliced, exclusive and direct through). */
+const struct hc_pool_ops *hc_layout_ops(const struct hc_layout *layout, size_t i)
+{
+	const hc_pool_spec *s = hc_layout_pool(layout, i);
+
+	if (!s)
+		return NULL;
+	if (hc_layout_split(layout, i))
+		return &hc_split_ops;
+	switch (s->kind) {
+	case HC_POOL_SLICED:
+		return &hc_sliced_ops;
+	case HC_POOL_EXCLUSIVE:
+		return &hc_exclusive_ops;
+	case HC_POOL_DIRECT:
+		return &hc_direct_ops;
+	default:
+		return NULL;
+	}
 }

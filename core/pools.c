@@ -1,8 +1,9 @@
 /*
- * memory.c - the public face of the pools: usage, reports, cleanup,
- * persistent windows and hc_install_memory_pools.
+ * pools.c - the public calls on a stream's pools: usage, reports, cleanup,
+ * persistent windows, the device's idle memory and limit, and
+ * hc_install_memory_pools.
  *
- * The pools themselves are core/pool_*.c behind core/pool.h; this file only
+ * The pools themselves are core/pool/ behind core/pool/pool.h; this file only
  * resolves handles, takes the right locks and keeps the device's layout for
  * streams opened later.
  */
@@ -137,8 +138,7 @@ void hc_strm_cleanup_locked(struct hc_strm *st)
 {
 	if (hc_capture_is_recording(&st->capture))
 		return;
-	hc_strm_dq_flush(st);
-	hc_strm_dq_flush(st);
+	hc_strm_dq_flush_all(st);
 	hc_strm_cache_clear_unpinned(st);
 	hc_mm_cleanup(st->dmm, true);
 	hc_mm_cleanup(st->pmm, true);

@@ -1,5 +1,5 @@
 /*
- * idle.c - the device's cache of idle storage (design in core/idle.h).
+ * idle.c - the device's cache of idle storage (design in core/pool/idle.h).
  *
  * Entries sit in a slab on two lists, all entries and the entries of
  * their size, both oldest first, with the sizes in an open-addressing
@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/idle.h"
+#include "core/pool/idle.h"
 #include "core/internal.h"
 #include "trace/hipcore_trace.h"
 

@@ -53,7 +53,7 @@ struct hc_storage {
 struct hc_mm_shared {
 	_Atomic uint64_t used, reserved, peak;
 	_Atomic uint32_t managers; /* managers made with these figures, alive */
-	/* A split pool's parked free (memory_manager.c, "parked frees") keeps
+	/* A split pool's parked free (park.c) keeps
 	 * its bytes in @used and notes them in its manager's slot instead of
 	 * moving @used twice, at the release and again at the reuse: those are
 	 * two locked read-modify-writes of a line every stream writes, the
@@ -75,6 +75,8 @@ struct hc_mm_props {
 	uint64_t max_page_size; /* total device memory / 4 */
 	uint64_t alignment;     /* 0 is treated as 1 */
 	struct hc_mm_shared *shared; /* NULL: each direct pool on its own */
+	bool host;            /* addresses are host pointers (pinned memory):
+				 debug level 3 poisons freed slices (core/debug.h) */
 };
 
 struct hc_slice;  /* opaque; stable memory for the manager's life */
@@ -117,11 +119,13 @@ hc_status hc_layout_custom(const hc_pool_spec *specs, size_t n, struct hc_layout
 void hc_layout_free(struct hc_layout *layout);
 size_t hc_layout_count(const struct hc_layout *layout);
 const hc_pool_spec *hc_layout_pool(const struct hc_layout *layout, size_t i);
-/* Whether pool @i is a direct pool that splits its storage allocations
- * best-fit (core/pool_split.c): only the Workload layout's large pool. */
+/* Whether pool @i is the kind that splits its storage allocations
+ * best-fit (core/pool/split.c; reports call it direct): only the Workload
+ * layout's large pool. */
 bool hc_layout_split(const struct hc_layout *layout, size_t i);
 
-/* memory_manager.c */
+/* manager.c (the router), park.c (parked frees), mode.c (persistent
+ * windows and capture), valid.c (hc_mm_valid) */
 
 hc_status hc_mm_create(const struct hc_layout *layout, const struct hc_mm_props *p,
 		       const struct hc_storage *st, struct hc_mm **out);
@@ -138,8 +142,8 @@ hc_status hc_mm_install(struct hc_mm *mm, const struct hc_layout *layout);
 void hc_mm_mode_push_persistent(struct hc_mm *mm);
 void hc_mm_mode_pop(struct hc_mm *mm);
 bool hc_mm_persistent(const struct hc_mm *mm);
-/* Parked frees on or off (memory_manager.c, "parked frees"); on unless
- * HIPCORE_MM_PARK=0 was set when the manager was made. */
+/* Parked frees on or off (park.c); on unless HIPCORE_MM_PARK=0 was set
+ * when the manager was made. */
 void hc_mm_set_park(struct hc_mm *mm, bool on);
 /* Whether a parked free is pending (tests). */
 bool hc_mm_parked(const struct hc_mm *mm);

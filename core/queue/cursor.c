@@ -8,7 +8,7 @@
  */
 #include <string.h>
 
-#include "core/cursor.h"
+#include "core/queue/cursor.h"
 #include "core/internal.h"
 
 void hc_cursor_init(struct hc_cursor_state *s)

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/drop_queue.h"
+#include "core/queue/drop_queue.h"
 #include "core/internal.h"
 
 struct hc_dq_policy hc_dq_policy_default(bool integrated)
