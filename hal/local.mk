@@ -7,6 +7,8 @@ libhipcore_internal_la_SOURCES += \
 	hal/hal.c \
 	hal/fault.h \
 	hal/fault.c \
+	hal/builtins.h \
+	hal/builtins.c \
 	hal/optime.c
 if HIPCORE_HIP
 libhipcore_internal_la_SOURCES += \
