@@ -34,7 +34,12 @@ EXTRA_DIST += tests/gpu/kernels.cu
 
 # The built-in kernels' checked-in PTX and AMD bundle match their source.
 TESTS += tests/builtin-kernels.sh
-EXTRA_DIST += tests/builtin-kernels.sh
+EXTRA_DIST += tests/builtin-kernels.sh tests/hipsim-data.sh
+# The four workloads on backend hip over the fake runtime, and their bytes
+# against the simulator's in data mode.
+if HIPCORE_HIP
+TESTS += tests/hipsim-data.sh
+endif
 
 # check-gpu: the HIP backend against the real device, through hc_hip_ops()
 # (check_hip_gpu) and through the public API (check_api_gpu, issue 6).

@@ -30,7 +30,9 @@ static void run_usage(FILE *out)
 		"                    built-in H200)\n"
 		"  --capacity BYTES  simulated device memory\n"
 		"  --seed N          seed of the workload's sizes and the simulator's jitter (default 1)\n"
-		"  --data            simulator data mode: real bytes behind device memory\n"
+		"  --data            check the bytes: every read back is folded into the report's\n"
+		"                    checksum (and the loader reads back what it wrote); on the\n"
+		"                    simulator, data mode: real bytes behind device memory\n"
 		"  --pools NAME|FILE default (= workload), workload, subslices, exclusive, or a layout file\n"
 		"  --json            print the report as JSON\n"
 		"  --svg FILE        plot memory in use and reserved over virtual time\n",
@@ -112,6 +114,7 @@ int hipsim_run_main(int argc, char **argv)
 	opt.steps = wp.steps;
 	opt.streams = wp.streams;
 	opt.seed = wp.seed; /* the workload's and the simulator's, as validate does */
+	workload_prepare(wp.seed);
 	if (hs_driver_open(&d, &opt) != 0) {
 		if (opt.svg)
 			hs_output_abort(&svg);

@@ -77,6 +77,7 @@ static int run_one(const char *backend, const char *profile, const struct worklo
 		opt.kernel_image_size = hs_noop_ptx_size;
 		opt.profile = NULL;
 	}
+	workload_prepare(wp->seed);
 	if (hs_driver_open(&d, &opt) != 0)
 		return -1;
 	hc_device_now(d.dev, &t0);
@@ -98,7 +99,7 @@ static int run_one(const char *backend, const char *profile, const struct worklo
 	out->copy_bytes = r.stats.bytes_h2d + r.stats.bytes_d2h;
 	out->launches = r.stats.launches;
 	out->failures = r.failures;
-	out->total_ns = r.predicted_ns - t0;
+	out->total_ns = r.device_ns - (t0 - d.clock_start_ns); /* from t0, not from the open */
 	out->total_min_ns = out->total_max_ns = out->total_ns;
 	out->blocked_ns = r.stats.host_blocked_ns;
 	out->outside_ns = out->total_ns > in_ops ? out->total_ns - in_ops : 0;
