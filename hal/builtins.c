@@ -64,6 +64,22 @@ int hc_builtin_check(enum hc_builtin k, size_t n_args, const uint64_t *bytes, ch
 	return 0;
 }
 
+uint64_t hc_builtin_traffic(enum hc_builtin k, size_t n_args, const uint64_t *bytes)
+{
+	if (!bytes || (int)k < 0 || k >= HC_BUILTIN_COUNT || n_args < hc_builtins[k].n_args)
+		return 0;
+	switch (k) {
+	case HC_BUILTIN_FILL:
+		return bytes[0];
+	case HC_BUILTIN_COPY:
+		return bytes[1] > UINT64_MAX / 2 ? UINT64_MAX : 2 * bytes[1];
+	case HC_BUILTIN_ADD:
+		return bytes[2] / 4 > UINT64_MAX / 12 ? UINT64_MAX : 3 * (bytes[2] / 4 * 4);
+	default:
+		return 0;
+	}
+}
+
 static const char *run_fill(unsigned char *dst, uint64_t n, const unsigned char *info,
 			    uint64_t info_bytes)
 {

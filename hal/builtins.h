@@ -72,6 +72,16 @@ int hc_builtin_check(enum hc_builtin k, size_t n_args, const uint64_t *bytes, ch
 		     size_t len);
 
 /*
+ * hc_builtin_traffic - the device memory a launch of @k reads and writes,
+ * in bytes: fill dst's size, copy twice dst's, add three times out's whole
+ * elements (info words aside).  What the simulator's kernel-time model
+ * charges per byte (sim/sim_kernels.c, profile key kernel_per_mib).
+ * Return: the bytes, 0 when @bytes is NULL or has fewer than the kernel's
+ * parameters.
+ */
+uint64_t hc_builtin_traffic(enum hc_builtin k, size_t n_args, const uint64_t *bytes);
+
+/*
  * hc_builtin_run - the kernel's effect on host memory, the reference every
  * backend must match.  @p[i] points at the bytes of parameter i, @bytes[i]
  * their size; only the kernel's own parameters are read.  The launch must

@@ -3,8 +3,9 @@
  *
  * The simulator loads no code: module_load(image NULL) gives the built-in
  * kernel set, a non-NULL image is HC_ERR_UNSUPPORTED.  A kernel occupies its
- * stream for launch_overhead_ns + (duration_hint_ns, or kernel_default_ns
- * when the hint is 0), starting no sooner than launch_latency_ns after the
+ * stream for launch_overhead_ns + (duration_hint_ns, or when the hint is 0
+ * kernel_default_ns + kernel_ns_per_mib per MiB the kernel reads and
+ * writes), starting no sooner than launch_latency_ns after the
  * call (a GPU pipelines launches: back to back, kernels follow each other
  * at the occupancy; alone, one also waits the latency); the call costs the
  * host launch_call_ns.
@@ -141,13 +142,32 @@ static const char *sim_apply_kernel(hc_hal_dev *dev, const struct sim_op *op)
 	return hc_builtin_run((enum hc_builtin)op->fn->which, p, op->arg_bytes);
 }
 
+/* A kernel's device time without a hint: kernel_default, and per MiB of
+ * the memory a built-in kernel reads and writes, kernel_per_mib (its
+ * bound ranges are known outside data mode too). */
+static uint64_t sim_kernel_model(const hc_hal_dev *dev, const struct sim_op *op)
+{
+	uint64_t mib_ns = dev->prof.kernel_ns_per_mib, traffic;
+	double extra;
+
+	if (!mib_ns)
+		return dev->prof.kernel_default_ns;
+	traffic = hc_builtin_traffic((enum hc_builtin)op->fn->which, op->n_args, op->arg_bytes);
+	/* in double, saturating: ranges of 2^64 bytes at an hour per MiB
+	 * would not fit a nanosecond count */
+	extra = (double)traffic / (1024.0 * 1024.0) * (double)mib_ns + 0.5;
+	if (extra >= 1.8e19 - (double)dev->prof.kernel_default_ns)
+		return UINT64_MAX;
+	return dev->prof.kernel_default_ns + (uint64_t)extra;
+}
+
 void sim_run_kernel(hc_hal_dev *dev, hc_hal_stream *s, const struct sim_op *op)
 {
 	uint64_t ordinal = ++dev->nlaunch, dur;
 	const char *why = NULL;
 
 	dev->stats.launches++;
-	dur = op->duration_hint_ns ? op->duration_hint_ns : dev->prof.kernel_default_ns;
+	dur = op->duration_hint_ns ? op->duration_hint_ns : sim_kernel_model(dev, op);
 	dur = dur > UINT64_MAX - dev->prof.launch_overhead_ns ? UINT64_MAX
 							       : dur + dev->prof.launch_overhead_ns;
 	sim_schedule_after(dev, s, NULL, dev->prof.launch_latency_ns, dur);

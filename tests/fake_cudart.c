@@ -571,6 +571,7 @@ EXPORT int cuDeviceGetName(char *name, int len, int dev)
 struct fake_module {
 	int n;
 	char names[FAKE_MAX_KERNELS][32];
+	int params[FAKE_MAX_KERNELS]; /* declared parameters, -1: not known */
 };
 
 struct fake_function {
@@ -612,21 +613,27 @@ static void count_lookup(const char *name)
 	}
 }
 
-static void module_add(struct fake_module *m, const char *name, size_t len)
+static void module_add(struct fake_module *m, const char *name, size_t len, int params)
 {
-	if (m->n < FAKE_MAX_KERNELS && len > 0 && len < sizeof(m->names[0]))
+	if (m->n < FAKE_MAX_KERNELS && len > 0 && len < sizeof(m->names[0])) {
+		m->params[m->n] = params;
 		snprintf(m->names[m->n++], sizeof(m->names[0]), "%.*s", (int)len, name);
+	}
 }
 
 #ifndef FAKE_HIP
-/* The PTX's ".entry NAME(" names. */
+/* The PTX's ".entry NAME(...)" names, with their ".param" counts. */
 static void ptx_entries(struct fake_module *m, const char *ptx)
 {
 	for (const char *p = strstr(ptx, ".entry "); p; p = strstr(p + 1, ".entry ")) {
-		const char *name = p + 7, *end = strchr(name, '(');
+		const char *name = p + 7, *end = strchr(name, '('), *close;
+		int params = 0;
 
-		if (end)
-			module_add(m, name, (size_t)(end - name));
+		if (!end || !(close = strchr(end, ')')))
+			continue;
+		for (const char *q = strstr(end, ".param"); q && q < close; q = strstr(q + 1, ".param"))
+			params++;
+		module_add(m, name, (size_t)(end - name), params);
 	}
 }
 #endif
@@ -668,7 +675,7 @@ EXPORT int cuModuleLoadData(void **m, const void *image)
 	if (!fm)
 		return 2;
 	if (!strncmp(image, "FAKE", 4)) {
-		module_add(fm, "add_one", 7);
+		module_add(fm, "add_one", 7, 2);
 #ifdef FAKE_HIP
 	} else if (!strncmp(image, "__CLANG_OFFLOAD_BUNDLE__", 24)) { /* stops at a NUL */
 		size_t size = bundle_size(image);
@@ -678,7 +685,8 @@ EXPORT int cuModuleLoadData(void **m, const void *image)
 
 			snprintf(kd, sizeof(kd), "%s.kd", hc_builtins[k].name);
 			if (memmem(image, size, kd, strlen(kd) + 1))
-				module_add(fm, hc_builtins[k].name, strlen(hc_builtins[k].name));
+				module_add(fm, hc_builtins[k].name, strlen(hc_builtins[k].name),
+					   2 * HC_BUILTIN_MAX_ARGS);
 		}
 #else
 	} else if (strstr(image, ".version") && strstr(image, ".target")) {
@@ -718,7 +726,9 @@ EXPORT int cuModuleGetFunction(void **f, void *m, const char *name)
 			continue;
 		fn = &functions[next_function++ % (sizeof(functions) / sizeof(functions[0]))];
 		snprintf(fn->name, sizeof(fn->name), "%s", name);
-		fn->builtin = strcmp(name, "add_one") ? hc_builtin_find(name) : -1;
+		/* a built-in's name with the built-ins' six parameters (other PTX,
+		 * such as hipsim's no-op kernels, may reuse the names) */
+		fn->builtin = fm->params[i] == 2 * HC_BUILTIN_MAX_ARGS ? hc_builtin_find(name) : -1;
 		*f = fn;
 		return 0;
 	}

@@ -41,12 +41,14 @@ struct hs_options {
 	uint32_t streams;
 	hc_policy policy;
 	/* Workload kernels: loaded from this image when set (NULL: the
-	 * simulator's built-in kernels), and launched with a 1 ns duration hint
-	 * instead of the workload's when no_kernel_time is set (hipsim validate
-	 * runs no-op kernels on the GPU, so the simulator must too). */
+	 * built-in kernels, which every backend has), and launched without a
+	 * duration hint when model_kernels is set, so that the simulator
+	 * times them with its profile's kernel model (kernel_default,
+	 * kernel_per_mib) instead of the workload's made-up durations:
+	 * hipsim validate, which runs the real kernels on the GPU. */
 	const void *kernel_image;
 	size_t kernel_image_size;
-	bool no_kernel_time;
+	bool model_kernels;
 	bool op_times; /* open the device with hc_device_options.op_times */
 	uint64_t min_alignment; /* hc_device_options.min_alignment */
 	/* Time every public call of the built-in workloads and the driver's

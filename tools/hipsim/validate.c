@@ -15,10 +15,13 @@
  * backend, so the table prints the copy counts and bytes (which must be
  * equal) instead.
  *
- * The built-in kernels have no GPU code in hipsim, so both runs use no-op
- * kernels: the GPU loads hs_noop_ptx, the simulator runs its built-ins
- * with a 1 ns duration hint, so either side's kernel time is the launch
- * overhead.
+ * Both sides run the workloads' real kernels, the built-in fill, copy and
+ * add (hal/builtins.h): as device code on the GPU, and on the simulator
+ * without a duration hint, so that the profile's kernel model times them
+ * (kernel_default + kernel_per_mib per MiB read and written, which
+ * `hipsim calibrate` measures); a profile without that model
+ * (kernel_per_mib 0) charges kernel_default for each, and validate says
+ * so.
  *
  * The measured side runs --repeats times (default 3): its times are the
  * medians, and its memory figures and counts must agree between repeats
@@ -64,7 +67,7 @@ static int run_one(const char *backend, const char *profile, const struct worklo
 		   const struct workload_params *wp, bool call_times, struct vrun *out)
 {
 	struct hs_options opt = { .backend = backend, .profile = profile, .seed = wp->seed,
-				  .no_kernel_time = true, .op_times = true, .call_times = call_times };
+				  .model_kernels = true, .op_times = true, .call_times = call_times };
 	hc_op_time ops[VALIDATE_MAX_OPS];
 	size_t nops = 0;
 	uint64_t in_ops = 0;
@@ -72,11 +75,8 @@ static int run_one(const char *backend, const char *profile, const struct worklo
 	struct hs_report r;
 	uint64_t t0 = 0;
 
-	if (strcmp(backend, "hip") == 0) {
-		opt.kernel_image = hs_noop_ptx;
-		opt.kernel_image_size = hs_noop_ptx_size;
+	if (strcmp(backend, "hip") == 0)
 		opt.profile = NULL;
-	}
 	workload_prepare(wp->seed);
 	if (hs_driver_open(&d, &opt) != 0)
 		return -1;
@@ -418,14 +418,22 @@ int hipsim_validate_main(int argc, char **argv)
 		fprintf(stderr, "hipsim validate: unknown workload '%s' (try --help)\n", workload);
 		return HIPSIM_EXIT_USAGE;
 	}
-	if (profile) { /* a bad profile is a usage error, before any GPU work */
+	{ /* a bad profile is a usage error, before any GPU work */
 		struct hc_sim_profile p;
-		st = hc_sim_profile_load(profile, &p);
+
+		hc_sim_profile_builtin(&p);
+		st = profile ? hc_sim_profile_load(profile, &p) : HC_OK;
 		if (st != HC_OK) {
 			hc_last_error(&e);
 			fprintf(stderr, "hipsim validate: %s\n", e.message);
 			return HIPSIM_EXIT_USAGE;
 		}
+		if (!p.kernel_ns_per_mib && strcmp(measured, "hip") == 0)
+			fprintf(stderr, "hipsim validate: the profile %s has no kernel model "
+					"(kernel_per_mib 0): each kernel is predicted at kernel_default "
+					"(%llu ns); calibrate one with this hipsim\n",
+				profile ? profile : "built-in",
+				(unsigned long long)p.kernel_default_ns);
 	}
 	st = hc_device_open(measured, NULL, &probe);
 	if (st != HC_OK) {

@@ -160,7 +160,7 @@ static void w_launch(struct hs_driver *d, uint32_t si, hc_kernel k, const hc_bin
 	hc_launch_desc l = { .kernel = k, .grid = { 64, 1, 1 }, .block = { 256, 1, 1 },
 			     .info = info, .info_words = ninfo, .bindings = bind,
 			     .n_bindings = nbind,
-			     .duration_hint_ns = d->opt.no_kernel_time ? 1 : ns };
+			     .duration_hint_ns = d->opt.model_kernels ? 0 : ns };
 	hc_status rc;
 	uint64_t t0;
 
