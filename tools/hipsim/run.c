@@ -34,6 +34,9 @@ static void run_usage(FILE *out)
 		"                    checksum (and the loader reads back what it wrote); on the\n"
 		"                    simulator, data mode: real bytes behind device memory\n"
 		"  --pools NAME|FILE default (= workload), workload, subslices, exclusive, or a layout file\n"
+		"  --model-kernels   launch the kernels without the workload's duration hints: the\n"
+		"                    simulator times them with its profile's kernel model\n"
+		"                    (kernel_default, kernel_per_mib), as hipsim validate does\n"
 		"  --json            print the report as JSON\n"
 		"  --svg FILE        plot memory in use and reserved over virtual time\n",
 		HS_MAX_STREAMS);
@@ -47,7 +50,7 @@ int hipsim_run_main(int argc, char **argv)
 		{ "profile", required_argument, 0, 'p' },  { "capacity", required_argument, 0, 'c' },
 		{ "seed", required_argument, 0, 'S' },     { "pools", required_argument, 0, 'P' },
 		{ "json", no_argument, 0, 'j' },           { "svg", required_argument, 0, 'g' },
-		{ "data", no_argument, 0, 'D' },
+		{ "data", no_argument, 0, 'D' },           { "model-kernels", no_argument, 0, 'M' },
 		{ "help", no_argument, 0, 'h' },           { 0, 0, 0, 0 },
 	};
 	struct hs_options opt = { .backend = "sim" };
@@ -94,6 +97,7 @@ int hipsim_run_main(int argc, char **argv)
 			break;
 		case 'j': opt.json = true; break;
 		case 'D': opt.data_mode = true; break;
+		case 'M': opt.model_kernels = true; break;
 		case 'g': opt.svg = optarg; break;
 		case 'h': run_usage(stdout); return HIPSIM_EXIT_OK;
 		default: run_usage(stderr); return HIPSIM_EXIT_USAGE;
