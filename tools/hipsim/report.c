@@ -61,18 +61,19 @@ void hs_report_options(const struct hs_report *r, char *buf, size_t len)
 	int w;
 
 	bytes_str(cap, sizeof(cap), r->capacity_bytes);
-	w = snprintf(buf, len, "pools %s, seed %" PRIu64 ", profile %s, capacity %s, backend %s%s",
+	w = snprintf(buf, len, "pools %s, seed %" PRIu64 ", profile %s, capacity %s, backend %s%s%s",
 		     o->pools ? o->pools : "default", o->seed, o->profile ? o->profile : "built-in",
-		     cap, o->backend ? o->backend : "sim", o->data_mode ? ", data mode" : "");
+		     cap, o->backend ? o->backend : "sim", o->data_mode ? ", data mode" : "",
+		     o->model_kernels ? ", kernels without hints" : "");
 	if (w < 0 || (size_t)w >= len)
 		return;
-	if (o->trace)
+	if (o->trace || o->policy.dq_max_count || o->policy.dq_max_bytes || o->policy.stage_max_bytes)
 		w += snprintf(buf + w, len - (size_t)w,
 			      ", flush-count %s, flush-bytes %s, stage-max %s",
 			      policy_str(n[0], sizeof(n[0]), o->policy.dq_max_count),
 			      policy_str(n[1], sizeof(n[1]), o->policy.dq_max_bytes),
 			      policy_str(n[2], sizeof(n[2]), o->policy.stage_max_bytes));
-	else
+	if (!o->trace && w >= 0 && (size_t)w < len)
 		w += snprintf(buf + w, len - (size_t)w, ", steps %" PRIu64 ", streams %" PRIu32,
 			      o->steps, o->streams);
 }
@@ -152,12 +153,15 @@ static json_t *options_json(const struct hs_report *r)
 	json_object_set_new(j, "capacity_bytes", json_integer((json_int_t)r->capacity_bytes));
 	json_object_set_new(j, "seed", json_integer((json_int_t)o->seed));
 	json_object_set_new(j, "data_mode", json_boolean(o->data_mode));
+	json_object_set_new(j, "model_kernels", json_boolean(o->model_kernels));
 	json_object_set_new(j, "pools", json_string(o->pools ? o->pools : "default"));
-	if (o->trace) {
+	if (o->trace || o->policy.dq_max_count || o->policy.dq_max_bytes ||
+	    o->policy.stage_max_bytes) { /* a run records its policy when it set one */
 		json_object_set_new(j, "flush_count", json_integer((json_int_t)o->policy.dq_max_count));
 		json_object_set_new(j, "flush_bytes", json_integer((json_int_t)o->policy.dq_max_bytes));
 		json_object_set_new(j, "stage_max", json_integer((json_int_t)o->policy.stage_max_bytes));
-	} else {
+	}
+	if (!o->trace) {
 		json_object_set_new(j, "steps", json_integer((json_int_t)o->steps));
 		json_object_set_new(j, "streams", json_integer((json_int_t)o->streams));
 	}
