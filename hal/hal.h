@@ -260,8 +260,7 @@ struct hc_hal_ops {
 	void (*graph_destroy)(hc_hal_dev *dev, hc_hal_graph *graph);
 
 	/* --- modules and kernels ----------------------------------------- */
-	/* @image NULL: a built-in kernel set (sim only; HC_ERR_UNSUPPORTED
-	 * elsewhere). */
+	/* @image NULL: the built-in kernel set (hal/builtins.h). */
 	hc_status (*module_load)(hc_hal_dev *dev, const void *image, size_t size,
 				 hc_hal_module **out);
 	void (*module_unload)(hc_hal_dev *dev, hc_hal_module *module);

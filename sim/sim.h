@@ -41,13 +41,16 @@ struct hc_sim_profile {
 	 * longer than their spin window, host_copy_spin) pays the wake-up */
 	uint64_t host_copy_split_wake_ns, host_copy_spin_ns;
 
-	/* kernels: device time = launch_overhead_ns + (hint or kernel_default_ns) */
+	/* kernels: device time = launch_overhead_ns + the hint, or without one
+	 * kernel_default_ns + kernel_ns_per_mib for each MiB a built-in kernel
+	 * reads and writes (hc_builtin_traffic) */
 	uint64_t launch_call_ns;
 	uint64_t launch_overhead_ns; /* device occupancy per kernel */
 	uint64_t launch_latency_ns;  /* from the call to the soonest start */
 	uint64_t launch_lib_ns;      /* the library's own host work per hc_launch */
 	uint64_t write_lib_ns;       /* ... per hc_write that copied */
 	uint64_t kernel_default_ns;
+	uint64_t kernel_ns_per_mib;
 
 	/* allocation: base + per_mib for each MiB beyond the first */
 	uint64_t dev_alloc_ns, dev_alloc_ns_per_mib;

@@ -3,25 +3,15 @@
  *
  * The simulator loads no code: module_load(image NULL) gives the built-in
  * kernel set, a non-NULL image is HC_ERR_UNSUPPORTED.  A kernel occupies its
- * stream for launch_overhead_ns + (duration_hint_ns, or kernel_default_ns
- * when the hint is 0), starting no sooner than launch_latency_ns after the
+ * stream for launch_overhead_ns + (duration_hint_ns, or when the hint is 0
+ * kernel_default_ns + kernel_ns_per_mib per MiB the kernel reads and
+ * writes), starting no sooner than launch_latency_ns after the
  * call (a GPU pipelines launches: back to back, kernels follow each other
  * at the occupancy; alone, one also waits the latency); the call costs the
  * host launch_call_ns.
  *
- * Built-in kernels, their parameters in hal_launch.arg_dptr[] / arg_bytes[]
- * (device addresses and the size of each bound range):
- *
- *   fill(dst, info)   info is a device buffer of uint32 words: word 0 is the
- *                     value, word 1 (present when info has >= 8 bytes) the
- *                     element width, 1 or 4 (default 4).  Width 4 writes the
- *                     word over arg_bytes[0] bytes of dst, little-endian,
- *                     a trailing partial word taking its low bytes; width 1
- *                     writes the low byte of the value to every byte.
- *   copy(src, dst)    copies arg_bytes[1] bytes from src to dst; src must
- *                     bind at least that many (arg_bytes[0] >= arg_bytes[1]).
- *   add(a, b, out)    out[i] = a[i] + b[i] on uint32 elements (wrapping),
- *                     for i < arg_bytes[2] / 4; a and b must bind as many.
+ * The built-in kernels (fill, copy, add), their parameters and effects are
+ * hal/builtins.h's, shared with the HIP backend, which runs them on a GPU.
  *
  * In data mode every launch needs arg_dptr and arg_bytes, at least the
  * kernel's parameter count of them (extra trailing parameters, such as the
@@ -37,16 +27,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hal/builtins.h"
 #include "sim/sim_internal.h"
 
-static const struct {
-	const char *name;
-	size_t n_args;
-} sim_kernel_info[SIM_N_KERNELS] = {
-	[SIM_K_FILL] = { "fill", 2 },
-	[SIM_K_COPY] = { "copy", 2 },
-	[SIM_K_ADD] = { "add", 3 },
-};
+_Static_assert((int)SIM_K_FILL == (int)HC_BUILTIN_FILL && (int)SIM_K_COPY == (int)HC_BUILTIN_COPY &&
+		       (int)SIM_K_ADD == (int)HC_BUILTIN_ADD &&
+		       (int)SIM_N_KERNELS == (int)HC_BUILTIN_COUNT,
+	       "the simulator's kernels are hal/builtins.h's, in its order");
 
 hc_status sim_module_load(hc_hal_dev *dev, const void *image, size_t size, hc_hal_module **out)
 {
@@ -57,13 +44,13 @@ hc_status sim_module_load(hc_hal_dev *dev, const void *image, size_t size, hc_ha
 	if (image)
 		return hc_hal_error(HC_ERR_UNSUPPORTED, 0, NULL,
 				    "sim module_load: the simulator runs only its built-in kernels "
-				    "(fill, copy, add); pass image NULL");
+				    "(" HC_BUILTIN_NAMES "); pass image NULL");
 	m = calloc(1, sizeof(*m));
 	if (!m)
 		return hc_hal_error(HC_ERR_OOM, 0, NULL, "sim module_load: no host memory");
 	m->dev = dev;
 	for (int k = 0; k < SIM_N_KERNELS; k++)
-		m->fns[k] = (struct hc_hal_function){ m, (enum sim_kernel)k, sim_kernel_info[k].name };
+		m->fns[k] = (struct hc_hal_function){ m, (enum sim_kernel)k, hc_builtins[k].name };
 	LIST_INSERT_HEAD(&dev->modules, m, link);
 	*out = m;
 	return HC_OK;
@@ -93,6 +80,8 @@ void sim_module_unload(hc_hal_dev *dev, hc_hal_module *m)
 hc_status sim_function_get(hc_hal_dev *dev, hc_hal_module *m, const char *name,
 			   hc_hal_function **out)
 {
+	int k;
+
 	if (!m || !name || !out)
 		return hc_hal_error(HC_ERR_INVALID, 0, NULL, "sim function_get: %s is NULL",
 				    !m ? "module" : !name ? "name" : "out");
@@ -101,14 +90,13 @@ hc_status sim_function_get(hc_hal_dev *dev, hc_hal_module *m, const char *name,
 				    "sim function_get: module belongs to another device");
 	if (m->unloaded)
 		return hc_hal_error(HC_ERR_INVALID, 0, NULL, "sim function_get: module was unloaded");
-	for (int k = 0; k < SIM_N_KERNELS; k++) {
-		if (strcmp(name, sim_kernel_info[k].name) == 0) {
-			*out = &m->fns[k];
-			return HC_OK;
-		}
+	k = hc_builtin_find(name);
+	if (k >= 0) {
+		*out = &m->fns[k];
+		return HC_OK;
 	}
 	return hc_hal_error(HC_ERR_INVALID, 0, "hipErrorNotFound",
-			    "sim function_get: no kernel '%s' (built-ins: fill, copy, add)", name);
+			    "sim function_get: no kernel '%s' (built-ins: " HC_BUILTIN_NAMES ")", name);
 }
 
 /* Checks the kernel's parameter ranges; HC_OK when there are none to check
@@ -116,7 +104,7 @@ hc_status sim_function_get(hc_hal_dev *dev, hc_hal_module *m, const char *name,
 static hc_status sim_check_args(hc_hal_dev *dev, const hc_hal_function *fn, size_t n_args,
 				const hc_hal_dptr *dptr, const uint64_t *bytes)
 {
-	size_t want = sim_kernel_info[fn->which].n_args;
+	char why[160];
 	hc_status st;
 
 	if (!dptr || !bytes) {
@@ -128,74 +116,49 @@ static hc_status sim_check_args(hc_hal_dev *dev, const hc_hal_function *fn, size
 	}
 	if (!dev->data_mode)
 		return HC_OK; /* kernels only cost time: nothing to interpret */
-	if (n_args < want)
+	if (n_args < hc_builtins[fn->which].n_args)
 		return hc_hal_error(HC_ERR_INVALID, 0, NULL,
 				    "sim launch: kernel '%s' takes %zu parameters, got %zu", fn->name,
-				    want, n_args);
+				    hc_builtins[fn->which].n_args, n_args);
 	for (size_t i = 0; i < n_args; i++) {
 		st = sim_dev_range(dev, dptr[i], bytes[i], "kernel parameter", NULL);
 		if (st)
 			return st;
 	}
-	if (fn->which == SIM_K_COPY && bytes[0] < bytes[1])
-		return hc_hal_error(HC_ERR_INVALID, 0, NULL,
-				    "sim launch: copy: src binds %llu bytes, dst %llu",
-				    (unsigned long long)bytes[0], (unsigned long long)bytes[1]);
-	if (fn->which == SIM_K_ADD && (bytes[0] < bytes[2] / 4 * 4 || bytes[1] < bytes[2] / 4 * 4))
-		return hc_hal_error(HC_ERR_INVALID, 0, NULL,
-				    "sim launch: add: a and b must bind at least out's %llu bytes",
-				    (unsigned long long)(bytes[2] / 4 * 4));
-	if (fn->which == SIM_K_FILL && bytes[1] < 4)
-		return hc_hal_error(HC_ERR_INVALID, 0, NULL,
-				    "sim launch: fill: info binds %llu bytes, needs at least 4",
-				    (unsigned long long)bytes[1]);
+	if (hc_builtin_check((enum hc_builtin)fn->which, n_args, bytes, why, sizeof(why)) != 0)
+		return hc_hal_error(HC_ERR_INVALID, 0, NULL, "sim launch: %s", why);
 	return HC_OK;
 }
 
 /* Applies a kernel's effect; a message when it cannot (range gone, bad info). */
 static const char *sim_apply_kernel(hc_hal_dev *dev, const struct sim_op *op)
 {
-	unsigned char *p[3] = { NULL, NULL, NULL };
+	unsigned char *p[HC_BUILTIN_MAX_ARGS] = { NULL, NULL, NULL };
 
 	for (size_t i = 0; i < op->n_args; i++)
 		if (sim_dev_range(dev, op->arg_dptr[i], op->arg_bytes[i], "kernel parameter",
-				  i < 3 ? &p[i] : NULL))
+				  i < HC_BUILTIN_MAX_ARGS ? &p[i] : NULL))
 			return "a parameter's device range was freed before it ran";
-	switch (op->fn->which) {
-	case SIM_K_FILL: {
-		uint32_t value, width = 4;
-		memcpy(&value, p[1], 4);
-		if (op->arg_bytes[1] >= 8)
-			memcpy(&width, p[1] + 4, 4);
-		if (width == 1) {
-			memset(p[0], (int)(value & 0xff), op->arg_bytes[0]);
-		} else if (width == 4) {
-			unsigned char w[4] = { (unsigned char)value, (unsigned char)(value >> 8),
-					       (unsigned char)(value >> 16),
-					       (unsigned char)(value >> 24) };
-			for (uint64_t i = 0; i < op->arg_bytes[0]; i++)
-				p[0][i] = w[i % 4];
-		} else {
-			return "fill: element width (info word 1) must be 1 or 4";
-		}
-		break;
-	}
-	case SIM_K_COPY:
-		memmove(p[1], p[0], op->arg_bytes[1]);
-		break;
-	case SIM_K_ADD:
-		for (uint64_t i = 0; i < op->arg_bytes[2] / 4; i++) {
-			uint32_t a, b, c;
-			memcpy(&a, p[0] + 4 * i, 4);
-			memcpy(&b, p[1] + 4 * i, 4);
-			c = a + b;
-			memcpy(p[2] + 4 * i, &c, 4);
-		}
-		break;
-	default:
-		break;
-	}
-	return NULL;
+	return hc_builtin_run((enum hc_builtin)op->fn->which, p, op->arg_bytes);
+}
+
+/* A kernel's device time without a hint: kernel_default, and per MiB of
+ * the memory a built-in kernel reads and writes, kernel_per_mib (its
+ * bound ranges are known outside data mode too). */
+static uint64_t sim_kernel_model(const hc_hal_dev *dev, const struct sim_op *op)
+{
+	uint64_t mib_ns = dev->prof.kernel_ns_per_mib, traffic;
+	double extra;
+
+	if (!mib_ns)
+		return dev->prof.kernel_default_ns;
+	traffic = hc_builtin_traffic((enum hc_builtin)op->fn->which, op->n_args, op->arg_bytes);
+	/* in double, saturating: ranges of 2^64 bytes at an hour per MiB
+	 * would not fit a nanosecond count */
+	extra = (double)traffic / (1024.0 * 1024.0) * (double)mib_ns + 0.5;
+	if (extra >= 1.8e19 - (double)dev->prof.kernel_default_ns)
+		return UINT64_MAX;
+	return dev->prof.kernel_default_ns + (uint64_t)extra;
 }
 
 void sim_run_kernel(hc_hal_dev *dev, hc_hal_stream *s, const struct sim_op *op)
@@ -204,7 +167,7 @@ void sim_run_kernel(hc_hal_dev *dev, hc_hal_stream *s, const struct sim_op *op)
 	const char *why = NULL;
 
 	dev->stats.launches++;
-	dur = op->duration_hint_ns ? op->duration_hint_ns : dev->prof.kernel_default_ns;
+	dur = op->duration_hint_ns ? op->duration_hint_ns : sim_kernel_model(dev, op);
 	dur = dur > UINT64_MAX - dev->prof.launch_overhead_ns ? UINT64_MAX
 							       : dur + dev->prof.launch_overhead_ns;
 	sim_schedule_after(dev, s, NULL, dev->prof.launch_latency_ns, dur);

@@ -42,6 +42,8 @@
  *   launch_lib             the library's own host work per hc_launch [0]
  *   write_lib              the same per hc_write that copied [0]
  *   kernel_default         a kernel's device time without a hint [500 ns]
+ *   kernel_per_mib         ... plus this per MiB a built-in kernel reads and
+ *                          writes [0]
  *   dev_alloc, dev_alloc_per_mib     [40 us, 600 ns]
  *   dev_free, dev_free_per_mib       [37 us, 306 ns]
  *   host_alloc, host_alloc_per_mib   [600 us, 400 us]
@@ -110,13 +112,15 @@ static const struct hc_sim_profile_key prof_keys[] = {
 	PK("host_copy_split_wake", host_copy_split_wake_ns, HC_SIM_KEY_TIME, false),
 	PK("host_copy_spin", host_copy_spin_ns, HC_SIM_KEY_TIME, false),
 	PK("host_copy_max_bw", host_copy_max_bw, HC_SIM_KEY_BW, false),
-	PKS("\n# Kernels (kernel_default is not measured: from the base profile).\n", "launch_call",
+	PKS("\n# Kernels; without a duration hint a built-in kernel takes kernel_default\n"
+	    "# + kernel_per_mib for each MiB it reads and writes.\n", "launch_call",
 	    launch_call_ns, HC_SIM_KEY_TIME, false),
 	PK("launch_overhead", launch_overhead_ns, HC_SIM_KEY_TIME, false),
 	PK("launch_latency", launch_latency_ns, HC_SIM_KEY_TIME, false),
 	PK("launch_lib", launch_lib_ns, HC_SIM_KEY_TIME, false),
 	PK("write_lib", write_lib_ns, HC_SIM_KEY_TIME, false),
 	PK("kernel_default", kernel_default_ns, HC_SIM_KEY_TIME, false),
+	PK("kernel_per_mib", kernel_ns_per_mib, HC_SIM_KEY_TIME, false),
 	PKS("\n# Allocation: base + per MiB beyond the first.\n", "dev_alloc", dev_alloc_ns,
 	    HC_SIM_KEY_TIME, false),
 	PK("dev_alloc_per_mib", dev_alloc_ns_per_mib, HC_SIM_KEY_TIME, false),

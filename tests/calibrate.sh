@@ -21,7 +21,7 @@ grep -q '^# command: hipsim calibrate --backend sim --quick --repeats 3 -o ' "$t
 	fail "no command line in the header"
 grep -q '^# device: NVIDIA H200 (simulated)$' "$tmp/sim.profile" || fail "no device in the header"
 grep -q '^h2d_pinned_latency = 8000 ns$' "$tmp/sim.profile" || fail "h2d_pinned_latency not 8000 ns"
-grep -q 'hipsim calibrate: \[10/10\] kernel launch and graphs' "$tmp/err" ||
+grep -q 'hipsim calibrate: \[11/11\] built-in kernels' "$tmp/err" ||
 	fail "no progress line per phase on a non-tty stderr"
 "$hipsim" run --profile "$tmp/sim.profile" --steps 5 >/dev/null || fail "run rejects the profile"
 

@@ -26,6 +26,8 @@ static long (*fake_live)(void);
 static void (*fake_set_devices)(int);
 static void (*fake_reset)(void);
 static void (*fake_set_attr)(int, int);
+static unsigned long (*fake_lookups)(const char *);
+static unsigned long (*fake_builtin_runs)(void);
 
 static void paths_init(void)
 {
@@ -401,7 +403,6 @@ START_TEST(driver_errors_use_the_driver_table)
 	hc_hal_stream *s;
 	struct hc_hal_launch l = { .grid = { 1, 1, 1 }, .block = { 2048, 1, 1 } };
 
-	ck_assert_int_eq(H->module_load(D, NULL, 0, &m), HC_ERR_UNSUPPORTED);
 	ck_assert_int_eq(H->module_load(D, "nonsense", 8, &m), HC_ERR_DEVICE);
 	ck_assert_str_eq(last()->backend_name, "CUDA_ERROR_INVALID_PTX");
 	ck_assert_int_eq(H->module_load(D, "FAKE module", 11, &m), HC_OK);
@@ -660,6 +661,126 @@ START_TEST(fault_shim_over_hip)
 END_TEST
 
 
+/*
+ * The built-in kernels on the HIP backend: module_load(NULL) loads the
+ * embedded image of the runtime's flavor (the fakes accept PTX and AMD
+ * offload bundles and find the kernels each defines), function_get looks
+ * up exactly the names asked for, and a launch passes the six parameters
+ * (three addresses, three sizes) that the fake runs the host reference
+ * on: the bytes must come out as hal/builtins.h says.  A launch whose
+ * ranges the kernel cannot take is refused before the runtime sees it,
+ * with the simulator's message.
+ */
+static void builtins_through(unsigned long (*calls)(const char *),
+			     unsigned long (*lookups)(const char *),
+			     unsigned long (*runs)(void))
+{
+	hc_hal_module *m;
+	hc_hal_function *fill, *copy, *add, *f;
+	hc_hal_stream *s;
+	hc_hal_dptr a, b, out, info;
+	uint32_t av[8], bv[8], ov[8];
+	uint64_t iw = 0x7u | (uint64_t)1 << 32; /* fill: value 7, width 1 */
+	hc_hal_dptr dp[3];
+	uint64_t by[3];
+	void *args[3] = { &dp[0], &dp[1], &dp[2] };
+	struct hc_hal_launch l = { .grid = { 2, 1, 1 }, .block = { 32, 1, 1 }, .args = args,
+				   .arg_dptr = dp, .arg_bytes = by };
+	unsigned char bytes[32];
+
+	ck_assert_int_eq(H->module_load(D, NULL, 0, &m), HC_OK);
+	ck_assert_uint_eq(calls("cuModuleLoadData"), 1);
+	ck_assert_int_eq(H->function_get(D, m, "fill", &fill), HC_OK);
+	ck_assert_int_eq(H->function_get(D, m, "copy", &copy), HC_OK);
+	ck_assert_int_eq(H->function_get(D, m, "add", &add), HC_OK);
+	/* a name outside the set is refused without asking the runtime */
+	ck_assert_int_eq(H->function_get(D, m, "add_one", &f), HC_ERR_INVALID);
+	ck_assert_ptr_nonnull(strstr(last()->message, "fill, copy, add"));
+	ck_assert_uint_eq(calls("cuModuleGetFunction"), 3);
+	ck_assert_uint_eq(lookups("fill"), 1);
+	ck_assert_uint_eq(lookups("copy"), 1);
+	ck_assert_uint_eq(lookups("add"), 1);
+	ck_assert_uint_eq(lookups("add_one"), 0);
+
+	ck_assert_int_eq(H->stream_create(D, &s), HC_OK);
+	ck_assert_int_eq(H->mem_alloc(D, 32, &a), HC_OK);
+	ck_assert_int_eq(H->mem_alloc(D, 32, &b), HC_OK);
+	ck_assert_int_eq(H->mem_alloc(D, 32, &out), HC_OK);
+	ck_assert_int_eq(H->mem_alloc(D, 8, &info), HC_OK);
+	for (int i = 0; i < 8; i++) {
+		av[i] = 0xfffffff0u + (uint32_t)i;
+		bv[i] = 0x20u * (uint32_t)i;
+	}
+	ck_assert_int_eq(H->copy_h2d(D, s, a, av, 32, false), HC_OK);
+	ck_assert_int_eq(H->copy_h2d(D, s, b, bv, 32, false), HC_OK);
+	ck_assert_int_eq(H->copy_h2d(D, s, info, &iw, 8, false), HC_OK);
+
+	/* add(a, b, out) over 7 elements and a stray byte: the 8th is left */
+	memset(ov, 0xee, sizeof(ov));
+	ck_assert_int_eq(H->copy_h2d(D, s, out, ov, 32, false), HC_OK);
+	dp[0] = a, dp[1] = b, dp[2] = out;
+	by[0] = 32, by[1] = 32, by[2] = 29;
+	l.n_args = 3;
+	ck_assert_int_eq(H->launch(D, s, add, &l), HC_OK);
+	ck_assert_uint_eq(runs(), 1);
+	ck_assert_int_eq(H->copy_d2h(D, s, ov, out, 32, false), HC_OK);
+	for (int i = 0; i < 7; i++)
+		ck_assert_uint_eq(ov[i], av[i] + bv[i]); /* wrapping */
+	ck_assert_uint_eq(ov[7], 0xeeeeeeeeu);
+
+	/* fill(out, info) with width 1, then copy(out, a) of 5 bytes */
+	dp[0] = out, dp[1] = info;
+	by[0] = 13, by[1] = 8;
+	l.n_args = 2;
+	ck_assert_int_eq(H->launch(D, s, fill, &l), HC_OK);
+	dp[0] = out, dp[1] = a;
+	by[0] = 32, by[1] = 5;
+	ck_assert_int_eq(H->launch(D, s, copy, &l), HC_OK);
+	ck_assert_uint_eq(runs(), 3);
+	ck_assert_int_eq(H->copy_d2h(D, s, bytes, a, 32, false), HC_OK);
+	for (int i = 0; i < 5; i++)
+		ck_assert_uint_eq(bytes[i], 7);
+	ck_assert_int_eq(memcmp(bytes + 8, (unsigned char *)av + 8, 24), 0);
+	ck_assert_uint_eq(bytes[5], ((unsigned char *)av)[5]);
+
+	/* ranges the kernel cannot take: refused before the runtime */
+	dp[0] = a, dp[1] = b, dp[2] = out;
+	by[0] = 8, by[1] = 32, by[2] = 32;
+	l.n_args = 3;
+	ck_assert_int_eq(H->launch(D, s, add, &l), HC_ERR_INVALID);
+	ck_assert_ptr_nonnull(strstr(last()->message, "add: a and b must bind at least out's 32 bytes"));
+	l.n_args = 1;
+	ck_assert_int_eq(H->launch(D, s, fill, &l), HC_ERR_INVALID);
+	ck_assert_ptr_nonnull(strstr(last()->message, "kernel 'fill' takes 2 parameters, got 1"));
+	l.n_args = 2;
+	l.arg_dptr = NULL;
+	ck_assert_int_eq(H->launch(D, s, copy, &l), HC_ERR_INVALID);
+	ck_assert_ptr_nonnull(strstr(last()->message, "need arg_dptr"));
+	ck_assert_uint_eq(calls("cuLaunchKernel"), 3);
+	ck_assert_uint_eq(runs(), 3);
+	H->module_unload(D, m);
+	ck_assert_uint_eq(calls("cuModuleUnload"), 1);
+	/* the allocations and the stream are left for device_close */
+}
+
+START_TEST(builtin_kernels_load_and_run_on_nvidia)
+{
+	builtins_through(fake_calls, fake_lookups, fake_builtin_runs);
+}
+END_TEST
+
+/* The image that failed to load is named in the message. */
+START_TEST(builtin_kernels_load_failure_names_the_image)
+{
+	hc_hal_module *m;
+
+	fake_set_error("cuModuleLoadData", 222, 1); /* CUDA_ERROR_UNSUPPORTED_PTX_VERSION */
+	ck_assert_int_eq(H->module_load(D, NULL, 0, &m), HC_ERR_DEVICE);
+	ck_assert_ptr_nonnull(strstr(last()->message, "PTX for compute_80"));
+	ck_assert_int_eq(last()->backend_code, 222);
+}
+END_TEST
+
 /* ------------------------------------------- the AMD path, through fake_hip */
 
 /* fake_hip is a second library with its own state: its controls. */
@@ -669,6 +790,8 @@ static unsigned long (*fh_calls)(const char *);
 static long (*fh_live)(void);
 static void (*fh_reset)(void);
 static void (*fh_set_attr)(int, int);
+static unsigned long (*fh_lookups)(const char *);
+static unsigned long (*fh_builtin_runs)(void);
 
 static void amd_open(void)
 {
@@ -679,7 +802,10 @@ static void amd_open(void)
 	*(void **)&fh_live = dlsym(fh, "fake_live");
 	*(void **)&fh_reset = dlsym(fh, "fake_reset");
 	*(void **)&fh_set_attr = dlsym(fh, "fake_set_attr");
-	ck_assert(fh_set_error && fh_calls && fh_live && fh_reset && fh_set_attr);
+	*(void **)&fh_lookups = dlsym(fh, "fake_lookups");
+	*(void **)&fh_builtin_runs = dlsym(fh, "fake_builtin_runs");
+	ck_assert(fh_set_error && fh_calls && fh_live && fh_reset && fh_set_attr && fh_lookups &&
+		  fh_builtin_runs);
 	fh_reset();
 	fh_set_attr(hipDeviceAttributeTextureAlignment, 256);
 	fh_set_attr(hipDeviceAttributeSurfaceAlignment, 64);
@@ -786,6 +912,21 @@ START_TEST(amd_capture_instantiates_with_hip_signature)
 }
 END_TEST
 
+/* The AMD flavor loads the embedded offload bundle, not the PTX. */
+START_TEST(amd_builtin_kernels_load_the_bundle)
+{
+	builtins_through(fh_calls, fh_lookups, fh_builtin_runs);
+	fh_set_error("cuModuleLoadData", hipErrorNoBinaryForGpu, 1);
+	{
+		hc_hal_module *m;
+
+		ck_assert_int_eq(H->module_load(D, NULL, 0, &m), HC_ERR_DEVICE);
+		ck_assert_ptr_nonnull(strstr(last()->message, "AMD code objects for gfx"));
+		ck_assert_ptr_nonnull(strstr(last()->message, "gfx90a"));
+	}
+}
+END_TEST
+
 static Suite *hip_suite(void)
 {
 	Suite *s = suite_create("hip");
@@ -818,6 +959,8 @@ static Suite *hip_suite(void)
 	tcase_add_test(tc, runtime_errors_carry_code_and_name);
 	tcase_add_test(tc, overridden_entry_makes_malloc_fail_without_a_gpu);
 	tcase_add_test(tc, driver_errors_use_the_driver_table);
+	tcase_add_test(tc, builtin_kernels_load_and_run_on_nvidia);
+	tcase_add_test(tc, builtin_kernels_load_failure_names_the_image);
 	tcase_add_test(tc, capture_rejects_memory_nodes_and_instantiates_the_rest);
 	tcase_add_loop_test(tc, time_kernels_brackets_launches, 0, 3);
 	tcase_add_test(tc, large_pinned_blocks_are_mapped_and_registered);
@@ -833,6 +976,7 @@ static Suite *hip_suite(void)
 	tcase_add_test(tc, amd_errors_are_hip_codes);
 	tcase_add_test(tc, amd_pinned_blocks_register_with_hip);
 	tcase_add_test(tc, amd_capture_instantiates_with_hip_signature);
+	tcase_add_test(tc, amd_builtin_kernels_load_the_bundle);
 	suite_add_tcase(s, tc);
 	return s;
 }
@@ -854,7 +998,10 @@ int main(void)
 	*(void **)&fake_set_devices = dlsym(fake, "fake_set_devices");
 	*(void **)&fake_reset = dlsym(fake, "fake_reset");
 	*(void **)&fake_set_attr = dlsym(fake, "fake_set_attr");
-	if (!fake_set_attr || !fake_set_error || !fake_calls || !fake_live || !fake_set_devices || !fake_reset) {
+	*(void **)&fake_lookups = dlsym(fake, "fake_lookups");
+	*(void **)&fake_builtin_runs = dlsym(fake, "fake_builtin_runs");
+	if (!fake_set_attr || !fake_set_error || !fake_calls || !fake_live || !fake_set_devices ||
+	    !fake_reset || !fake_lookups || !fake_builtin_runs) {
 		fprintf(stderr, "check_hip: the fake runtime lacks its controls\n");
 		dlclose(fake);
 		return EXIT_FAILURE;

@@ -23,6 +23,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hal/builtins.h"
+
 #define EXPORT __attribute__((visibility("default")))
 
 #ifdef FAKE_HIP
@@ -97,6 +99,14 @@ static unsigned long calls[F_COUNT];
 static int err_once[F_COUNT];
 static long live; /* streams, events, graphs, execs, modules, allocations */
 static int device_count = 1;
+/* Names cuModuleGetFunction was asked for, and launches that ran a
+ * built-in kernel's host reference (see Modules, below). */
+#define FAKE_MAX_LOOKUPS 16
+static struct {
+	char name[32];
+	unsigned long count;
+} lookups[FAKE_MAX_LOOKUPS];
+static unsigned long builtin_runs;
 
 /* What a capture records: node types in order. */
 #define MAX_NODES 64
@@ -165,6 +175,8 @@ EXPORT void fake_reset(void)
 	memset(errs, 0, sizeof(errs));
 	memset(calls, 0, sizeof(calls));
 	memset(err_once, 0, sizeof(err_once));
+	memset(lookups, 0, sizeof(lookups));
+	builtin_runs = 0;
 	device_count = 1;
 	n_attrs = 3;
 	attrs[0][0] = 14, attrs[0][1] = 512;
@@ -547,15 +559,145 @@ EXPORT int cuDeviceGetName(char *name, int len, int dev)
 	return e;
 }
 
+/*
+ * Modules.  An image starting "FAKE" has the one kernel add_one.  PTX text
+ * and AMD offload bundles (the HIP backend's embedded built-in kernels)
+ * have the kernels they define: ".entry NAME(" in PTX, a "NAME.kd" symbol
+ * in a code object.  Functions named after a built-in kernel run its host
+ * reference (hal/builtins.c) at launch, on the fake's host-backed memory.
+ * Every name looked up is counted (fake_lookups).
+ */
+#define FAKE_MAX_KERNELS 8
+struct fake_module {
+	int n;
+	char names[FAKE_MAX_KERNELS][32];
+	int params[FAKE_MAX_KERNELS]; /* declared parameters, -1: not known */
+};
+
+struct fake_function {
+	char name[32];
+	int builtin; /* enum hc_builtin, or -1 */
+};
+
+/* Functions are never destroyed one by one (a module's unload ends them):
+ * a fixed table, reused round robin, leaks nothing. */
+static struct fake_function functions[64];
+static unsigned next_function;
+
+
+/* How many times cuModuleGetFunction (hipModuleGetFunction) was asked for
+ * @name since the last fake_reset. */
+EXPORT unsigned long fake_lookups(const char *name)
+{
+	for (int i = 0; i < FAKE_MAX_LOOKUPS; i++)
+		if (lookups[i].name[0] && !strcmp(lookups[i].name, name))
+			return lookups[i].count;
+	return 0;
+}
+
+/* Launches that ran a built-in kernel's host reference. */
+EXPORT unsigned long fake_builtin_runs(void)
+{
+	return builtin_runs;
+}
+
+static void count_lookup(const char *name)
+{
+	for (int i = 0; i < FAKE_MAX_LOOKUPS; i++) {
+		if (!lookups[i].name[0])
+			snprintf(lookups[i].name, sizeof(lookups[i].name), "%s", name);
+		if (!strcmp(lookups[i].name, name)) {
+			lookups[i].count++;
+			return;
+		}
+	}
+}
+
+static void module_add(struct fake_module *m, const char *name, size_t len, int params)
+{
+	if (m->n < FAKE_MAX_KERNELS && len > 0 && len < sizeof(m->names[0])) {
+		m->params[m->n] = params;
+		snprintf(m->names[m->n++], sizeof(m->names[0]), "%.*s", (int)len, name);
+	}
+}
+
+#ifndef FAKE_HIP
+/* The PTX's ".entry NAME(...)" names, with their ".param" counts. */
+static void ptx_entries(struct fake_module *m, const char *ptx)
+{
+	for (const char *p = strstr(ptx, ".entry "); p; p = strstr(p + 1, ".entry ")) {
+		const char *name = p + 7, *end = strchr(name, '('), *close;
+		int params = 0;
+
+		if (!end || !(close = strchr(end, ')')))
+			continue;
+		for (const char *q = strstr(end, ".param"); q && q < close; q = strstr(q + 1, ".param"))
+			params++;
+		module_add(m, name, (size_t)(end - name), params);
+	}
+}
+#endif
+
+#ifdef FAKE_HIP
+/* A clang offload bundle's length, from its entry table (magic, uint64
+ * count, then per entry uint64 offset, uint64 size, uint64 triple length,
+ * the triple): where its last entry ends.  0 when the table looks wrong. */
+static size_t bundle_size(const unsigned char *b)
+{
+	uint64_t n, off, size, tlen, end = 0;
+	size_t at = 32;
+
+	memcpy(&n, b + 24, 8);
+	if (n == 0 || n > 64)
+		return 0;
+	for (uint64_t i = 0; i < n; i++) {
+		memcpy(&off, b + at, 8);
+		memcpy(&size, b + at + 8, 8);
+		memcpy(&tlen, b + at + 16, 8);
+		if (tlen > 256 || off > (1u << 24) || size > (1u << 24))
+			return 0;
+		at += 24 + (size_t)tlen;
+		if (off + size > end)
+			end = off + size;
+	}
+	return (size_t)end;
+}
+#endif
+
 EXPORT int cuModuleLoadData(void **m, const void *image)
 {
 	int e = enter(F_cuModuleLoadData);
+	struct fake_module *fm;
 
 	if (e)
 		return e;
-	if (strncmp(image, "FAKE", 4))
+	fm = calloc(1, sizeof(*fm));
+	if (!fm)
+		return 2;
+	if (!strncmp(image, "FAKE", 4)) {
+		module_add(fm, "add_one", 7, 2);
+#ifdef FAKE_HIP
+	} else if (!strncmp(image, "__CLANG_OFFLOAD_BUNDLE__", 24)) { /* stops at a NUL */
+		size_t size = bundle_size(image);
+
+		for (int k = 0; k < HC_BUILTIN_COUNT && size; k++) {
+			char kd[40];
+
+			snprintf(kd, sizeof(kd), "%s.kd", hc_builtins[k].name);
+			if (memmem(image, size, kd, strlen(kd) + 1))
+				module_add(fm, hc_builtins[k].name, strlen(hc_builtins[k].name),
+					   2 * HC_BUILTIN_MAX_ARGS);
+		}
+#else
+	} else if (strstr(image, ".version") && strstr(image, ".target")) {
+		ptx_entries(fm, image);
+#endif
+	} else {
+		free(fm);
 		return 218; /* CUDA_ERROR_INVALID_PTX */
-	*m = token();
+	}
+	live++;
+	*m = fm;
 	return 0;
 }
 
@@ -563,21 +705,48 @@ EXPORT int cuModuleUnload(void *m)
 {
 	int e = enter(F_cuModuleUnload);
 
-	if (!e)
-		untoken(m);
+	if (!e) {
+		free(m);
+		live--;
+	}
 	return e;
 }
 
 EXPORT int cuModuleGetFunction(void **f, void *m, const char *name)
 {
+	struct fake_module *fm = m;
+	struct fake_function *fn;
 	int e = enter(F_cuModuleGetFunction);
 
 	if (e)
 		return e;
-	if (strcmp(name, "add_one"))
-		return 500; /* CUDA_ERROR_NOT_FOUND */
-	*f = (void *)(uintptr_t)0x2000;
-	return 0;
+	count_lookup(name);
+	for (int i = 0; i < fm->n; i++) {
+		if (strcmp(fm->names[i], name))
+			continue;
+		fn = &functions[next_function++ % (sizeof(functions) / sizeof(functions[0]))];
+		snprintf(fn->name, sizeof(fn->name), "%s", name);
+		/* a built-in's name with the built-ins' six parameters (other PTX,
+		 * such as hipsim's no-op kernels, may reuse the names) */
+		fn->builtin = fm->params[i] == 2 * HC_BUILTIN_MAX_ARGS ? hc_builtin_find(name) : -1;
+		*f = fn;
+		return 0;
+	}
+	return 500; /* CUDA_ERROR_NOT_FOUND */
+}
+
+/* A built-in kernel's six parameters: three addresses, three sizes. */
+static void run_builtin(const struct fake_function *fn, void **params)
+{
+	unsigned char *p[HC_BUILTIN_MAX_ARGS];
+	uint64_t bytes[HC_BUILTIN_MAX_ARGS];
+
+	for (int i = 0; i < HC_BUILTIN_MAX_ARGS; i++) {
+		p[i] = (unsigned char *)(uintptr_t) * (uint64_t *)params[i];
+		bytes[i] = *(uint64_t *)params[HC_BUILTIN_MAX_ARGS + i];
+	}
+	(void)hc_builtin_run((enum hc_builtin)fn->builtin, p, bytes);
+	builtin_runs++;
 }
 
 EXPORT int cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
@@ -592,5 +761,7 @@ EXPORT int cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsign
 		return 1; /* CUDA_ERROR_INVALID_VALUE */
 	if (capturing)
 		record(0);
+	else if (f && ((struct fake_function *)f)->builtin >= 0)
+		run_builtin(f, params);
 	return 0;
 }

@@ -20,17 +20,26 @@ endif
 # A fake CUDA runtime (cuda* and cu*), and one missing cudaGraphLaunch.
 # fake_hip exports the same under HIP names, for the AMD path.
 check_LTLIBRARIES = tests/fake_cudart.la tests/fake_cudart_partial.la tests/fake_hip.la
-tests_fake_cudart_la_SOURCES = tests/fake_cudart.c
+tests_fake_cudart_la_SOURCES = tests/fake_cudart.c hal/builtins.c
 tests_fake_cudart_la_CFLAGS = $(AM_CFLAGS)
 tests_fake_cudart_la_LDFLAGS = -module -avoid-version -shared -rpath /nowhere
-tests_fake_cudart_partial_la_SOURCES = tests/fake_cudart.c
+tests_fake_cudart_partial_la_SOURCES = tests/fake_cudart.c hal/builtins.c
 tests_fake_cudart_partial_la_CFLAGS = $(AM_CFLAGS) -DFAKE_PARTIAL
 tests_fake_cudart_partial_la_LDFLAGS = -module -avoid-version -shared -rpath /nowhere
-tests_fake_hip_la_SOURCES = tests/fake_cudart.c
+tests_fake_hip_la_SOURCES = tests/fake_cudart.c hal/builtins.c
 tests_fake_hip_la_CFLAGS = $(AM_CFLAGS) -DFAKE_HIP
 tests_fake_hip_la_LDFLAGS = -module -avoid-version -shared -rpath /nowhere
 
 EXTRA_DIST += tests/gpu/kernels.cu
+
+# The built-in kernels' checked-in PTX and AMD bundle match their source.
+TESTS += tests/builtin-kernels.sh
+EXTRA_DIST += tests/builtin-kernels.sh tests/hipsim-data.sh
+# The four workloads on backend hip over the fake runtime, and their bytes
+# against the simulator's in data mode.
+if HIPCORE_HIP
+TESTS += tests/hipsim-data.sh
+endif
 
 # check-gpu: the HIP backend against the real device, through hc_hip_ops()
 # (check_hip_gpu) and through the public API (check_api_gpu, issue 6).

@@ -116,5 +116,18 @@ top=$("$probe" "$tmp/big.png" top 777777 $inside)
 want=$(row "$peak")
 [ "$top" -ge $((want - 3)) ] && [ "$top" -le "$want" ] ||
 	fail "big: device reserved drawn up to row $top, its peak is at row $want"
+# a run's device policy: set, recorded in both reports, and acted on
+"$hipsim" run --workload inference --steps 30 --flush-count 16 >"$tmp/p16.txt" || fail "run --flush-count 16"
+"$hipsim" run --workload inference --steps 30 --flush-count 64 --json >"$tmp/p64.json" ||
+	fail "run --flush-count 64"
+grep -q 'flush-count 16, flush-bytes default, stage-max default, steps 30' "$tmp/p16.txt" ||
+	fail "run --flush-count: not in the options line: $(grep options "$tmp/p16.txt")"
+grep -q '"flush_count": 64,' "$tmp/p64.json" || fail "run --flush-count: not in the JSON options"
+f16=$(sed -n 's/.*drop-queue flushes \.* \([0-9]*\)$/\1/p' "$tmp/p16.txt")
+f64=$(sed -n 's/.*"dq_flushes": \([0-9]*\),/\1/p' "$tmp/p64.json")
+[ -n "$f16" ] && [ -n "$f64" ] && [ "$f16" -gt "$f64" ] ||
+	fail "run --flush-count: 16 flushes ${f16:-?} times, 64 ${f64:-?}"
+"$hipsim" run --flush-count x >/dev/null 2>&1
+[ $? -eq 2 ] || fail "run --flush-count x: not exit 2"
 echo "ok: outputs ($size bytes of SVG for a million events)"
 exit 0

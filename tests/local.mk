@@ -38,6 +38,9 @@ include tests/lock.mk
 # hipsim run recorded for real (needs lttng-sessiond; skips otherwise).
 TESTS += tests/trace-hipsim.sh
 EXTRA_DIST += tests/trace-hipsim.sh
+# hipsim validate --via-trace: record, replay, compare (lttng-sessiond).
+TESTS += tests/validate-via-trace.sh
+EXTRA_DIST += tests/validate-via-trace.sh
 include tests/errors.mk
 include tests/calibrate.mk
 # Real PyTorch traces replayed with the default layout (issue 11's table).

@@ -6,4 +6,10 @@ tests_check_sim_SOURCES = tests/check_sim.c
 tests_check_sim_CFLAGS = $(TEST_CFLAGS)
 tests_check_sim_CPPFLAGS = $(AM_CPPFLAGS) -DHC_TOP_SRCDIR='"$(abs_top_srcdir)"'
 tests_check_sim_LDADD = $(TEST_LDADD)
+# hal/builtins.c alone: the built-in kernels every backend runs.
+check_PROGRAMS += tests/check_builtins
+TESTS += tests/check_builtins
+tests_check_builtins_SOURCES = tests/check_builtins.c
+tests_check_builtins_CFLAGS = $(TEST_CFLAGS)
+tests_check_builtins_LDADD = $(TEST_LDADD)
 endif

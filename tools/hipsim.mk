@@ -53,6 +53,8 @@ tools_hipsim_hipsim_SOURCES = \
 	tools/hipsim/calibrate.h \
 	tools/hipsim/calibrate.c \
 	tools/hipsim/validate.c \
+	tools/hipsim/via_trace.h \
+	tools/hipsim/via_trace.c \
 	tools/hipsim/plan.c
 tools_hipsim_hipsim_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS) $(BABELTRACE2_CFLAGS)
 tools_hipsim_hipsim_CPPFLAGS = $(AM_CPPFLAGS) -DHS_PROFILE_DIR='"$(pkgdatadir)/profiles"'

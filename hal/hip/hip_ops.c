@@ -29,6 +29,7 @@
 #include <sys/queue.h>
 #include <time.h>
 
+#include "hal/hip/hip_builtins.h"
 #include "hal/hip/hip_ktime.h"
 #include "hal/hip/hip_rt.h"
 
@@ -73,11 +74,13 @@ struct hc_hal_function {
 	LIST_ENTRY(hc_hal_function) link;
 	void *f;
 	uint64_t id; /* serial number, for hipcore:kernel_time */
+	int builtin; /* enum hc_builtin of a built-in kernel, else -1 */
 };
 
 struct hc_hal_module {
 	LIST_ENTRY(hc_hal_module) link;
 	void *m;
+	bool builtin; /* the built-in kernels (image NULL) */
 	LIST_HEAD(, hc_hal_function) functions;
 };
 
@@ -1006,32 +1009,42 @@ static hc_status hip_module_load(hc_hal_dev *dev, const void *image, size_t size
 				 hc_hal_module **out)
 {
 	struct hc_hal_module *m;
-	char *copy_img;
+	const char *what = NULL;
+	char *copy_img = NULL;
 	hc_status st;
 	int err;
 
 	if (!dev || !out)
 		return hc_hal_error(HC_ERR_INVALID, 0, NULL, "hip: module_load needs dev and out");
-	if (!image)
-		return hc_hal_error(HC_ERR_UNSUPPORTED, 0, NULL,
-				    "hip: built-in kernels exist only on the simulator");
-	if (size == 0)
+	if (!image) /* the built-in kernels, in the image the runtime takes */
+		hip_builtin_image(dev->rt->flavor, &image, &size, &what);
+	else if (size == 0)
 		return hc_hal_error(HC_ERR_INVALID, 0, NULL, "hip: module_load of an empty image");
 	if ((st = bind_thread(dev)) != HC_OK)
 		return st;
-	/* PTX text must end in a NUL; binary images ignore the extra byte. */
-	copy_img = malloc(size + 1);
 	m = calloc(1, sizeof(*m));
-	if (!copy_img || !m) {
+	/* PTX text must end in a NUL; binary images ignore the extra byte.
+	 * The embedded images need no copy: the PTX has its NUL. */
+	if (!what)
+		copy_img = malloc(size + 1);
+	if (!m || (!what && !copy_img)) {
 		st = hc_hal_error(HC_ERR_OOM, 0, NULL, "hip: no host memory for a module");
 		goto out_free;
 	}
-	memcpy(copy_img, image, size);
-	copy_img[size] = '\0';
+	if (copy_img) {
+		memcpy(copy_img, image, size);
+		copy_img[size] = '\0';
+		image = copy_img;
+	}
 	LIST_INIT(&m->functions);
-	err = HIP_CALL(ModuleLoadData)(&m->m, copy_img);
+	m->builtin = what != NULL;
+	err = HIP_CALL(ModuleLoadData)(&m->m, image);
 	if (err) {
-		st = rt_fail(dev, HS_ModuleLoadData, err);
+		char call[160];
+
+		snprintf(call, sizeof(call), "%s(%s)", nm(dev, HS_ModuleLoadData),
+			 what ? what : "the caller's image");
+		st = hip_err_fail(dev->ds, err, call);
 		goto out_free;
 	}
 	pthread_mutex_lock(&dev->lock);
@@ -1073,11 +1086,16 @@ static hc_status hip_function_get(hc_hal_dev *dev, hc_hal_module *m, const char 
 	if (!dev || !m || !name || !out)
 		return hc_hal_error(HC_ERR_INVALID, 0, NULL,
 				    "hip: function_get needs dev, module, name, out");
+	if (m->builtin && hc_builtin_find(name) < 0)
+		return hc_hal_error(HC_ERR_INVALID, 0, NULL,
+				    "hip: function_get: no built-in kernel '%s' (built-ins: "
+				    HC_BUILTIN_NAMES ")", name);
 	if ((st = bind_thread(dev)) != HC_OK)
 		return st;
 	f = calloc(1, sizeof(*f));
 	if (!f)
 		return hc_hal_error(HC_ERR_OOM, 0, NULL, "hip: no host memory for a function");
+	f->builtin = m->builtin ? hc_builtin_find(name) : -1;
 	err = HIP_CALL(ModuleGetFunction)(&f->f, m->m, name);
 	if (err) {
 		free(f);
@@ -1157,18 +1175,29 @@ static hc_status hip_launch(hc_hal_dev *dev, hc_hal_stream *s, hc_hal_function *
 			    const struct hc_hal_launch *l)
 {
 	struct hip_kt_pending kp = { 0 };
+	struct hip_builtin_params bp;
+	void **params;
+	char why[160];
 	hc_status st;
 	int err;
 
 	if (!dev || !s || !f || !l || (l->n_args && !l->args))
 		return hc_hal_error(HC_ERR_INVALID, 0, NULL,
 				    "hip: launch needs dev, stream, function and a descriptor");
+	params = l->args;
+	if (f->builtin >= 0) { /* addresses and sizes, checked as the simulator does */
+		if (hip_builtin_pack((enum hc_builtin)f->builtin, l->n_args, l->arg_dptr,
+				     l->arg_bytes, &bp, why, sizeof(why)) != 0)
+			return hc_hal_error(HC_ERR_INVALID, 0, NULL, "hip launch: %s%s", why,
+					    l->arg_dptr ? "" : " (built-in kernels need arg_dptr)");
+		params = bp.ptr;
+	}
 	if ((st = bind_thread(dev)) != HC_OK)
 		return st;
 	if (dev->time_kernels && !s->capturing)
 		kt_begin(dev, s, &kp);
 	err = HIP_CALL(ModuleLaunchKernel)(f->f, l->grid[0], l->grid[1], l->grid[2], l->block[0],
-					   l->block[1], l->block[2], l->shared_bytes, s->s, l->args,
+					   l->block[1], l->block[2], l->shared_bytes, s->s, params,
 					   NULL);
 	if (err) {
 		kt_end(dev, s, &kp, false);

@@ -348,8 +348,11 @@ HC_API hc_status hc_read(hc_stream stream, hc_buffer buffer, uint64_t offset, vo
 /* Kernels                                                             */
 /* ------------------------------------------------------------------ */
 
-/* Loads @name from a code object (PTX text or a HIP code object).  On the
- * simulator, @image NULL names a built-in kernel: "fill", "copy", "add". */
+/* Loads @name from a code object (PTX text or a HIP code object).  @image
+ * NULL names a built-in kernel, "fill", "copy" or "add", on the simulator
+ * and on the HIP backend alike (device code built into libhipcore: PTX for
+ * NVIDIA compute_80 and later, AMD code objects for gfx900, gfx906, gfx908,
+ * gfx90a and gfx1030); README.md says what each computes. */
 HC_API hc_status hc_kernel_load(hc_device dev, const void *image, size_t image_size,
 				const char *name, hc_kernel *out);
 

@@ -26,8 +26,12 @@
  *                             over node counts fitted as instantiate +
  *                             node * n, graph_launch of a one-node graph
  *
- * kernel_default and jitter_ppm are not measurable here: they come from the
- * base profile (the built-in one).  The device's name, memory, alignment and
+ *   kernel_default,           the built-in add's device occupancy over sizes,
+ *   kernel_per_mib            fitted as launch_overhead + kernel_default +
+ *                             per_mib * MiB read and written
+ *
+ * jitter_ppm is not measurable here: it comes from the base profile (the
+ * built-in one).  The device's name, memory, alignment and
  * integrated flag come from device_props.
  */
 #include <errno.h>
@@ -880,6 +884,94 @@ static double kernel_occupancy(struct cal *c, uint64_t d2d_bw)
 	return (t[1] - t[0]) / (double)(n[1] - n[0]);
 }
 
+/*
+ * The built-in kernels' device time (sim/sim_kernels.c's model without a
+ * hint: kernel_default + kernel_per_mib per MiB read and written): add,
+ * the workloads' kernel, launched as they launch it (64 blocks of 256
+ * threads) on out ranges of 256 KiB to 64 MiB (4 MiB with --quick), a and
+ * b two halves of one buffer, out another; each size's occupancy is the
+ * slope of t(about 2 ms of copies + N kernels + stream_sync) between N = 2
+ * and N = 10, as kernel_occupancy takes it; occupancy = launch_overhead +
+ * kernel_default + per_mib * traffic, by least squares weighted by 1/t^2.
+ * Return: 0, or -1 when the built-in kernels did not load (@why says so)
+ * or a call failed (c->err).
+ */
+static int fit_builtin_kernels(struct cal *c, uint64_t launch_overhead, uint64_t d2d_bw,
+			       uint64_t *kernel_default, uint64_t *per_mib, char *why, size_t len)
+{
+	static const uint64_t sizes[] = { 256 << 10, 1 * MIB, 4 * MIB, 16 * MIB, 64 * MIB };
+	static const unsigned n[2] = { 2, 10 };
+	double x[5], y[5], w[5], a, b, t[2];
+	double one = d2d_bw ? (double)c->max_copy * 1e9 / (double)d2d_bw : 1e5;
+	unsigned copies = one > 0 ? (unsigned)(2e6 / one) + 1 : 1, nsz = 0;
+	hc_hal_module *m = NULL;
+	hc_hal_function *fn = NULL;
+	hc_hal_dptr dptr[3];
+	uint64_t bytes[3];
+	void *args[3] = { &dptr[0], &dptr[1], &dptr[2] };
+	struct hc_hal_launch l = { .grid = { 64, 1, 1 }, .block = { 256, 1, 1 }, .args = args,
+				   .n_args = 3, .arg_dptr = dptr, .arg_bytes = bytes };
+	hc_status st;
+	int rc = -1;
+
+	if (copies > 256)
+		copies = 256;
+	st = c->ops->module_load(c->dev, NULL, 0, &m);
+	if (st == HC_OK)
+		st = c->ops->function_get(c->dev, m, "add", &fn);
+	if (st != HC_OK) {
+		hc_error_info e;
+
+		hc_last_error(&e);
+		snprintf(why, len, "kernel_default and kernel_per_mib not measured (the built-in "
+				   "kernels did not load: %s: %s)", hc_status_str(st), e.message);
+		goto out;
+	}
+	for (unsigned i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		uint64_t sz = sizes[i];
+
+		if (2 * sz > c->max_copy)
+			break;
+		dptr[0] = c->d0, dptr[1] = c->d0 + sz, dptr[2] = c->d1;
+		bytes[0] = bytes[1] = bytes[2] = sz;
+		for (int k = 0; k < 2; k++) {
+			for (unsigned r = 0; r < c->reps; r++) {
+				uint64_t t0 = cal_now(c);
+
+				for (unsigned q = 0; q < copies; q++)
+					if (cal_fail(c, c->ops->copy_d2d(c->dev, c->s, c->d1, c->d0,
+									 c->max_copy),
+						     "copy_d2d (holding the stream)"))
+						goto out;
+				for (unsigned q = 0; q < n[k]; q++)
+					if (cal_fail(c, c->ops->launch(c->dev, c->s, fn, &l),
+						     "launch (built-in add)"))
+						goto out;
+				if (cal_fail(c, c->ops->stream_sync(c->dev, c->s), "stream_sync"))
+					goto out;
+				c->samples[r] = (double)(cal_now(c) - t0);
+			}
+			t[k] = median(c->samples, c->reps);
+		}
+		x[nsz] = 3.0 * (double)sz; /* add reads a and b, writes out: hc_builtin_traffic */
+		y[nsz] = (t[1] - t[0]) / (double)(n[1] - n[0]);
+		w[nsz] = y[nsz] > 0 ? 1.0 / (y[nsz] * y[nsz]) : 1.0;
+		nsz++;
+	}
+	if (nsz >= 2 && fit_line(x, y, w, nsz, &a, &b) == 0) {
+		*kernel_default = ns_round(a - (double)launch_overhead);
+		*per_mib = ns_round(b * (double)MIB);
+		rc = 0;
+	} else {
+		snprintf(why, len, "kernel_default and kernel_per_mib not measured (fewer than two "
+				   "sizes fit the %llu-byte buffers)", (unsigned long long)c->max_copy);
+	}
+out:
+	if (m)
+		c->ops->module_unload(c->dev, m);
+	return rc;
+}
+
 /* capture_end over node counts: instantiate + node * n. */
 static void fit_graph(struct cal *c, uint64_t *inst, uint64_t *inst_node)
 {
@@ -1007,7 +1099,7 @@ static hc_status calibrate_pass(const struct hs_calibrate_args *args, unsigned p
 				struct hc_sim_profile *out, char *msg, size_t msglen)
 {
 	struct cal c = { .reps = args->repeats ? args->repeats : (args->quick ? 5 : 11),
-			 .quick = args->quick, .tty = args->progress_tty, .nphases = 10,
+			 .quick = args->quick, .tty = args->progress_tty, .nphases = 11,
 			 .pass = pass, .passes = passes };
 	struct hc_hal_open_args oa = { .ordinal = args->ordinal, .profile = args->sim_profile,
 				       .seed = 1 };
@@ -1016,6 +1108,7 @@ static hc_status calibrate_pass(const struct hs_calibrate_args *args, unsigned p
 	double icpt[N_COPY] = { 0 };
 	uint64_t bw[N_COPY] = { 0 };
 	double copy_call = 0, stream_sync = 0;
+	char no_builtin[1100] = "";
 
 	c.ops = hc_hal_find(args->backend);
 	if (!c.ops) {
@@ -1097,7 +1190,7 @@ static hc_status calibrate_pass(const struct hs_calibrate_args *args, unsigned p
 
 	PHASE("kernel launch and graphs");
 	if (!c.fn)
-		goto cold_bytes;
+		goto builtin_kernels;
 	p.launch_call_ns = ns_round(time_call(&c, CALL_LAUNCH));
 	{
 		/* alone: latency + occupancy; behind other work: occupancy */
@@ -1117,8 +1210,12 @@ static hc_status calibrate_pass(const struct hs_calibrate_args *args, unsigned p
 	p.graph_launch_ns = ns_round(time_call(&c, CALL_GRAPH_LAUNCH));
 	fit_graph(&c, &p.graph_instantiate_ns, &p.graph_instantiate_node_ns);
 	p.cold_launch_ns = cold_extra(&c, CALL_LAUNCH, p.launch_call_ns);
+builtin_kernels:
+	PHASE("built-in kernels (device time by size)");
+	if (c.err == HC_OK)
+		fit_builtin_kernels(&c, p.launch_overhead_ns, p.d2d_bw, &p.kernel_default_ns,
+				    &p.kernel_ns_per_mib, no_builtin, sizeof(no_builtin));
 #undef PHASE
-cold_bytes:
 	p.host_cold_bytes = p.cold_copy_ns || p.cold_launch_ns || p.cold_event_record_ns ||
 					    p.cold_event_query_ns || p.cold_event_wait_ns ||
 					    p.cold_event_sync_ns || p.cold_event_destroy_ns ||
@@ -1137,8 +1234,9 @@ out:
 		return c.err;
 	}
 	*out = p;
-	if (c.no_kernel[0])
-		snprintf(msg, msglen, "%s", c.no_kernel);
+	if (c.no_kernel[0] || no_builtin[0])
+		snprintf(msg, msglen, "%s%s%s", c.no_kernel, c.no_kernel[0] && no_builtin[0] ? "; " : "",
+			 no_builtin);
 	else if (msglen)
 		msg[0] = '\0';
 	return HC_OK;

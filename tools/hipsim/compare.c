@@ -3,7 +3,9 @@
  *
  * Both files are hipsim JSON reports (or any JSON objects).  Nested objects
  * are flattened to dotted keys.  First the options that produced the two
- * reports ("options.*" keys) where they differ, then every key present in
+ * reports ("options.*" keys) where they differ, then the two times as
+ * what they are (a GPU's measurement, the simulator's prediction, and the
+ * prediction's error when one of each), then every key present in
  * both, in A's order, with both values; numbers also get B - A and B / A
  * ("-" when A is 0).  Keys present in only one file are listed after the
  * table.
@@ -14,6 +16,7 @@
  */
 #include <inttypes.h>
 #include <jansson.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
@@ -172,6 +175,45 @@ static int options_summary(json_t *a, json_t *b)
 	return differ;
 }
 
+/*
+ * Before the table: the two runs' times as what they are.  A report says
+ * whether its device_time_ns is a measurement (a GPU backend) or a
+ * prediction (the simulator); a GPU run set against its simulated replay
+ * reads as the prediction's error against the measurement.  Nothing for
+ * reports that do not say (older ones).
+ */
+static void time_summary(json_t *a, json_t *b)
+{
+	json_t *ka = json_object_get(a, "time_kind"), *kb = json_object_get(b, "time_kind");
+	json_t *ta = json_object_get(a, "device_time_ns"), *tb = json_object_get(b, "device_time_ns");
+	const char *ba = json_string_value(json_object_get(a, "backend"));
+	const char *bb = json_string_value(json_object_get(b, "backend"));
+	double va, vb;
+
+	if (!json_is_string(ka) || !json_is_string(kb) || !json_is_integer(ta) || !json_is_integer(tb))
+		return;
+	va = (double)json_integer_value(ta);
+	vb = (double)json_integer_value(tb);
+	if (strcmp(json_string_value(ka), json_string_value(kb)) != 0) {
+		bool a_measured = strcmp(json_string_value(ka), "measured") == 0;
+		double m = a_measured ? va : vb, p = a_measured ? vb : va;
+
+		printf("time: measured %.3f ms (%s, %s), predicted %.3f ms (%s, %s): ", m / 1e6,
+		       a_measured ? "A" : "B", (a_measured ? ba : bb) ? (a_measured ? ba : bb) : "?",
+		       p / 1e6, a_measured ? "B" : "A",
+		       (a_measured ? bb : ba) ? (a_measured ? bb : ba) : "?");
+		if (m > 0)
+			printf("prediction error %+.1f %%\n\n", 100.0 * (p - m) / m);
+		else
+			printf("prediction error undefined (nothing measured)\n\n");
+		return;
+	}
+	printf("time: both %s: A %.3f ms, B %.3f ms", json_string_value(ka), va / 1e6, vb / 1e6);
+	if (va > 0)
+		printf(" (B/A %.4f)", vb / va);
+	printf("\n\n");
+}
+
 /* The table (and --keys status) of reports @pa and @pb. */
 static int compare_files(const char *pa, const char *pb, const char *keys)
 {
@@ -190,8 +232,10 @@ static int compare_files(const char *pa, const char *pb, const char *keys)
 	}
 	if (keys && !keys_agree(keys, a, b))
 		status = HIPSIM_EXIT_FAILED;
-	if (!keys)
+	if (!keys) {
 		options_summary(a, b);
+		time_summary(a, b);
+	}
 	printf("%-28s %20s %20s %16s %10s\n", "key", "A", "B", "B-A", "B/A");
 	json_object_foreach(a, k, x) {
 		y = json_object_get(b, k);

@@ -74,6 +74,9 @@ int hs_driver_open(struct hs_driver *d, const struct hs_options *opt)
 		fprintf(stderr, "hipsim: cannot open device: %s: %s\n", hc_status_str(rc), e.message);
 		return -1;
 	}
+	/* the run's time counts from here: 0 on the simulator's virtual clock,
+	 * a reading of a GPU backend's clock, which started long before */
+	hc_device_now(d->dev, &d->clock_start_ns);
 	if (driver_set_layout(d) != 0) {
 		hc_device_close(d->dev);
 		return -1;
@@ -151,6 +154,31 @@ void hs_sample_record(struct hs_driver *d, uint32_t stream, const hc_memory_usag
 		    d->reserved + idle);
 }
 
+static uint64_t fold_mix(uint64_t h, uint64_t w)
+{
+	h = (h ^ w) * 0x9e3779b97f4a7c15ull;
+	return h ^ (h >> 29);
+}
+
+void hs_read_fold(struct hs_driver *d, const void *p, uint64_t n)
+{
+	const unsigned char *b = p;
+	uint64_t h = d->reads.hash, w, i;
+
+	for (i = 0; i + 8 <= n; i += 8) {
+		memcpy(&w, b + i, 8);
+		h = fold_mix(h, w);
+	}
+	if (i < n) {
+		w = 0;
+		memcpy(&w, b + i, n - i);
+		h = fold_mix(h, w);
+	}
+	d->reads.hash = fold_mix(h, n);
+	d->reads.reads++;
+	d->reads.bytes += n;
+}
+
 const char *const hs_call_names[HS_CALL_KINDS] = {
 	[HS_CALL_ALLOC] = "hc_alloc",	[HS_CALL_FREE] = "hc_free",   [HS_CALL_WRITE] = "hc_write",
 	[HS_CALL_READ] = "hc_read",	[HS_CALL_LAUNCH] = "hc_launch", [HS_CALL_SYNC] = "hc_sync",
@@ -160,7 +188,7 @@ const char *const hs_call_names[HS_CALL_KINDS] = {
 void hs_driver_report(struct hs_driver *d, const char *workload, struct hs_report *r)
 {
 	hc_device_info info;
-	uint64_t wall = hs_wall_ns() - d->wall_start_ns;
+	uint64_t wall = hs_wall_ns() - d->wall_start_ns, now = 0;
 
 	memset(r, 0, sizeof(*r));
 	r->workload = workload;
@@ -178,13 +206,16 @@ void hs_driver_report(struct hs_driver *d, const char *workload, struct hs_repor
 	r->failures = d->failures;
 	r->first_failing_event = d->first_failing_event;
 	snprintf(r->first_failure, sizeof(r->first_failure), "%s", d->first_message);
-	hc_device_now(d->dev, &r->predicted_ns);
+	hc_device_now(d->dev, &now);
+	r->device_ns = now > d->clock_start_ns ? now - d->clock_start_ns : 0;
 	memcpy(r->call, d->call, sizeof(r->call));
+	r->reads = d->reads;
 	r->replay_wall_ns = wall;
 	r->replay_events_per_s = wall ? (double)d->events * 1e9 / (double)wall : 0.0;
 	r->opt = d->opt;
 	if (hc_device_info_get(d->dev, &info) == HC_OK) {
 		snprintf(r->backend, sizeof(r->backend), "%s", info.backend);
+		r->measured = strcmp(info.backend, "sim") != 0; /* a device, not a model */
 		snprintf(r->device, sizeof(r->device), "%s", info.name);
 		r->capacity_bytes = info.total_memory;
 	}

@@ -41,12 +41,14 @@ struct hs_options {
 	uint32_t streams;
 	hc_policy policy;
 	/* Workload kernels: loaded from this image when set (NULL: the
-	 * simulator's built-in kernels), and launched with a 1 ns duration hint
-	 * instead of the workload's when no_kernel_time is set (hipsim validate
-	 * runs no-op kernels on the GPU, so the simulator must too). */
+	 * built-in kernels, which every backend has), and launched without a
+	 * duration hint when model_kernels is set, so that the simulator
+	 * times them with its profile's kernel model (kernel_default,
+	 * kernel_per_mib) instead of the workload's made-up durations:
+	 * hipsim validate, which runs the real kernels on the GPU. */
 	const void *kernel_image;
 	size_t kernel_image_size;
-	bool no_kernel_time;
+	bool model_kernels;
 	bool op_times; /* open the device with hc_device_options.op_times */
 	uint64_t min_alignment; /* hc_device_options.min_alignment */
 	/* Time every public call of the built-in workloads and the driver's
@@ -72,6 +74,13 @@ extern const char *const hs_call_names[HS_CALL_KINDS];
 
 struct hs_call_time {
 	uint64_t calls, ns;
+};
+
+/* --data: every byte the built-in workloads read back, in order, folded
+ * into one 64-bit hash (hs_read_fold), so that two runs' results compare
+ * in one figure: a GPU's against the simulator's in data mode. */
+struct hs_read_check {
+	uint64_t hash, reads, bytes;
 };
 
 /* What the driver last saw of one stream's device memory. */
@@ -100,9 +109,11 @@ struct hs_driver {
 	 * replay engine clears it before each event): hs_sample_free's test. */
 	bool idle_seen;
 	uint64_t wall_start_ns;
+	uint64_t clock_start_ns; /* the device clock just after it opened */
 
 	struct hs_plot *plot; /* for --svg: memory over time, decimated */
 	struct hs_call_time call[HS_CALL_KINDS]; /* opt.call_times */
+	struct hs_read_check reads; /* opt.data_mode: hs_read_fold */
 };
 
 /* Events of a trace that begins mid-run (replay.c): how many, and the first
@@ -120,7 +131,13 @@ struct hs_report {
 	uint64_t failures;
 	int64_t first_failing_event;
 	char first_failure[1024];
-	uint64_t predicted_ns;
+	/* The run's time on the device clock, from just after the device
+	 * opened to the report: the simulator's virtual clock, a prediction;
+	 * a GPU backend's clock (hip: CLOCK_MONOTONIC), a measurement
+	 * (measured is true).  replay_wall_ns is the host's wall clock over
+	 * the same work, on either backend. */
+	uint64_t device_ns;
+	bool measured;
 	uint64_t replay_wall_ns;
 	double replay_events_per_s;
 	char backend[16];
@@ -134,6 +151,7 @@ struct hs_report {
 	 * allocations of buffers it holds: counted, not failures (--strict
 	 * makes them failures). */
 	struct hs_midrun unknown_frees, live_allocs;
+	struct hs_read_check reads; /* opt.data_mode, else zeros */
 	struct hs_options opt;   /* the options that produced the report */
 	uint64_t capacity_bytes; /* the device's memory */
 };
@@ -238,6 +256,15 @@ static inline void hs_call_end(struct hs_driver *d, enum hs_call kind, uint64_t 
 	d->call[kind].calls++;
 	d->call[kind].ns += t > t0 ? t - t0 : 0;
 }
+
+/*
+ * hs_read_fold - fold the @n bytes a read brought back at @p into
+ * @d->reads: 64-bit words through a multiply-xorshift chain, then the
+ * length, so that bytes, their order and where one read ends all count.
+ * Not a cryptographic hash: it tells two runs' bytes apart, at several
+ * GB/s, which --data runs pay inside their figures.
+ */
+void hs_read_fold(struct hs_driver *d, const void *p, uint64_t n);
 
 /* The dense index of stream handle @s, or HS_MAX_STREAMS when not ours. */
 uint32_t hs_stream_index(const struct hs_driver *d, hc_stream s);

@@ -61,18 +61,19 @@ void hs_report_options(const struct hs_report *r, char *buf, size_t len)
 	int w;
 
 	bytes_str(cap, sizeof(cap), r->capacity_bytes);
-	w = snprintf(buf, len, "pools %s, seed %" PRIu64 ", profile %s, capacity %s, backend %s%s",
+	w = snprintf(buf, len, "pools %s, seed %" PRIu64 ", profile %s, capacity %s, backend %s%s%s",
 		     o->pools ? o->pools : "default", o->seed, o->profile ? o->profile : "built-in",
-		     cap, o->backend ? o->backend : "sim", o->data_mode ? ", data mode" : "");
+		     cap, o->backend ? o->backend : "sim", o->data_mode ? ", data mode" : "",
+		     o->model_kernels ? ", kernels without hints" : "");
 	if (w < 0 || (size_t)w >= len)
 		return;
-	if (o->trace)
+	if (o->trace || o->policy.dq_max_count || o->policy.dq_max_bytes || o->policy.stage_max_bytes)
 		w += snprintf(buf + w, len - (size_t)w,
 			      ", flush-count %s, flush-bytes %s, stage-max %s",
 			      policy_str(n[0], sizeof(n[0]), o->policy.dq_max_count),
 			      policy_str(n[1], sizeof(n[1]), o->policy.dq_max_bytes),
 			      policy_str(n[2], sizeof(n[2]), o->policy.stage_max_bytes));
-	else
+	if (!o->trace && w >= 0 && (size_t)w < len)
 		w += snprintf(buf + w, len - (size_t)w, ", steps %" PRIu64 ", streams %" PRIu32,
 			      o->steps, o->streams);
 }
@@ -94,7 +95,11 @@ void hs_report_text(FILE *out, const struct hs_report *r)
 	fprintf(out, "  options .............. %s\n", opts);
 	fprintf(out, "  events ............... %" PRIu64 " on %" PRIu64 " streams\n", r->events,
 		r->streams);
-	fprintf(out, "  predicted time ....... %.3f ms (virtual)\n", (double)r->predicted_ns / 1e6);
+	if (r->measured)
+		fprintf(out, "  measured time ........ %.3f ms (device clock, from the device's open)\n",
+			(double)r->device_ns / 1e6);
+	else
+		fprintf(out, "  predicted time ....... %.3f ms (virtual)\n", (double)r->device_ns / 1e6);
 	fprintf(out, "  memory in use, peak .. %s\n", a);
 	fprintf(out, "  reserved, peak ....... %s", b);
 	if (r->peak_in_use_bytes)
@@ -114,6 +119,11 @@ void hs_report_text(FILE *out, const struct hs_report *r)
 		(double)r->stats.host_blocked_ns / 1e6);
 	fprintf(out, "  drop-queue flushes ... %" PRIu64 "\n", r->stats.dq_flushes);
 	fprintf(out, "  cross-stream waits ... %" PRIu64 "\n", r->stats.xstream_waits);
+	if (r->opt.data_mode) {
+		bytes_str(dd, sizeof(dd), r->reads.bytes);
+		fprintf(out, "  bytes read back ...... %s in %" PRIu64 " reads, checksum %016" PRIx64 "\n",
+			dd, r->reads.reads, r->reads.hash);
+	}
 	fprintf(out, "  failures ............. %" PRIu64, r->failures);
 	if (r->first_failing_event >= 0)
 		fprintf(out, " (first at event %" PRId64 ": %s)", r->first_failing_event,
@@ -143,12 +153,15 @@ static json_t *options_json(const struct hs_report *r)
 	json_object_set_new(j, "capacity_bytes", json_integer((json_int_t)r->capacity_bytes));
 	json_object_set_new(j, "seed", json_integer((json_int_t)o->seed));
 	json_object_set_new(j, "data_mode", json_boolean(o->data_mode));
+	json_object_set_new(j, "model_kernels", json_boolean(o->model_kernels));
 	json_object_set_new(j, "pools", json_string(o->pools ? o->pools : "default"));
-	if (o->trace) {
+	if (o->trace || o->policy.dq_max_count || o->policy.dq_max_bytes ||
+	    o->policy.stage_max_bytes) { /* a run records its policy when it set one */
 		json_object_set_new(j, "flush_count", json_integer((json_int_t)o->policy.dq_max_count));
 		json_object_set_new(j, "flush_bytes", json_integer((json_int_t)o->policy.dq_max_bytes));
 		json_object_set_new(j, "stage_max", json_integer((json_int_t)o->policy.stage_max_bytes));
-	} else {
+	}
+	if (!o->trace) {
 		json_object_set_new(j, "steps", json_integer((json_int_t)o->steps));
 		json_object_set_new(j, "streams", json_integer((json_int_t)o->streams));
 	}
@@ -185,13 +198,27 @@ int hs_report_json(FILE *out, const struct hs_report *r)
 	json_object_set_new(o, "writes_pipelined", json_integer((json_int_t)r->stats.writes_pipelined));
 	json_object_set_new(o, "dq_flushes", json_integer((json_int_t)r->stats.dq_flushes));
 	json_object_set_new(o, "xstream_waits", json_integer((json_int_t)r->stats.xstream_waits));
+	if (r->opt.data_mode) { /* --data: what the reads brought back */
+		char h[24];
+
+		snprintf(h, sizeof(h), "%016" PRIx64, r->reads.hash);
+		json_object_set_new(o, "read_checksum", json_string(h));
+		json_object_set_new(o, "reads_checked", json_integer((json_int_t)r->reads.reads));
+		json_object_set_new(o, "bytes_read_back", json_integer((json_int_t)r->reads.bytes));
+	}
 	json_object_set_new(o, "failures", json_integer((json_int_t)r->failures));
 	json_object_set_new(o, "first_failing_event",
 			    r->first_failing_event >= 0 ? json_integer(r->first_failing_event)
 							: json_null());
 	json_object_set_new(o, "first_failure",
 			    r->first_failing_event >= 0 ? json_string(r->first_failure) : json_null());
-	json_object_set_new(o, "predicted_ns", json_integer((json_int_t)r->predicted_ns));
+	/* device_time_ns in both kinds of report, so that `hipsim compare`
+	 * sets a GPU's measurement beside the simulator's prediction; the
+	 * kind's own key too */
+	json_object_set_new(o, "time_kind", json_string(r->measured ? "measured" : "predicted"));
+	json_object_set_new(o, "device_time_ns", json_integer((json_int_t)r->device_ns));
+	json_object_set_new(o, r->measured ? "measured_ns" : "predicted_ns",
+			    json_integer((json_int_t)r->device_ns));
 	json_object_set_new(o, "replay_wall_ns", json_integer((json_int_t)r->replay_wall_ns));
 	json_object_set_new(o, "replay_events_per_s", json_real(r->replay_events_per_s));
 	json_object_set_new(o, "unknown_frees", json_integer((json_int_t)r->unknown_frees.count));
@@ -217,5 +244,5 @@ int hs_report_svg(FILE *f, const struct hs_driver *d, const struct hs_report *r)
 	hs_report_options(r, opts, sizeof(opts));
 	snprintf(title, sizeof(title), "hipsim: %s on %s (%s): device memory over virtual time",
 		 r->workload, r->backend, r->device);
-	return hs_svg_write(f, d->plot, d->nstreams, r->predicted_ns, title, opts);
+	return hs_svg_write(f, d->plot, d->nstreams, d->clock_start_ns + r->device_ns, title, opts);
 }

@@ -30,8 +30,16 @@ static void run_usage(FILE *out)
 		"                    built-in H200)\n"
 		"  --capacity BYTES  simulated device memory\n"
 		"  --seed N          seed of the workload's sizes and the simulator's jitter (default 1)\n"
-		"  --data            simulator data mode: real bytes behind device memory\n"
+		"  --data            check the bytes: every read back is folded into the report's\n"
+		"                    checksum (and the loader reads back what it wrote); on the\n"
+		"                    simulator, data mode: real bytes behind device memory\n"
 		"  --pools NAME|FILE default (= workload), workload, subslices, exclusive, or a layout file\n"
+		"  --flush-count N   drop-queue entries that trigger a flush (the device policy)\n"
+		"  --flush-bytes N   drop-queue bytes that trigger a flush\n"
+		"  --stage-max BYTES largest write staged through pinned memory\n"
+		"  --model-kernels   launch the kernels without the workload's duration hints: the\n"
+		"                    simulator times them with its profile's kernel model\n"
+		"                    (kernel_default, kernel_per_mib), as hipsim validate does\n"
 		"  --json            print the report as JSON\n"
 		"  --svg FILE        plot memory in use and reserved over virtual time\n",
 		HS_MAX_STREAMS);
@@ -45,7 +53,9 @@ int hipsim_run_main(int argc, char **argv)
 		{ "profile", required_argument, 0, 'p' },  { "capacity", required_argument, 0, 'c' },
 		{ "seed", required_argument, 0, 'S' },     { "pools", required_argument, 0, 'P' },
 		{ "json", no_argument, 0, 'j' },           { "svg", required_argument, 0, 'g' },
-		{ "data", no_argument, 0, 'D' },
+		{ "data", no_argument, 0, 'D' },           { "model-kernels", no_argument, 0, 'M' },
+		{ "flush-count", required_argument, 0, 'C' }, { "flush-bytes", required_argument, 0, 'B' },
+		{ "stage-max", required_argument, 0, 'X' },
 		{ "help", no_argument, 0, 'h' },           { 0, 0, 0, 0 },
 	};
 	struct hs_options opt = { .backend = "sim" };
@@ -92,6 +102,22 @@ int hipsim_run_main(int argc, char **argv)
 			break;
 		case 'j': opt.json = true; break;
 		case 'D': opt.data_mode = true; break;
+		case 'M': opt.model_kernels = true; break;
+		case 'C':
+			if (hs_opt_number("run", "--flush-count", optarg, 0, UINT64_MAX,
+					  &opt.policy.dq_max_count))
+				return HIPSIM_EXIT_USAGE;
+			break;
+		case 'B':
+			if (hs_opt_number("run", "--flush-bytes", optarg, 0, UINT64_MAX,
+					  &opt.policy.dq_max_bytes))
+				return HIPSIM_EXIT_USAGE;
+			break;
+		case 'X':
+			if (hs_opt_number("run", "--stage-max", optarg, 0, UINT64_MAX,
+					  &opt.policy.stage_max_bytes))
+				return HIPSIM_EXIT_USAGE;
+			break;
 		case 'g': opt.svg = optarg; break;
 		case 'h': run_usage(stdout); return HIPSIM_EXIT_OK;
 		default: run_usage(stderr); return HIPSIM_EXIT_USAGE;
@@ -112,7 +138,21 @@ int hipsim_run_main(int argc, char **argv)
 	opt.steps = wp.steps;
 	opt.streams = wp.streams;
 	opt.seed = wp.seed; /* the workload's and the simulator's, as validate does */
+	workload_prepare(wp.seed);
 	if (hs_driver_open(&d, &opt) != 0) {
+		if (opt.svg)
+			hs_output_abort(&svg);
+		return HIPSIM_EXIT_USAGE;
+	}
+	/* the policy after the layout, as replay sets it: 0 fields keep the
+	 * library's defaults */
+	if ((opt.policy.dq_max_count || opt.policy.dq_max_bytes || opt.policy.stage_max_bytes) &&
+	    hc_device_set_policy(d.dev, &opt.policy) != HC_OK) {
+		hc_error_info e;
+
+		hc_last_error(&e);
+		fprintf(stderr, "hipsim run: cannot set the policy: %s\n", e.message);
+		hs_driver_close(&d);
 		if (opt.svg)
 			hs_output_abort(&svg);
 		return HIPSIM_EXIT_USAGE;

@@ -15,10 +15,13 @@
  * backend, so the table prints the copy counts and bytes (which must be
  * equal) instead.
  *
- * The built-in kernels have no GPU code in hipsim, so both runs use no-op
- * kernels: the GPU loads hs_noop_ptx, the simulator runs its built-ins
- * with a 1 ns duration hint, so either side's kernel time is the launch
- * overhead.
+ * Both sides run the workloads' real kernels, the built-in fill, copy and
+ * add (hal/builtins.h): as device code on the GPU, and on the simulator
+ * without a duration hint, so that the profile's kernel model times them
+ * (kernel_default + kernel_per_mib per MiB read and written, which
+ * `hipsim calibrate` measures); a profile without that model
+ * (kernel_per_mib 0) charges kernel_default for each, and validate says
+ * so.
  *
  * The measured side runs --repeats times (default 3): its times are the
  * medians, and its memory figures and counts must agree between repeats
@@ -38,6 +41,7 @@
 #include "tools/hipsim/driver.h"
 #include "tools/hipsim/hipsim.h"
 #include "tools/hipsim/options.h"
+#include "tools/hipsim/via_trace.h"
 #include "tools/hipsim/workloads.h"
 
 #define VALIDATE_MAX_OPS 32
@@ -64,7 +68,7 @@ static int run_one(const char *backend, const char *profile, const struct worklo
 		   const struct workload_params *wp, bool call_times, struct vrun *out)
 {
 	struct hs_options opt = { .backend = backend, .profile = profile, .seed = wp->seed,
-				  .no_kernel_time = true, .op_times = true, .call_times = call_times };
+				  .model_kernels = true, .op_times = true, .call_times = call_times };
 	hc_op_time ops[VALIDATE_MAX_OPS];
 	size_t nops = 0;
 	uint64_t in_ops = 0;
@@ -72,11 +76,9 @@ static int run_one(const char *backend, const char *profile, const struct worklo
 	struct hs_report r;
 	uint64_t t0 = 0;
 
-	if (strcmp(backend, "hip") == 0) {
-		opt.kernel_image = hs_noop_ptx;
-		opt.kernel_image_size = hs_noop_ptx_size;
+	if (strcmp(backend, "hip") == 0)
 		opt.profile = NULL;
-	}
+	workload_prepare(wp->seed);
 	if (hs_driver_open(&d, &opt) != 0)
 		return -1;
 	hc_device_now(d.dev, &t0);
@@ -98,7 +100,7 @@ static int run_one(const char *backend, const char *profile, const struct worklo
 	out->copy_bytes = r.stats.bytes_h2d + r.stats.bytes_d2h;
 	out->launches = r.stats.launches;
 	out->failures = r.failures;
-	out->total_ns = r.predicted_ns - t0;
+	out->total_ns = r.device_ns - (t0 - d.clock_start_ns); /* from t0, not from the open */
 	out->total_min_ns = out->total_max_ns = out->total_ns;
 	out->blocked_ns = r.stats.host_blocked_ns;
 	out->outside_ns = out->total_ns > in_ops ? out->total_ns - in_ops : 0;
@@ -322,6 +324,99 @@ static json_t *result_json(const struct vresult *v)
 	return o;
 }
 
+/*
+ * --via-trace: the measured runs (untraced, median of the repeats) beside
+ * one run recorded with LTTng and its kernels timed, and that trace
+ * replayed on the simulator (via_trace.c).  Memory must be identical in
+ * all three; the time error is the replay's against the untraced runs
+ * (what the program costs without a tracer), the recorded run's time
+ * beside it (tracing and the kernels' timing events included).
+ */
+struct vtresult {
+	const char *workload;
+	struct vrun m;
+	struct hs_vt_result t;
+	unsigned repeats;
+	bool stable, memory_same, ok;
+	double err, err_recorded;
+};
+
+static void vt_compute(struct vtresult *v)
+{
+	const struct hs_vt_figures *r = &v->t.recorded, *p = &v->t.replayed;
+
+	v->memory_same = v->m.peak_in_use == r->peak_in_use && r->peak_in_use == p->peak_in_use &&
+			 v->m.peak_reserved == r->peak_reserved &&
+			 r->peak_reserved == p->peak_reserved &&
+			 v->m.device_allocs == r->device_allocs &&
+			 r->device_allocs == p->device_allocs &&
+			 v->m.copy_bytes == r->bytes_copied && r->bytes_copied == p->bytes_copied &&
+			 v->m.launches == r->launches && r->launches == p->launches;
+	v->err = err_pct(v->m.total_ns, p->device_ns);
+	v->err_recorded = err_pct(r->device_ns, p->device_ns);
+}
+
+static void vt_print(FILE *f, const struct vtresult *v)
+{
+	const struct hs_vt_figures *r = &v->t.recorded, *p = &v->t.replayed;
+
+#define VT_ROW(name, mf, rf)                                                                    	fprintf(f, "  %-22s %14" PRIu64 " %14" PRIu64 " %14" PRIu64 "  %s\n", name, v->m.mf, r->rf, 		p->rf, v->m.mf == r->rf && r->rf == p->rf ? "identical" : "DIFFERENT")
+	fprintf(f, "workload %s via its trace (measured: median of %u untraced runs; recorded: one "
+		   "run under hipsim record, kernels timed; predicted: its trace replayed)\n",
+		v->workload, v->repeats);
+	if (!v->ok) {
+		fprintf(f, "  via trace FAILED: %s\n", v->t.why);
+		return;
+	}
+	fprintf(f, "  %-22s %14s %14s %14s\n", "metric", "measured", "recorded", "predicted");
+	VT_ROW("peak in use, bytes", peak_in_use, peak_in_use);
+	VT_ROW("peak reserved, bytes", peak_reserved, peak_reserved);
+	VT_ROW("device allocations", device_allocs, device_allocs);
+	VT_ROW("bytes copied", copy_bytes, bytes_copied);
+	VT_ROW("launches", launches, launches);
+#undef VT_ROW
+	fprintf(f, "  %-22s %14.3f %14.3f %14.3f  %+.1f %% (against the recorded run %+.1f %%)\n",
+		"total time, ms", (double)v->m.total_ns / 1e6, (double)r->device_ns / 1e6,
+		(double)p->device_ns / 1e6, v->err, v->err_recorded);
+	fprintf(f, "  overall: memory %s, time error %+.1f %% (target within 10 %%)\n",
+		v->memory_same ? "exact" : "DIFFERS", v->err);
+	if (v->m.failures || r->failures || p->failures)
+		fprintf(f, "  failures: measured %" PRIu64 ", recorded %" PRIu64 ", replayed %" PRIu64 "\n",
+			v->m.failures, r->failures, p->failures);
+}
+
+static json_t *vt_fig_json(const struct hs_vt_figures *x)
+{
+	return json_pack("{sIsIsIsIsIsIsIsI}", "device_time_ns", (json_int_t)x->device_ns,
+			 "peak_in_use_bytes", (json_int_t)x->peak_in_use, "peak_reserved_bytes",
+			 (json_int_t)x->peak_reserved, "device_allocs", (json_int_t)x->device_allocs,
+			 "bytes_copied", (json_int_t)x->bytes_copied, "launches",
+			 (json_int_t)x->launches, "events", (json_int_t)x->events, "failures",
+			 (json_int_t)x->failures);
+}
+
+static json_t *vt_json(const struct vtresult *v)
+{
+	json_t *o = json_pack("{sssbsosIsb}", "workload", v->workload, "via_trace", 1, "measured",
+			      run_json(&v->m, false), "measured_runs", (json_int_t)v->repeats,
+			      "measured_stable", v->stable);
+
+	if (!o)
+		return NULL;
+	if (!v->ok) {
+		json_object_set_new(o, "error", json_string(v->t.why));
+		return o;
+	}
+	json_object_set_new(o, "recorded", vt_fig_json(&v->t.recorded));
+	json_object_set_new(o, "predicted", vt_fig_json(&v->t.replayed));
+	json_object_set_new(o, "memory_identical", json_boolean(v->memory_same));
+	json_object_set_new(o, "total_time_error_pct",
+			    isfinite(v->err) ? json_real(v->err) : json_null());
+	json_object_set_new(o, "recorded_time_error_pct",
+			    isfinite(v->err_recorded) ? json_real(v->err_recorded) : json_null());
+	return o;
+}
+
 static void validate_usage(FILE *out)
 {
 	fprintf(out,
@@ -338,7 +433,14 @@ static void validate_usage(FILE *out)
 		"                    the harness's memory sampling, both sides (two clock reads\n"
 		"                    per call, which the totals then include)\n"
 		"  --measure-on sim  measure on the simulator (built-in profile) instead of a GPU:\n"
-		"                    a self-test of the harness that runs without a GPU\n\n"
+		"                    a self-test of the harness that runs without a GPU\n"
+		"  --via-trace       predict from a recording instead: record one run with\n"
+		"                    `hipsim record` (kernels timed: HIPCORE_TIME_KERNELS=1) and\n"
+		"                    replay its trace on the simulator with --profile\n"
+		"  --provider SO     the LTTng probe module for the recording (hipsim record\n"
+		"                    --provider; default: the installed one)\n"
+		"  --keep-traces DIR keep the traces and both reports in DIR\n"
+		"  --trace-timeout S each recording and replay at most S seconds (default 300)\n\n"
 		"Exit status: 0 memory figures identical, 1 a difference or a failed operation,\n"
 		"2 usage, 77 no GPU (the hip backend did not open; nothing was compared).\n");
 }
@@ -351,8 +453,13 @@ int hipsim_validate_main(int argc, char **argv)
 		{ "seed", required_argument, 0, 'S' },    { "json", no_argument, 0, 'j' },
 		{ "measure-on", required_argument, 0, 'm' }, { "repeats", required_argument, 0, 'r' },
 		{ "call-times", no_argument, 0, 'C' },	{ "help", no_argument, 0, 'h' },
+		{ "via-trace", no_argument, 0, 'V' },	{ "provider", required_argument, 0, 'L' },
+		{ "keep-traces", required_argument, 0, 'K' },
+		{ "trace-timeout", required_argument, 0, 'T' },
 		{ 0, 0, 0, 0 },
 	};
+	struct hs_vt_args vt = { .timeout_s = 300 };
+	bool via_trace = false;
 	struct workload_params wp = { .steps = 200, .streams = 4, .seed = 1 };
 	const char *profile = NULL, *workload = "all", *measured = "hip";
 	char profile_path[4096];
@@ -393,6 +500,14 @@ int hipsim_validate_main(int argc, char **argv)
 			break;
 		case 'j': json = true; break;
 		case 'C': call_times = true; break;
+		case 'V': via_trace = true; break;
+		case 'L': vt.provider = optarg; break;
+		case 'K': vt.keep_dir = optarg; break;
+		case 'T':
+			if (hs_opt_number("validate", "--trace-timeout", optarg, 1, 86400, &v))
+				return HIPSIM_EXIT_USAGE;
+			vt.timeout_s = (unsigned)v;
+			break;
 		case 'm':
 			if (strcmp(optarg, "hip") != 0 && strcmp(optarg, "sim") != 0) {
 				fprintf(stderr, "hipsim validate: --measure-on takes hip or sim\n");
@@ -417,14 +532,22 @@ int hipsim_validate_main(int argc, char **argv)
 		fprintf(stderr, "hipsim validate: unknown workload '%s' (try --help)\n", workload);
 		return HIPSIM_EXIT_USAGE;
 	}
-	if (profile) { /* a bad profile is a usage error, before any GPU work */
+	{ /* a bad profile is a usage error, before any GPU work */
 		struct hc_sim_profile p;
-		st = hc_sim_profile_load(profile, &p);
+
+		hc_sim_profile_builtin(&p);
+		st = profile ? hc_sim_profile_load(profile, &p) : HC_OK;
 		if (st != HC_OK) {
 			hc_last_error(&e);
 			fprintf(stderr, "hipsim validate: %s\n", e.message);
 			return HIPSIM_EXIT_USAGE;
 		}
+		if (!p.kernel_ns_per_mib && strcmp(measured, "hip") == 0)
+			fprintf(stderr, "hipsim validate: the profile %s has no kernel model "
+					"(kernel_per_mib 0): each kernel is predicted at kernel_default "
+					"(%llu ns); calibrate one with this hipsim\n",
+				profile ? profile : "built-in",
+				(unsigned long long)p.kernel_default_ns);
 	}
 	st = hc_device_open(measured, NULL, &probe);
 	if (st != HC_OK) {
@@ -436,7 +559,29 @@ int hipsim_validate_main(int argc, char **argv)
 	hc_device_close(probe);
 	if (json)
 		arr = json_array();
-	for (size_t i = 0; i < nnames; i++) {
+	vt.measured = measured;
+	vt.profile = profile;
+	for (size_t i = 0; via_trace && i < nnames; i++) {
+		const struct workload *w = workload_find(names[i]);
+		struct vtresult v = { .workload = w->name, .repeats = repeats };
+
+		if (run_repeated(measured, w, &wp, false, repeats, &v.m, &v.stable) != 0) {
+			status = HIPSIM_EXIT_FAILED;
+			continue;
+		}
+		v.ok = hs_via_trace(&vt, w->name, &wp, &v.t) == 0;
+		if (v.ok)
+			vt_compute(&v);
+		if (!v.ok || !v.memory_same || !v.stable || v.m.failures || v.t.recorded.failures ||
+		    v.t.replayed.failures)
+			status = HIPSIM_EXIT_FAILED;
+		if (arr)
+			json_array_append_new(arr, vt_json(&v));
+		else
+			vt_print(stdout, &v);
+		fflush(stdout);
+	}
+	for (size_t i = 0; !via_trace && i < nnames; i++) {
 		const struct workload *w = workload_find(names[i]);
 		struct vresult v = { .workload = w->name, .repeats = repeats, .calls = call_times };
 

@@ -24,4 +24,8 @@ struct workload {
 
 const struct workload *workload_find(const char *name);
 
+/* Fills the workloads' upload buffer from @seed.  Call before the device
+ * opens: the figures start after it. */
+void workload_prepare(uint64_t seed);
+
 #endif /* HIPSIM_WORKLOADS_H */
