@@ -229,7 +229,8 @@ static void profile_scaled(unsigned mul, struct hc_sim_profile *out)
 	ck_assert_ptr_nonnull(f);
 	ck_assert_int_eq(hs_profile_write(f, &b, NULL), 0);
 	fclose(f);
-	/* every number after " = " times @mul, except the identity lines */
+	/* every number after " = " times @mul, except the identity lines (the
+	 * device's own: its name, memory, alignment, kind and granule) */
 	{
 		char *o = malloc(len * 2 + 64), *w = o;
 		const char *r = text;
@@ -241,7 +242,8 @@ static void profile_scaled(unsigned mul, struct hc_sim_profile *out)
 			if (!nl)
 				nl = r + strlen(r);
 			if (eq && eq < nl && *r != '#' && strncmp(r, "name", 4) && strncmp(r, "total_memory", 12) &&
-			    strncmp(r, "alignment", 9) && strncmp(r, "integrated", 10)) {
+			    strncmp(r, "alignment", 9) && strncmp(r, "integrated", 10) &&
+			    strncmp(r, "vmm_granularity", 15)) {
 				unsigned long long v = strtoull(eq + 3, NULL, 10);
 				const char *unit = eq + 3 + strspn(eq + 3, "0123456789");
 

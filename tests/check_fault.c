@@ -533,6 +533,41 @@ START_TEST(pmem_map_is_a_device_allocation_to_the_injector)
 }
 END_TEST
 
+/* The timing shim times the four ops on the simulator's clock: each call
+ * its profile figure (sim/sim_profile.c's built-in values). */
+START_TEST(optime_times_the_virtual_memory_ops)
+{
+	struct hc_hal_open_args a = { .ordinal = 0 };
+	const struct hc_hal_ops *t;
+	struct hc_hal_op_times ot;
+	hc_hal_dev *real, *td;
+	hc_hal_dptr r;
+
+	ck_assert_uint_eq(HC_OPTIME_COUNT, 31);
+	ck_assert_str_eq(hc_optime_name(HC_OPTIME_stream_adopt), "stream_adopt");
+	ck_assert_str_eq(hc_optime_name(HC_OPTIME_va_reserve), "va_reserve");
+	ck_assert_str_eq(hc_optime_name(HC_OPTIME_pmem_unmap), "pmem_unmap");
+	ck_assert_ptr_null(hc_optime_name(HC_OPTIME_COUNT));
+	ck_assert_int_eq(hc_sim_ops()->device_open(&a, &real), HC_OK);
+	ck_assert_int_eq(hc_optime_wrap(hc_sim_ops(), real, &t, &td), HC_OK);
+	ck_assert_int_eq(t->va_reserve(td, 8u << 20, &r), HC_OK);
+	ck_assert_int_eq(t->pmem_map(td, r, 2u << 20), HC_OK);
+	ck_assert_int_eq(t->pmem_unmap(td, r, 2u << 20), HC_OK);
+	ck_assert_int_eq(t->pmem_unmap(td, r, 2u << 20), HC_ERR_INVALID); /* counted too */
+	ck_assert_int_eq(t->va_release(td, r, 8u << 20), HC_OK);
+	ck_assert_int_eq(t->ctl(td, HC_HAL_CTL_OP_TIMES, &ot), HC_OK);
+	ck_assert_uint_eq(ot.calls[HC_OPTIME_va_reserve], 1);
+	ck_assert_uint_eq(ot.host_ns[HC_OPTIME_va_reserve], 15000);
+	ck_assert_uint_eq(ot.calls[HC_OPTIME_pmem_map], 1);
+	ck_assert_uint_eq(ot.host_ns[HC_OPTIME_pmem_map], 30000 + 600);
+	ck_assert_uint_eq(ot.calls[HC_OPTIME_pmem_unmap], 2);
+	ck_assert_uint_eq(ot.host_ns[HC_OPTIME_pmem_unmap], 25000 + 306);
+	ck_assert_uint_eq(ot.calls[HC_OPTIME_va_release], 1);
+	ck_assert_uint_eq(ot.host_ns[HC_OPTIME_va_release], 10000);
+	t->device_close(td);
+}
+END_TEST
+
 static Suite *fault_suite(void)
 {
 	Suite *s = suite_create("fault");
@@ -553,6 +588,7 @@ static Suite *fault_suite(void)
 	suite_add_tcase(s, tc);
 	tc = tcase_create("vmm");
 	tcase_add_test(tc, pmem_map_is_a_device_allocation_to_the_injector);
+	tcase_add_test(tc, optime_times_the_virtual_memory_ops);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -7,3 +7,11 @@ tests_check_sim_CFLAGS = $(TEST_CFLAGS)
 tests_check_sim_CPPFLAGS = $(AM_CPPFLAGS) -DHC_TOP_SRCDIR='"$(abs_top_srcdir)"'
 tests_check_sim_LDADD = $(TEST_LDADD)
 endif
+# Virtual memory on the simulator (tests/check_vmm.c).
+if HAVE_CHECK
+check_PROGRAMS += tests/check_vmm
+TESTS += tests/check_vmm
+tests_check_vmm_SOURCES = tests/check_vmm.c
+tests_check_vmm_CFLAGS = $(TEST_CFLAGS)
+tests_check_vmm_LDADD = $(TEST_LDADD)
+endif
