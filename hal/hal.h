@@ -344,7 +344,8 @@ struct hc_hal_ops {
 	 * The contents are undefined (sim: zero).  On return, work queued on
 	 * any stream may use the range; adjacent mappings of one reservation
 	 * are one contiguous buffer for copies and kernels.  Not while
-	 * capturing.  The host pays the call (three runtime calls on a GPU). */
+	 * capturing.  The host pays the call (three runtime calls on a GPU;
+	 * one that fails, HC_ERR_DEVICE, is undone with the steps before it). */
 	hc_status (*pmem_map)(hc_hal_dev *dev, hc_hal_dptr addr, uint64_t size);
 	/* Unmaps [@addr, @addr + @size) and releases its memory.  The range
 	 * must be exactly one or more whole, adjacent ranges of earlier
@@ -352,7 +353,9 @@ struct hc_hal_ops {
 	 * (HC_ERR_INVALID otherwise, nothing changed).  Does not wait for the
 	 * device (see above): the caller has fenced every use of the range.
 	 * The granules stay reserved and may be mapped again.  Not while
-	 * capturing. */
+	 * capturing.  A runtime failure (HC_ERR_DEVICE) on one of several
+	 * mappings leaves those before it unmapped and the rest mapped;
+	 * stats.pmem_unmaps and device_bytes_live say which went. */
 	hc_status (*pmem_unmap)(hc_hal_dev *dev, hc_hal_dptr addr, uint64_t size);
 };
 
