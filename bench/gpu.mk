@@ -31,3 +31,9 @@ hc_bench_tools += bench/probes/callmix
 bench_probes_callmix_SOURCES = bench/probes/callmix.c
 bench_probes_callmix_LDADD = libhipcore-internal.la
 bench_probes_callmix_LDFLAGS = -no-install
+# Virtual memory (hal.h's pmem_map / pmem_unmap) against cudaMalloc /
+# cudaFree of the same sizes, in one run (bench "gpu_vmm").
+hc_benches += bench/gpu/bench_vmm_gpu
+bench_gpu_bench_vmm_gpu_SOURCES = bench/gpu/bench_vmm_gpu.c
+bench_gpu_bench_vmm_gpu_LDADD = libhipcore-internal.la
+bench_gpu_bench_vmm_gpu_LDFLAGS = -no-install

@@ -5,14 +5,16 @@
  * hc_fault_wrap(real) returns an ops table whose every op forwards to @real.
  * Faults are armed with ctl(dev, HC_HAL_CTL_FAULT, struct hc_hal_fault_arg)
  * and consumed by the op classes they name:
- *   HC_FAULT_DEVICE_ALLOC  mem_alloc      -> HC_ERR_OOM, before the real call
+ *   HC_FAULT_DEVICE_ALLOC  mem_alloc,     -> HC_ERR_OOM, before the real call
+ *                          pmem_map          (one countdown for both)
  *   HC_FAULT_PINNED_ALLOC  host_alloc     -> HC_ERR_OOM, before the real call
  *   HC_FAULT_LAUNCH        launch         -> HC_ERR_DEVICE, before the real call
  *   HC_FAULT_COPY          copy_*         -> HC_ERR_DEVICE, before the real call
  *   HC_FAULT_FENCE         event_record   the event is recorded for real but
  *                          event_sync/event_query on it report HC_ERR_DEVICE
- *   HC_FAULT_CAPACITY      mem_alloc      -> HC_ERR_OOM when the wrapper's live
- *                          device bytes plus the request exceed n
+ *   HC_FAULT_CAPACITY      mem_alloc,     -> HC_ERR_OOM when the wrapper's live
+ *                          pmem_map          device bytes (allocated and mapped
+ *                                            through it) plus the request exceed n
  * Countdowns (test_vfs's TestFaultInject): n counts calls from the arming, 1
  * being the next.  ONCE fails the n-th call only; PERSISTENT fails it and
  * every later one; OFF disarms.  For CAPACITY, n is the byte ceiling, ONCE
@@ -24,7 +26,8 @@
  * goes through fault_hit(), a place to set a breakpoint (sqlite3Fault).
  *
  * device_open has no "self" argument, so each of the HC_FAULT_WRAP_SLOTS
- * wrappers has its own device_open trampoline that knows its slot.
+ * wrappers has its own device_open trampoline that knows its slot.  The
+ * virtual-memory ops a backend leaves NULL stay NULL in its wrapper's table.
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -59,8 +62,9 @@ struct fault_dev {
 	pthread_mutex_t lock;
 	/* guarded by lock: */
 	struct fault_inj inj[FAULT_KINDS];
-	uint64_t live_bytes;                /* device bytes allocated through us */
+	uint64_t live_bytes;                /* device bytes allocated and mapped through us */
 	LIST_HEAD(, fault_alloc) allocs;
+	LIST_HEAD(, fault_alloc) maps;      /* pmem_map ranges: ptr, size */
 	LIST_HEAD(, fault_event) events;
 };
 
@@ -127,6 +131,7 @@ static hc_status fault_open(int slot, const struct hc_hal_open_args *args, hc_ha
 	fd->real_ops = real;
 	pthread_mutex_init(&fd->lock, NULL);
 	LIST_INIT(&fd->allocs);
+	LIST_INIT(&fd->maps);
 	LIST_INIT(&fd->events);
 	*out = (hc_hal_dev *)(void *)fd;
 	return HC_OK;
@@ -161,6 +166,10 @@ static void fault_close(hc_hal_dev *d)
 		LIST_REMOVE(a, link);
 		free(a);
 	}
+	while ((a = LIST_FIRST(&fd->maps))) {
+		LIST_REMOVE(a, link);
+		free(a);
+	}
 	while ((e = LIST_FIRST(&fd->events))) {
 		LIST_REMOVE(e, link);
 		free(e);
@@ -176,13 +185,12 @@ static hc_status fault_props(hc_hal_dev *d, struct hc_hal_props *out)
 
 /* ----------------------------------------------------------------- memory */
 
-static hc_status fault_mem_alloc(hc_hal_dev *d, uint64_t size, hc_hal_dptr *out)
+/* The device-memory faults, before a mem_alloc or pmem_map of @size: the
+ * status to fail with (HC_OK: go on). */
+static hc_status device_memory_faults(struct fault_dev *fd, uint64_t size)
 {
-	struct fault_dev *fd = FD(d);
 	struct fault_inj *cap = &fd->inj[HC_FAULT_CAPACITY];
-	struct fault_alloc *a;
 	int over = 0;
-	hc_status st;
 
 	if (step(fd, HC_FAULT_DEVICE_ALLOC))
 		return fault_hit(HC_ERR_OOM, "device allocation");
@@ -194,8 +202,18 @@ static hc_status fault_mem_alloc(hc_hal_dev *d, uint64_t size, hc_hal_dptr *out)
 			cap->mode = HC_FAULT_OFF;
 	}
 	pthread_mutex_unlock(&fd->lock);
-	if (over)
-		return fault_hit(HC_ERR_OOM, "capacity");
+	return over ? fault_hit(HC_ERR_OOM, "capacity") : HC_OK;
+}
+
+static hc_status fault_mem_alloc(hc_hal_dev *d, uint64_t size, hc_hal_dptr *out)
+{
+	struct fault_dev *fd = FD(d);
+	struct fault_alloc *a;
+	hc_status st;
+
+	st = device_memory_faults(fd, size);
+	if (st != HC_OK)
+		return st;
 	a = malloc(sizeof(*a));
 	if (!a)
 		return hc_hal_error(HC_ERR_OOM, 0, NULL, "fault: no host memory to track an allocation");
@@ -415,6 +433,66 @@ static hc_status fault_launch(hc_hal_dev *d, hc_hal_stream *s, hc_hal_function *
 	return FD(d)->real_ops->launch(FD(d)->real, s, fn, l);
 }
 
+/* --------------------------------------------------------- virtual memory */
+
+static hc_status fault_va_reserve(hc_hal_dev *d, uint64_t size, hc_hal_dptr *out)
+{
+	return FD(d)->real_ops->va_reserve(FD(d)->real, size, out);
+}
+
+static hc_status fault_va_release(hc_hal_dev *d, hc_hal_dptr addr, uint64_t size)
+{
+	return FD(d)->real_ops->va_release(FD(d)->real, addr, size);
+}
+
+static hc_status fault_pmem_map(hc_hal_dev *d, hc_hal_dptr addr, uint64_t size)
+{
+	struct fault_dev *fd = FD(d);
+	struct fault_alloc *m;
+	hc_status st;
+
+	st = device_memory_faults(fd, size);
+	if (st != HC_OK)
+		return st;
+	m = malloc(sizeof(*m));
+	if (!m)
+		return hc_hal_error(HC_ERR_OOM, 0, NULL, "fault: no host memory to track a mapping");
+	st = fd->real_ops->pmem_map(fd->real, addr, size);
+	if (st != HC_OK) {
+		free(m);
+		return st;
+	}
+	m->ptr = addr;
+	m->size = size;
+	pthread_mutex_lock(&fd->lock);
+	LIST_INSERT_HEAD(&fd->maps, m, link);
+	fd->live_bytes += size;
+	pthread_mutex_unlock(&fd->lock);
+	return HC_OK;
+}
+
+/* An unmap covers whole mappings (hal.h): every one inside the range goes. */
+static hc_status fault_pmem_unmap(hc_hal_dev *d, hc_hal_dptr addr, uint64_t size)
+{
+	struct fault_dev *fd = FD(d);
+	struct fault_alloc *m, *next;
+	hc_status st = fd->real_ops->pmem_unmap(fd->real, addr, size);
+
+	if (st != HC_OK)
+		return st;
+	pthread_mutex_lock(&fd->lock);
+	for (m = LIST_FIRST(&fd->maps); m; m = next) {
+		next = LIST_NEXT(m, link);
+		if (m->ptr < addr || m->ptr - addr >= size)
+			continue;
+		LIST_REMOVE(m, link);
+		fd->live_bytes -= m->size;
+		free(m);
+	}
+	pthread_mutex_unlock(&fd->lock);
+	return HC_OK;
+}
+
 /* -------------------------------------------------------------------- ctl */
 
 static hc_status fault_arm(struct fault_dev *fd, const struct hc_hal_fault_arg *a)
@@ -480,6 +558,10 @@ static const struct hc_hal_ops fault_template = {
 	.function_get = fault_function_get,
 	.launch = fault_launch,
 	.ctl = fault_ctl,
+	.va_reserve = fault_va_reserve,
+	.va_release = fault_va_release,
+	.pmem_map = fault_pmem_map,
+	.pmem_unmap = fault_pmem_unmap,
 };
 
 const struct hc_hal_ops *hc_fault_wrap(const struct hc_hal_ops *real)
@@ -501,6 +583,14 @@ const struct hc_hal_ops *hc_fault_wrap(const struct hc_hal_ops *real)
 		slots[i].ops = fault_template;
 		slots[i].ops.name = real->name;
 		slots[i].ops.device_open = fault_opens[i];
+		if (!real->va_reserve)
+			slots[i].ops.va_reserve = NULL;
+		if (!real->va_release)
+			slots[i].ops.va_release = NULL;
+		if (!real->pmem_map)
+			slots[i].ops.pmem_map = NULL;
+		if (!real->pmem_unmap)
+			slots[i].ops.pmem_unmap = NULL;
 		slots[i].real = real;
 		ret = &slots[i].ops;
 		break;

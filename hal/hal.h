@@ -32,7 +32,13 @@
 
 #include "hipcore/hipcore.h"
 
-#define HC_HAL_VERSION 1
+/*
+ * Version 2 appended the virtual-memory ops (va_reserve, va_release,
+ * pmem_map, pmem_unmap) to struct hc_hal_ops, hc_hal_props.vmm_granularity,
+ * and the counters pmem_maps, pmem_unmaps and va_bytes_reserved to struct
+ * hc_hal_stats.  Version 1 is every op before them.
+ */
+#define HC_HAL_VERSION 2
 
 typedef struct hc_hal_dev hc_hal_dev;
 typedef struct hc_hal_stream hc_hal_stream;
@@ -49,6 +55,12 @@ struct hc_hal_props {
 	uint64_t total_memory; /* bytes */
 	uint64_t alignment;    /* max(32, texture, surface alignment) */
 	bool integrated;       /* APU: drop-queue count limit 16, else 64 */
+	/* Virtual memory (va_reserve .. pmem_unmap): the unit of every
+	 * reservation and mapping, in bytes, a power of two (the runtime's
+	 * minimum allocation granularity: 2 MiB on H100 and H200).  0: the
+	 * backend has no virtual memory management, its four ops may be NULL,
+	 * and core offers no pool that needs them. */
+	uint64_t vmm_granularity;
 };
 
 /* What a backend is opened with (from hc_device_options). */
@@ -181,6 +193,12 @@ struct hc_hal_stats {
 	uint64_t host_blocked_ns; /* host time spent in them */
 	uint64_t stream_waits;    /* event_wait calls */
 	uint64_t host_allocs_registered; /* of host_allocs, mapped by us and registered (hip) */
+	/* Virtual memory: device_bytes_live and device_bytes_peak count the
+	 * bytes pmem_map mapped as well as mem_alloc's.  pmem_maps counts the
+	 * mappings made, pmem_unmaps those released (one pmem_unmap may release
+	 * several), so their difference is the mappings live. */
+	uint64_t pmem_maps, pmem_unmaps;
+	uint64_t va_bytes_reserved; /* address space reserved now (va_reserve) */
 };
 
 struct hc_hal_ops {
@@ -274,6 +292,70 @@ struct hc_hal_ops {
 	/* --- escape hatch ------------------------------------------------ */
 	/* enum hc_hal_ctl_op; HC_ERR_UNSUPPORTED for an op it does not know. */
 	hc_status (*ctl)(hc_hal_dev *dev, int op, void *arg);
+
+	/* --- virtual memory (version 2) ---------------------------------- */
+	/*
+	 * A reservation is a range of device addresses with no memory behind
+	 * it.  Physical memory is mapped into it and unmapped again in
+	 * multiples of G = props.vmm_granularity, so one buffer can grow and
+	 * shrink in place (CUDA's cuMemAddressReserve, cuMemCreate + cuMemMap
+	 * + cuMemSetAccess, cuMemUnmap + cuMemRelease, cuMemAddressFree; HIP's
+	 * hipMem* of the same names).  A backend whose props.vmm_granularity
+	 * is 0 may leave all four NULL, and core calls none of them then; the
+	 * fault and timing shims present exactly the ops their backend has.
+	 *
+	 * None of the four is allowed while a stream of the device is
+	 * capturing (HC_ERR_STATE, as mem_alloc); none is queued on a stream:
+	 * each takes effect when it returns.
+	 *
+	 * Synchronisation: none of the four waits for queued device work, and
+	 * none orders anything.  CUDA documents no implicit synchronisation for
+	 * cuMemMap, cuMemUnmap, cuMemRelease or cuMemAddressFree (cudaFree's
+	 * documentation says it may synchronise), and they do not wait in
+	 * practice: PyTorch's expandable segments synchronise the stream
+	 * themselves before unmapping ("unlike cudaFree, MemUnmap and
+	 * MemRelease do not appear to synchronize in all cases"), and vLLM's
+	 * allocator faulted kernels still running when it unmapped without
+	 * doing so.  AMD's runtime has waited in some versions; nothing may
+	 * rely on either.  So the caller orders: work that uses a range is
+	 * queued only after the pmem_map that covers it returned, and a range
+	 * is unmapped only when no queued or running work touches it (core:
+	 * after a fence that covers its last use).  Work that touches an
+	 * unmapped granule fails like a use of freed memory (sim: HC_ERR_INVALID
+	 * when queued, a late failure when a graph replays it; a GPU faults).
+	 */
+	/* Reserves @size bytes of device address space, aligned to G, nothing
+	 * mapped; @size a nonzero multiple of G (HC_ERR_INVALID otherwise).
+	 * Charges no device memory.  HC_ERR_OOM when the address space is
+	 * exhausted.  Not while capturing.  The host pays the call. */
+	hc_status (*va_reserve)(hc_hal_dev *dev, uint64_t size, hc_hal_dptr *out);
+	/* Gives a whole reservation back: @addr and @size exactly as va_reserve
+	 * returned and was asked (HC_ERR_INVALID otherwise).  Every granule must
+	 * have been unmapped (HC_ERR_INVALID naming the bytes still mapped; the
+	 * reservation stays as it was).  Not while capturing. */
+	hc_status (*va_release)(hc_hal_dev *dev, hc_hal_dptr addr, uint64_t size);
+	/* Creates @size bytes of device memory and maps them read-write for
+	 * this device at [@addr, @addr + @size).  @addr and @size multiples of
+	 * G, @size > 0, the range inside one reservation, none of its granules
+	 * mapped (HC_ERR_INVALID otherwise, nothing changed).  The bytes count
+	 * against the device like mem_alloc's; HC_ERR_OOM when the device
+	 * refuses the memory, which leaves the reservation as it was, usable.
+	 * The contents are undefined (sim: zero).  On return, work queued on
+	 * any stream may use the range; adjacent mappings of one reservation
+	 * are one contiguous buffer for copies and kernels.  Not while
+	 * capturing.  The host pays the call (three runtime calls on a GPU;
+	 * one that fails, HC_ERR_DEVICE, is undone with the steps before it). */
+	hc_status (*pmem_map)(hc_hal_dev *dev, hc_hal_dptr addr, uint64_t size);
+	/* Unmaps [@addr, @addr + @size) and releases its memory.  The range
+	 * must be exactly one or more whole, adjacent ranges of earlier
+	 * pmem_map calls: a runtime cannot unmap part of a mapping
+	 * (HC_ERR_INVALID otherwise, nothing changed).  Does not wait for the
+	 * device (see above): the caller has fenced every use of the range.
+	 * The granules stay reserved and may be mapped again.  Not while
+	 * capturing.  A runtime failure (HC_ERR_DEVICE) on one of several
+	 * mappings leaves those before it unmapped and the rest mapped;
+	 * stats.pmem_unmaps and device_bytes_live say which went. */
+	hc_status (*pmem_unmap)(hc_hal_dev *dev, hc_hal_dptr addr, uint64_t size);
 };
 
 /* Backends, by name: "sim", "hip".  NULL when unknown.  Exported from
@@ -309,7 +391,8 @@ hc_status hc_hal_error(hc_status status, int backend_code, const char *backend_n
 	X(stream_destroy) X(stream_sync) X(copy_h2d) X(copy_d2h) X(copy_d2d) X(event_record)       \
 	X(event_wait) X(event_sync) X(event_query) X(event_destroy) X(capture_begin)               \
 	X(capture_end) X(graph_launch) X(graph_destroy) X(module_load) X(module_unload)            \
-	X(function_get) X(launch) X(host_copy) X(host_copy_split) X(stream_adopt)
+	X(function_get) X(launch) X(host_copy) X(host_copy_split) X(stream_adopt)                  \
+	X(va_reserve) X(va_release) X(pmem_map) X(pmem_unmap)
 
 enum hc_optime_op {
 #define HC_OPTIME_ENUM(name) HC_OPTIME_##name,

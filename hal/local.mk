@@ -17,6 +17,8 @@ libhipcore_internal_la_SOURCES += \
 	hal/hip/hip_loader.c \
 	hal/hip/hip_ops.c \
 	hal/hip/hip_pinned.c \
+	hal/hip/hip_vmm.h \
+	hal/hip/hip_vmm.c \
 	hal/hip/hip_ktime.h \
 	hal/hip/hip_ktime.c \
 	hal/hip/hip_builtins.h \

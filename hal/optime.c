@@ -9,7 +9,9 @@
  * and a measured run give tables in the same units.  ctl is forwarded
  * untimed (it is the clock itself), except HC_HAL_CTL_OP_TIMES, answered
  * here, and HC_HAL_CTL_HOST_COPY, timed as the op host_copy (the backend
- * runs the library's memcpy inside it).
+ * runs the library's memcpy inside it).  An op the backend leaves NULL (the
+ * virtual-memory ops of a backend without them) stays NULL in the shim's
+ * table, so a caller sees the backend's table as it is.
  */
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -203,6 +205,26 @@ static hc_status t_launch(hc_hal_dev *dev, hc_hal_stream *s, hc_hal_function *fn
 	TIMED(launch, launch(o->real, s, fn, l));
 }
 
+static hc_status t_va_reserve(hc_hal_dev *dev, uint64_t size, hc_hal_dptr *out)
+{
+	TIMED(va_reserve, va_reserve(o->real, size, out));
+}
+
+static hc_status t_va_release(hc_hal_dev *dev, hc_hal_dptr addr, uint64_t size)
+{
+	TIMED(va_release, va_release(o->real, addr, size));
+}
+
+static hc_status t_pmem_map(hc_hal_dev *dev, hc_hal_dptr addr, uint64_t size)
+{
+	TIMED(pmem_map, pmem_map(o->real, addr, size));
+}
+
+static hc_status t_pmem_unmap(hc_hal_dev *dev, hc_hal_dptr addr, uint64_t size)
+{
+	TIMED(pmem_unmap, pmem_unmap(o->real, addr, size));
+}
+
 static hc_status t_ctl(hc_hal_dev *dev, int op, void *arg)
 {
 	struct optime_dev *o = OD(dev);
@@ -286,6 +308,11 @@ hc_status hc_optime_wrap(const struct hc_hal_ops *real_ops, hc_hal_dev *real_dev
 		.function_get = t_function_get,
 		.launch = t_launch,
 		.ctl = t_ctl,
+		/* a backend without virtual memory keeps its ops NULL here too */
+		.va_reserve = real_ops->va_reserve ? t_va_reserve : NULL,
+		.va_release = real_ops->va_release ? t_va_release : NULL,
+		.pmem_map = real_ops->pmem_map ? t_pmem_map : NULL,
+		.pmem_unmap = real_ops->pmem_unmap ? t_pmem_unmap : NULL,
 	};
 	*ops = &o->ops;
 	*dev = (hc_hal_dev *)(void *)o;

@@ -38,6 +38,17 @@ host_alloc_per_mib = 400 us
 host_free = 50 us
 host_free_per_mib = 24800 ns
 
+# Virtual memory: the granule (0: none); a map or an unmap costs
+# base + per MiB beyond the first, per mapping.  Public figures for 2 MiB
+# pages (A100), not the H200 probe's: doc/sim-profile.md.
+vmm_granularity = 2 MiB
+va_reserve = 15 us
+va_release = 10 us
+pmem_map = 30 us
+pmem_map_per_mib = 600 ns
+pmem_unmap = 25 us
+pmem_unmap_per_mib = 306 ns
+
 # Streams and events (host API costs).
 event_record = 300 ns
 event_query = 160 ns

@@ -10,5 +10,6 @@ libhipcore_internal_la_SOURCES += \
 	sim/sim_kernels.c \
 	sim/sim_graph.c \
 	sim/sim_fault.c \
-	sim/sim_cold.c
+	sim/sim_cold.c \
+	sim/sim_vmm.c
 EXTRA_DIST += doc/sim-profile.md

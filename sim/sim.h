@@ -58,6 +58,14 @@ struct hc_sim_profile {
 	uint64_t host_alloc_ns, host_alloc_ns_per_mib;
 	uint64_t host_free_ns, host_free_ns_per_mib;
 
+	/* virtual memory (sim_vmm.c): the granule (0: none), and host costs;
+	 * a map or an unmap costs base + per_mib for each MiB beyond the first,
+	 * per mapping */
+	uint64_t vmm_granularity;
+	uint64_t va_reserve_ns, va_release_ns;
+	uint64_t pmem_map_ns, pmem_map_ns_per_mib;
+	uint64_t pmem_unmap_ns, pmem_unmap_ns_per_mib;
+
 	/* streams and events (host costs) */
 	uint64_t event_record_ns, event_query_ns, event_wait_ns, event_sync_ns;
 	uint64_t event_destroy_ns;

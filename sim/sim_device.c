@@ -87,6 +87,7 @@ static hc_status sim_device_open(const struct hc_hal_open_args *args, hc_hal_dev
 	dev->data_mode = args->data_mode;
 	dev->rng = args->seed;
 	dev->top = SIM_DEV_BASE + (uint64_t)args->ordinal * SIM_DEV_SPACING;
+	dev->space_end = dev->top + SIM_DEV_SPACING;
 	dev->top = (dev->top + dev->prof.alignment - 1) & ~(dev->prof.alignment - 1);
 	LIST_INIT(&dev->streams);
 	LIST_INIT(&dev->events);
@@ -108,6 +109,7 @@ static void sim_device_close(hc_hal_dev *dev)
 	sim_graphs_release(dev);
 	sim_streams_release(dev);
 	sim_modules_release(dev);
+	sim_vmm_release(dev);
 	sim_memory_release(dev);
 	pthread_mutex_destroy(&dev->lock);
 	free(dev);
@@ -124,6 +126,7 @@ static hc_status sim_device_props(hc_hal_dev *dev, struct hc_hal_props *out)
 	out->total_memory = dev->capacity;
 	out->alignment = dev->prof.alignment;
 	out->integrated = dev->prof.integrated;
+	out->vmm_granularity = dev->prof.vmm_granularity;
 	pthread_mutex_unlock(&dev->lock);
 	return HC_OK;
 }
@@ -285,6 +288,10 @@ SIM_WRAP(function_get,
 SIM_WRAP(launch,
 	 (hc_hal_dev * dev, hc_hal_stream *s, hc_hal_function *fn, const struct hc_hal_launch *l),
 	 (dev, s, fn, l))
+SIM_WRAP(va_reserve, (hc_hal_dev * dev, uint64_t size, hc_hal_dptr *out), (dev, size, out))
+SIM_WRAP(va_release, (hc_hal_dev * dev, hc_hal_dptr addr, uint64_t size), (dev, addr, size))
+SIM_WRAP(pmem_map, (hc_hal_dev * dev, hc_hal_dptr addr, uint64_t size), (dev, addr, size))
+SIM_WRAP(pmem_unmap, (hc_hal_dev * dev, hc_hal_dptr addr, uint64_t size), (dev, addr, size))
 
 static const struct hc_hal_ops sim_ops = {
 	.version = HC_HAL_VERSION,
@@ -317,6 +324,10 @@ static const struct hc_hal_ops sim_ops = {
 	.function_get = sim_op_function_get,
 	.launch = sim_op_launch,
 	.ctl = sim_ctl,
+	.va_reserve = sim_op_va_reserve,
+	.va_release = sim_op_va_release,
+	.pmem_map = sim_op_pmem_map,
+	.pmem_unmap = sim_op_pmem_unmap,
 };
 
 /**

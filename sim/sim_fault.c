@@ -8,8 +8,10 @@
  * only, HC_FAULT_PERSISTENT the n-th and every later one, HC_FAULT_OFF
  * disarms.  For HC_FAULT_CAPACITY n is a byte ceiling: a device allocation
  * fails when the bytes in use would exceed n (ONCE: the first such
- * allocation only).  Which calls count: DEVICE_ALLOC each mem_alloc that
- * got past argument checks; PINNED_ALLOC each host_alloc; LAUNCH each kernel
+ * allocation only; mapped bytes count as allocated ones).  Which calls
+ * count: DEVICE_ALLOC each mem_alloc and each pmem_map that got past
+ * argument checks (one countdown for both); CAPACITY the same calls;
+ * PINNED_ALLOC each host_alloc; LAUNCH each kernel
  * run (a launch call, or a kernel node of a graph launch); COPY each copy
  * run likewise; FENCE each event_sync and stream_sync.
  *

@@ -10,7 +10,8 @@
  * sim_memory.c (capacity, address space, data mode, pinned memory),
  * sim_stream.c (streams, events, syncs, late failures), sim_copy.c,
  * sim_kernels.c (modules and built-in kernels), sim_graph.c (capture and
- * replay), sim_fault.c (fault injection).
+ * replay), sim_fault.c (fault injection), sim_vmm.c (reservations and the
+ * memory mapped into them).
  */
 #ifndef HIPCORE_SIM_INTERNAL_H
 #define HIPCORE_SIM_INTERNAL_H
@@ -59,6 +60,14 @@ struct sim_range {
 struct sim_vec {
 	struct sim_range *v;
 	size_t n, cap;
+};
+
+/* A reservation of address space (sim_vmm.c) and what is mapped into it. */
+struct sim_resv {
+	uint64_t base, size;
+	unsigned char *host; /* data mode: one MAP_NORESERVE mapping of size bytes, else NULL */
+	struct sim_vec maps; /* the pmem_map ranges live, sorted by base (data unused) */
+	uint64_t mapped;     /* their bytes */
 };
 
 struct sim_host_block {
@@ -161,6 +170,9 @@ struct hc_hal_dev {
 	struct sim_vec holes;     /* free ranges below top, sorted, coalesced */
 	struct sim_host_block *hosts;
 	size_t nhosts, caphosts;
+	uint64_t space_end;       /* the address space ends here (next ordinal's start) */
+	struct sim_resv *resv;    /* reservations, sorted by base */
+	size_t nresv, capresv;
 
 	LIST_HEAD(, hc_hal_stream) streams;
 	LIST_HEAD(, hc_hal_event) events;
@@ -204,6 +216,34 @@ hc_status sim_dev_range(hc_hal_dev *dev, hc_hal_dptr ptr, uint64_t size, const c
 bool sim_host_is_pinned(hc_hal_dev *dev, const void *ptr);
 void sim_memory_release(hc_hal_dev *dev);
 uint64_t sim_alloc_cost(uint64_t base, uint64_t per_mib, uint64_t size);
+/* The address space, shared by allocations and reservations: @size bytes
+ * aligned to @align (a power of two), first fit; false when exhausted. */
+bool sim_space_take(hc_hal_dev *dev, uint64_t size, uint64_t align, uint64_t *out);
+/* Gives a range back; false only when the bookkeeping cannot grow (the
+ * range is then lost to the address space, never handed out twice). */
+bool sim_space_give(hc_hal_dev *dev, uint64_t base, uint64_t size);
+/* Sorted range arrays. */
+bool sim_vec_insert(struct sim_vec *v, size_t at, struct sim_range r);
+void sim_vec_remove(struct sim_vec *v, size_t at);
+/* Index of the first range with base > @addr. */
+size_t sim_vec_upper(const struct sim_vec *v, uint64_t addr);
+/* Rounds @size up to the alignment, charges the capacity, counts the peak:
+ * the bookkeeping mem_alloc and pmem_map share (@what names the op).
+ * HC_ERR_OOM when the device refuses (injected faults included). */
+hc_status sim_capacity_take(hc_hal_dev *dev, uint64_t size, const char *what);
+void sim_capacity_give(hc_hal_dev *dev, uint64_t size);
+
+/* sim_vmm.c */
+hc_status sim_va_reserve(hc_hal_dev *dev, uint64_t size, hc_hal_dptr *out);
+hc_status sim_va_release(hc_hal_dev *dev, hc_hal_dptr addr, uint64_t size);
+hc_status sim_pmem_map(hc_hal_dev *dev, hc_hal_dptr addr, uint64_t size);
+hc_status sim_pmem_unmap(hc_hal_dev *dev, hc_hal_dptr addr, uint64_t size);
+/* sim_dev_range for an address inside a reservation: false when @ptr is in
+ * none (*st untouched), else true with *st HC_OK (and *bytes) or
+ * HC_ERR_INVALID when the range runs into an unmapped granule. */
+bool sim_vmm_range(hc_hal_dev *dev, hc_hal_dptr ptr, uint64_t size, const char *what,
+		   unsigned char **bytes, hc_status *st);
+void sim_vmm_release(hc_hal_dev *dev);
 
 /* sim_stream.c */
 hc_status sim_check_stream(hc_hal_dev *dev, hc_hal_stream *s, const char *fn);

@@ -7,12 +7,14 @@
  * device's capacity (open_args.capacity, else the profile's total_memory).
  *
  * Address space: addresses start at SIM_DEV_BASE (never 0; apart by
- * SIM_DEV_SPACING for each further ordinal) and are handed
- * out first-fit from a sorted, coalesced list of holes below a bump pointer;
- * a hole that reaches the bump pointer lowers it, so freed ranges are reused
- * and long replays never run out of 64-bit addresses.  Because every size is
- * a multiple of the alignment and the base is aligned, so is every address.
- * Live allocations sit in an array sorted by address (binary search).
+ * SIM_DEV_SPACING for each further ordinal, which bounds each device's
+ * space) and are handed out first-fit from a sorted, coalesced list of
+ * holes below a bump pointer; a hole that reaches the bump pointer lowers
+ * it, so freed ranges are reused and long replays never run out of 64-bit
+ * addresses.  Each request is aligned (the profile's alignment for an
+ * allocation, the granule for a reservation, sim_vmm.c): a hole's or the
+ * top's unaligned head stays a hole.  Live allocations sit in an array
+ * sorted by address (binary search).
  *
  * Data mode: each allocation is backed by calloc'd host memory, so copies
  * and built-in kernels move real bytes; debug builds (HC_DEBUG >= 1) poison
@@ -48,7 +50,7 @@ uint64_t sim_alloc_cost(uint64_t base, uint64_t per_mib, uint64_t size)
 	return extra > UINT64_MAX ? UINT64_MAX : (uint64_t)extra;
 }
 
-static bool vec_insert(struct sim_vec *v, size_t at, struct sim_range r)
+bool sim_vec_insert(struct sim_vec *v, size_t at, struct sim_range r)
 {
 	if (v->n == v->cap) {
 		size_t ncap = v->cap ? v->cap * 2 : 16;
@@ -64,14 +66,13 @@ static bool vec_insert(struct sim_vec *v, size_t at, struct sim_range r)
 	return true;
 }
 
-static void vec_remove(struct sim_vec *v, size_t at)
+void sim_vec_remove(struct sim_vec *v, size_t at)
 {
 	memmove(v->v + at, v->v + at + 1, (v->n - at - 1) * sizeof(*v->v));
 	v->n--;
 }
 
-/* Index of the first range with base > @addr. */
-static size_t vec_upper(const struct sim_vec *v, uint64_t addr)
+size_t sim_vec_upper(const struct sim_vec *v, uint64_t addr)
 {
 	size_t lo = 0, hi = v->n;
 
@@ -88,7 +89,7 @@ static size_t vec_upper(const struct sim_vec *v, uint64_t addr)
 /* Index of the live allocation containing @addr, or -1. */
 static long live_find(hc_hal_dev *dev, uint64_t addr)
 {
-	size_t i = vec_upper(&dev->live, addr);
+	size_t i = sim_vec_upper(&dev->live, addr);
 
 	if (i == 0)
 		return -1;
@@ -103,7 +104,10 @@ hc_status sim_dev_range(hc_hal_dev *dev, hc_hal_dptr ptr, uint64_t size, const c
 {
 	long i = live_find(dev, ptr);
 	const struct sim_range *r;
+	hc_status st;
 
+	if (i < 0 && sim_vmm_range(dev, ptr, size, what, bytes, &st))
+		return st;
 	if (i < 0)
 		return hc_hal_error(HC_ERR_INVALID, 0, NULL,
 				    "sim: %s 0x%llx is not inside a device allocation", what,
@@ -120,51 +124,127 @@ hc_status sim_dev_range(hc_hal_dev *dev, hc_hal_dptr ptr, uint64_t size, const c
 	return HC_OK;
 }
 
-/* Takes @size bytes of address space: first fit in a hole, else the top. */
-static bool space_take(hc_hal_dev *dev, uint64_t size, uint64_t *out)
+/* The first multiple of @align at or above @a, or 0 when there is none. */
+static uint64_t align_up(uint64_t a, uint64_t align)
 {
+	return a > UINT64_MAX - (align - 1) ? 0 : (a + align - 1) & ~(align - 1);
+}
+
+/* Takes @size bytes of address space aligned to @align: first fit in a
+ * hole, else the top.  A hole's unaligned head stays a hole; so does the
+ * gap between the top and an aligned start above it. */
+bool sim_space_take(hc_hal_dev *dev, uint64_t size, uint64_t align, uint64_t *out)
+{
+	uint64_t at;
+
 	for (size_t i = 0; i < dev->holes.n; i++) {
 		struct sim_range *h = &dev->holes.v[i];
-		if (h->size < size)
+		uint64_t head;
+
+		at = align_up(h->base, align);
+		if (at == 0 || at - h->base >= h->size || h->size - (at - h->base) < size)
 			continue;
-		*out = h->base;
-		h->base += size;
-		h->size -= size;
-		if (h->size == 0)
-			vec_remove(&dev->holes, i);
+		head = at - h->base;
+		if (head == 0) {
+			h->base += size;
+			h->size -= size;
+			if (h->size == 0)
+				sim_vec_remove(&dev->holes, i);
+		} else if (h->size - head == size) {
+			h->size = head;
+		} else {
+			struct sim_range tail = { at + size, h->size - head - size, NULL };
+
+			if (!sim_vec_insert(&dev->holes, i + 1, tail))
+				return false;
+			dev->holes.v[i].size = head;
+		}
+		*out = at;
 		return true;
 	}
-	if (dev->top > UINT64_MAX - size)
+	at = align_up(dev->top, align);
+	if (at == 0 || at > dev->space_end || dev->space_end - at < size)
 		return false;
-	*out = dev->top;
-	dev->top += size;
+	if (at != dev->top && !sim_vec_insert(&dev->holes, dev->holes.n,
+					      (struct sim_range){ dev->top, at - dev->top, NULL }))
+		return false;
+	*out = at;
+	dev->top = at + size;
 	return true;
 }
 
 /* Gives a range back: coalesce with neighbours, lower the top if it ends
  * there.  Returns false only when the hole list cannot grow (then the range
  * is leaked from the address space, never handed out twice). */
-static bool space_give(hc_hal_dev *dev, uint64_t base, uint64_t size)
+bool sim_space_give(hc_hal_dev *dev, uint64_t base, uint64_t size)
 {
-	size_t i = vec_upper(&dev->holes, base);
+	size_t i = sim_vec_upper(&dev->holes, base);
 	struct sim_vec *v = &dev->holes;
 
 	if (i > 0 && v->v[i - 1].base + v->v[i - 1].size == base) {
 		i--;
 		v->v[i].size += size;
 	} else {
-		if (!vec_insert(v, i, (struct sim_range){ base, size, NULL }))
+		if (!sim_vec_insert(v, i, (struct sim_range){ base, size, NULL }))
 			return false;
 	}
 	if (i + 1 < v->n && v->v[i].base + v->v[i].size == v->v[i + 1].base) {
 		v->v[i].size += v->v[i + 1].size;
-		vec_remove(v, i + 1);
+		sim_vec_remove(v, i + 1);
 	}
 	if (v->v[i].base + v->v[i].size == dev->top) {
 		dev->top = v->v[i].base;
-		vec_remove(v, i);
+		sim_vec_remove(v, i);
 	}
 	return true;
+}
+
+/*
+ * sim_capacity_check - may the device give @rounded more bytes (@size asked)?
+ * The injected faults first (HC_FAULT_DEVICE_ALLOC counts mem_alloc and
+ * pmem_map calls alike, HC_FAULT_CAPACITY their bytes), then the capacity.
+ * Changes nothing but the fault counters.  @what names the op in messages.
+ */
+static hc_status sim_capacity_check(hc_hal_dev *dev, uint64_t size, uint64_t rounded,
+				    const char *what)
+{
+	if (sim_fault_step(dev, HC_FAULT_DEVICE_ALLOC,
+			   dev->stats.device_allocs + dev->stats.pmem_maps + 1))
+		return hc_hal_error(HC_ERR_OOM, 0, "injected",
+				    "sim %s: injected device allocation fault (%llu bytes)", what,
+				    (unsigned long long)size);
+	if (sim_fault_capacity(dev, rounded))
+		return hc_hal_error(HC_ERR_OOM, 0, "injected",
+				    "sim %s: injected capacity fault: %llu bytes requested, "
+				    "%llu in use, ceiling %llu",
+				    what, (unsigned long long)rounded, (unsigned long long)dev->in_use,
+				    (unsigned long long)dev->faults[HC_FAULT_CAPACITY].countdown);
+	if (rounded > dev->capacity - dev->in_use)
+		return hc_hal_error(HC_ERR_OOM, 0, NULL,
+				    "sim %s: %llu bytes requested (%llu rounded), %llu in use, "
+				    "capacity %llu",
+				    what, (unsigned long long)size, (unsigned long long)rounded,
+				    (unsigned long long)dev->in_use, (unsigned long long)dev->capacity);
+	return HC_OK;
+}
+
+hc_status sim_capacity_take(hc_hal_dev *dev, uint64_t size, const char *what)
+{
+	hc_status st = sim_capacity_check(dev, size, size, what);
+
+	if (st)
+		return st;
+	dev->in_use += size;
+	dev->stats.device_bytes_live = dev->in_use;
+	if (dev->in_use > dev->stats.device_bytes_peak)
+		dev->stats.device_bytes_peak = dev->in_use;
+	return HC_OK;
+}
+
+void sim_capacity_give(hc_hal_dev *dev, uint64_t size)
+{
+	dev->in_use -= size;
+	dev->stats.device_bytes_live = dev->in_use;
 }
 
 hc_status sim_mem_alloc(hc_hal_dev *dev, uint64_t size, hc_hal_dptr *out)
@@ -188,22 +268,9 @@ hc_status sim_mem_alloc(hc_hal_dev *dev, uint64_t size, hc_hal_dptr *out)
 				    "sim mem_alloc: %llu bytes requested, more than any device has",
 				    (unsigned long long)size);
 	rounded = (size + align - 1) & ~(align - 1);
-	if (sim_fault_step(dev, HC_FAULT_DEVICE_ALLOC, dev->stats.device_allocs + 1))
-		return hc_hal_error(HC_ERR_OOM, 0, "injected",
-				    "sim mem_alloc: injected device allocation fault (%llu bytes)",
-				    (unsigned long long)size);
-	if (sim_fault_capacity(dev, rounded))
-		return hc_hal_error(HC_ERR_OOM, 0, "injected",
-				    "sim mem_alloc: injected capacity fault: %llu bytes requested, "
-				    "%llu in use, ceiling %llu",
-				    (unsigned long long)rounded, (unsigned long long)dev->in_use,
-				    (unsigned long long)dev->faults[HC_FAULT_CAPACITY].countdown);
-	if (rounded > dev->capacity - dev->in_use)
-		return hc_hal_error(HC_ERR_OOM, 0, NULL,
-				    "sim mem_alloc: %llu bytes requested (%llu rounded), %llu in use, "
-				    "capacity %llu",
-				    (unsigned long long)size, (unsigned long long)rounded,
-				    (unsigned long long)dev->in_use, (unsigned long long)dev->capacity);
+	st = sim_capacity_check(dev, size, rounded, "mem_alloc");
+	if (st)
+		return st;
 	if (dev->data_mode) {
 		r.data = calloc(1, rounded);
 		if (!r.data)
@@ -211,13 +278,13 @@ hc_status sim_mem_alloc(hc_hal_dev *dev, uint64_t size, hc_hal_dptr *out)
 					    "sim mem_alloc: no host memory to back %llu bytes in data mode",
 					    (unsigned long long)rounded);
 	}
-	if (!space_take(dev, rounded, &base)) {
+	if (!sim_space_take(dev, rounded, align, &base)) {
 		st = hc_hal_error(HC_ERR_OOM, 0, NULL, "sim mem_alloc: address space exhausted");
 		goto err_free_data;
 	}
 	r.base = base;
 	r.size = rounded;
-	if (!vec_insert(&dev->live, vec_upper(&dev->live, base), r)) {
+	if (!sim_vec_insert(&dev->live, sim_vec_upper(&dev->live, base), r)) {
 		st = hc_hal_error(HC_ERR_OOM, 0, NULL, "sim mem_alloc: no host memory for bookkeeping");
 		goto err_give_back;
 	}
@@ -230,7 +297,7 @@ hc_status sim_mem_alloc(hc_hal_dev *dev, uint64_t size, hc_hal_dptr *out)
 	return HC_OK;
 
 err_give_back:
-	space_give(dev, base, rounded);
+	sim_space_give(dev, base, rounded);
 err_free_data:
 	free(r.data);
 	return st;
@@ -265,17 +332,16 @@ hc_status sim_mem_free(hc_hal_dev *dev, hc_hal_dptr ptr)
 	sim_host_cost(dev, sim_call_cost(dev, SIM_CALL_MEM_FREE,
 					 sim_alloc_cost(dev->prof.dev_free_ns,
 							dev->prof.dev_free_ns_per_mib, r.size)));
-	vec_remove(&dev->live, (size_t)i);
-	space_give(dev, r.base, r.size);
+	sim_vec_remove(&dev->live, (size_t)i);
+	sim_space_give(dev, r.base, r.size);
 	if (r.data) {
 #if HC_DEBUG >= 1
 		memset(r.data, SIM_POISON, r.size);
 #endif
 		free(r.data);
 	}
-	dev->in_use -= r.size;
+	sim_capacity_give(dev, r.size);
 	dev->stats.device_frees++;
-	dev->stats.device_bytes_live = dev->in_use;
 	return HC_OK;
 }
 

@@ -21,7 +21,14 @@ grep -q '^# command: hipsim calibrate --backend sim --quick --repeats 3 -o ' "$t
 	fail "no command line in the header"
 grep -q '^# device: NVIDIA H200 (simulated)$' "$tmp/sim.profile" || fail "no device in the header"
 grep -q '^h2d_pinned_latency = 8000 ns$' "$tmp/sim.profile" || fail "h2d_pinned_latency not 8000 ns"
-grep -q 'hipsim calibrate: \[11/11\] built-in kernels' "$tmp/err" ||
+grep -q '^vmm_granularity = 2097152 B$' "$tmp/sim.profile" || fail "vmm_granularity not 2 MiB"
+grep -q '^pmem_map = 30000 ns$' "$tmp/sim.profile" || fail "pmem_map not 30000 ns"
+grep -q '^pmem_unmap_per_mib = 306 ns$' "$tmp/sim.profile" || fail "pmem_unmap_per_mib not 306 ns"
+grep -q 'hipsim calibrate: \[9/12\] virtual memory (reserve, map, unmap)' "$tmp/err" ||
+	fail "no virtual-memory phase"
+grep -q 'hipsim calibrate: \[11/12\] kernel launch and graphs' "$tmp/err" ||
+	fail "no kernel-launch phase"
+grep -q 'hipsim calibrate: \[12/12\] built-in kernels' "$tmp/err" ||
 	fail "no progress line per phase on a non-tty stderr"
 "$hipsim" run --profile "$tmp/sim.profile" --steps 5 >/dev/null || fail "run rejects the profile"
 

@@ -1,7 +1,7 @@
 /*
  * check_calibrate.c - hipsim calibrate without a GPU: calibrating the
  * simulator gives back its own profile (written, reloaded, every figure
- * within 1 %), the hip backend without a device fails cleanly, and a
+ * within 1 %, the virtual-memory ones too), the hip backend without a device fails cleanly, and a
  * profile missing any required key is refused with the key named.
  * The hipsim command line (exit statuses, messages) is tests/calibrate.sh.
  */
@@ -55,6 +55,8 @@ static void assert_close(const struct hc_sim_profile *a, const struct hc_sim_pro
 		F(cold_launch_ns), F(cold_event_record_ns), F(cold_event_query_ns),
 		F(cold_event_wait_ns), F(cold_event_sync_ns), F(cold_event_destroy_ns),
 		F(cold_stream_sync_ns), F(cold_dev_alloc_ns), F(cold_dev_free_ns),
+		F(vmm_granularity), F(va_reserve_ns), F(va_release_ns), F(pmem_map_ns),
+		F(pmem_map_ns_per_mib), F(pmem_unmap_ns), F(pmem_unmap_ns_per_mib),
 	};
 #undef F
 	for (size_t i = 0; i < sizeof(f) / sizeof(f[0]); i++)
@@ -116,7 +118,9 @@ static const char other_profile[] =
 	"host_cold_bytes = 8 MiB\ncold_copy = 3 us\ncold_launch = 4 us\ncold_event_record = 2 us\n"
 	"cold_event_query = 2500\ncold_event_wait = 900\ncold_event_sync = 1100\n"
 	"cold_event_destroy = 600\ncold_stream_sync = 1300\ncold_dev_alloc = 30 us\n"
-	"cold_dev_free = 25 us\nkernel_default = 1800 ns\nkernel_per_mib = 600 ns\n";
+	"cold_dev_free = 25 us\nkernel_default = 1800 ns\nkernel_per_mib = 600 ns\n"
+	"vmm_granularity = 4 MiB\nva_reserve = 12 us\nva_release = 8 us\npmem_map = 45 us\n"
+	"pmem_map_per_mib = 900\npmem_unmap = 33 us\npmem_unmap_per_mib = 450\n";
 
 START_TEST(sim_round_trip_other)
 {
@@ -228,7 +232,8 @@ static void profile_scaled(unsigned mul, struct hc_sim_profile *out)
 	ck_assert_ptr_nonnull(f);
 	ck_assert_int_eq(hs_profile_write(f, &b, NULL), 0);
 	fclose(f);
-	/* every number after " = " times @mul, except the identity lines */
+	/* every number after " = " times @mul, except the identity lines (the
+	 * device's own: its name, memory, alignment, kind and granule) */
 	{
 		char *o = malloc(len * 2 + 64), *w = o;
 		const char *r = text;
@@ -240,7 +245,8 @@ static void profile_scaled(unsigned mul, struct hc_sim_profile *out)
 			if (!nl)
 				nl = r + strlen(r);
 			if (eq && eq < nl && *r != '#' && strncmp(r, "name", 4) && strncmp(r, "total_memory", 12) &&
-			    strncmp(r, "alignment", 9) && strncmp(r, "integrated", 10)) {
+			    strncmp(r, "alignment", 9) && strncmp(r, "integrated", 10) &&
+			    strncmp(r, "vmm_granularity", 15)) {
 				unsigned long long v = strtoull(eq + 3, NULL, 10);
 				const char *unit = eq + 3 + strspn(eq + 3, "0123456789");
 

@@ -16,6 +16,7 @@
 struct toy_dev {
 	int open;
 	unsigned allocs, frees, host_allocs, copies, launches, records, syncs;
+	unsigned reserves, releases, maps, unmaps;
 	long live;
 };
 
@@ -191,6 +192,45 @@ static const struct hc_hal_ops toy_ops = {
 	.launch = toy_launch, .ctl = toy_ctl,
 };
 
+/* The toy with virtual memory: it records calls, checks nothing. */
+static hc_status toy_va_reserve(hc_hal_dev *d, uint64_t size, hc_hal_dptr *out)
+{
+	toy.reserves++;
+	*out = 0x100000;
+	return HC_OK;
+}
+
+static hc_status toy_va_release(hc_hal_dev *d, hc_hal_dptr addr, uint64_t size)
+{
+	toy.releases++;
+	return HC_OK;
+}
+
+static hc_status toy_pmem_map(hc_hal_dev *d, hc_hal_dptr addr, uint64_t size)
+{
+	toy.maps++;
+	return HC_OK;
+}
+
+static hc_status toy_pmem_unmap(hc_hal_dev *d, hc_hal_dptr addr, uint64_t size)
+{
+	toy.unmaps++;
+	return HC_OK;
+}
+
+static const struct hc_hal_ops *toy_vmm_ops(void)
+{
+	static struct hc_hal_ops t;
+
+	t = toy_ops;
+	t.name = "toy-vmm";
+	t.va_reserve = toy_va_reserve;
+	t.va_release = toy_va_release;
+	t.pmem_map = toy_pmem_map;
+	t.pmem_unmap = toy_pmem_unmap;
+	return &t;
+}
+
 static const struct hc_hal_ops *F;
 static hc_hal_dev *D;
 static hc_hal_stream *S;
@@ -207,7 +247,8 @@ static void setup(void)
 
 static void teardown(void)
 {
-	F->device_close(D);
+	if (D) /* a test may have closed it another way */
+		F->device_close(D);
 	ck_assert(!toy.open);
 }
 
@@ -431,6 +472,102 @@ START_TEST(countdown_walk)
 }
 END_TEST
 
+/* A backend without virtual memory: neither shim invents the ops. */
+START_TEST(ops_the_backend_lacks_stay_null)
+{
+	const struct hc_hal_ops *t = NULL;
+	hc_hal_dev *td = NULL;
+
+	ck_assert_ptr_null(F->va_reserve);
+	ck_assert_ptr_null(F->va_release);
+	ck_assert_ptr_null(F->pmem_map);
+	ck_assert_ptr_null(F->pmem_unmap);
+	ck_assert_int_eq(hc_optime_wrap(F, D, &t, &td), HC_OK);
+	ck_assert_ptr_null(t->va_reserve);
+	ck_assert_ptr_null(t->pmem_unmap);
+	ck_assert_ptr_nonnull(t->mem_alloc);
+	t->device_close(td); /* closes D through the fault shim */
+	D = NULL;
+}
+END_TEST
+
+/* pmem_map is a device allocation to the injector: one countdown with
+ * mem_alloc, and mapped bytes under the capacity ceiling until unmapped. */
+START_TEST(pmem_map_is_a_device_allocation_to_the_injector)
+{
+	const struct hc_hal_ops *V = hc_fault_wrap(toy_vmm_ops());
+	struct hc_hal_open_args a = { .ordinal = 0 };
+	struct hc_hal_fault_arg once = { HC_FAULT_DEVICE_ALLOC, 2, HC_FAULT_ONCE };
+	struct hc_hal_fault_arg cap = { HC_FAULT_CAPACITY, 100, HC_FAULT_PERSISTENT };
+	const uint64_t x = 0x100000;
+	hc_hal_dev *dev;
+	hc_hal_dptr d, r;
+
+	ck_assert_ptr_nonnull(V);
+	ck_assert_str_eq(V->name, "toy-vmm");
+	ck_assert_ptr_nonnull(V->pmem_map);
+	ck_assert_int_eq(V->device_open(&a, &dev), HC_OK);
+	ck_assert_int_eq(V->va_reserve(dev, 1000, &r), HC_OK);
+	ck_assert_uint_eq(r, x);
+	ck_assert_int_eq(V->ctl(dev, HC_HAL_CTL_FAULT, &once), HC_OK);
+	ck_assert_int_eq(V->mem_alloc(dev, 8, &d), HC_OK);
+	ck_assert_int_eq(V->pmem_map(dev, x, 10), HC_ERR_OOM);
+	ck_assert_uint_eq(toy.maps, 0); /* refused before the backend */
+	ck_assert_int_eq(V->pmem_map(dev, x, 10), HC_OK);
+	ck_assert_int_eq(V->ctl(dev, HC_HAL_CTL_FAULT, &cap), HC_OK);
+	ck_assert_int_eq(V->pmem_map(dev, x + 10, 83), HC_ERR_OOM); /* 8 + 10 + 83 > 100 */
+	ck_assert_int_eq(V->pmem_map(dev, x + 10, 82), HC_OK);      /* exactly 100 */
+	ck_assert_int_eq(V->mem_alloc(dev, 1, &r), HC_ERR_OOM);
+	/* one unmap over both mappings gives both back */
+	ck_assert_int_eq(V->pmem_unmap(dev, x, 92), HC_OK);
+	ck_assert_int_eq(V->pmem_map(dev, x, 92), HC_OK);
+	ck_assert_int_eq(V->pmem_map(dev, x + 92, 1), HC_ERR_OOM);
+	ck_assert_int_eq(V->pmem_unmap(dev, x, 92), HC_OK);
+	ck_assert_int_eq(V->mem_free(dev, d), HC_OK);
+	ck_assert_int_eq(V->va_release(dev, x, 1000), HC_OK);
+	ck_assert_uint_eq(toy.maps, 3);
+	ck_assert_uint_eq(toy.unmaps, 2);
+	ck_assert_uint_eq(toy.reserves, 1);
+	ck_assert_uint_eq(toy.releases, 1);
+	V->device_close(dev);
+}
+END_TEST
+
+/* The timing shim times the four ops on the simulator's clock: each call
+ * its profile figure (sim/sim_profile.c's built-in values). */
+START_TEST(optime_times_the_virtual_memory_ops)
+{
+	struct hc_hal_open_args a = { .ordinal = 0 };
+	const struct hc_hal_ops *t;
+	struct hc_hal_op_times ot;
+	hc_hal_dev *real, *td;
+	hc_hal_dptr r;
+
+	ck_assert_uint_eq(HC_OPTIME_COUNT, 31);
+	ck_assert_str_eq(hc_optime_name(HC_OPTIME_stream_adopt), "stream_adopt");
+	ck_assert_str_eq(hc_optime_name(HC_OPTIME_va_reserve), "va_reserve");
+	ck_assert_str_eq(hc_optime_name(HC_OPTIME_pmem_unmap), "pmem_unmap");
+	ck_assert_ptr_null(hc_optime_name(HC_OPTIME_COUNT));
+	ck_assert_int_eq(hc_sim_ops()->device_open(&a, &real), HC_OK);
+	ck_assert_int_eq(hc_optime_wrap(hc_sim_ops(), real, &t, &td), HC_OK);
+	ck_assert_int_eq(t->va_reserve(td, 8u << 20, &r), HC_OK);
+	ck_assert_int_eq(t->pmem_map(td, r, 2u << 20), HC_OK);
+	ck_assert_int_eq(t->pmem_unmap(td, r, 2u << 20), HC_OK);
+	ck_assert_int_eq(t->pmem_unmap(td, r, 2u << 20), HC_ERR_INVALID); /* counted too */
+	ck_assert_int_eq(t->va_release(td, r, 8u << 20), HC_OK);
+	ck_assert_int_eq(t->ctl(td, HC_HAL_CTL_OP_TIMES, &ot), HC_OK);
+	ck_assert_uint_eq(ot.calls[HC_OPTIME_va_reserve], 1);
+	ck_assert_uint_eq(ot.host_ns[HC_OPTIME_va_reserve], 15000);
+	ck_assert_uint_eq(ot.calls[HC_OPTIME_pmem_map], 1);
+	ck_assert_uint_eq(ot.host_ns[HC_OPTIME_pmem_map], 30000 + 600);
+	ck_assert_uint_eq(ot.calls[HC_OPTIME_pmem_unmap], 2);
+	ck_assert_uint_eq(ot.host_ns[HC_OPTIME_pmem_unmap], 25000 + 306);
+	ck_assert_uint_eq(ot.calls[HC_OPTIME_va_release], 1);
+	ck_assert_uint_eq(ot.host_ns[HC_OPTIME_va_release], 10000);
+	t->device_close(td);
+}
+END_TEST
+
 static Suite *fault_suite(void)
 {
 	Suite *s = suite_create("fault");
@@ -447,6 +584,11 @@ static Suite *fault_suite(void)
 	tcase_add_test(tc, capacity_ceiling_counts_live_bytes);
 	tcase_add_test(tc, bad_arming_is_invalid_and_changes_nothing);
 	tcase_add_test(tc, countdown_walk);
+	tcase_add_test(tc, ops_the_backend_lacks_stay_null);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("vmm");
+	tcase_add_test(tc, pmem_map_is_a_device_allocation_to_the_injector);
+	tcase_add_test(tc, optime_times_the_virtual_memory_ops);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -17,11 +17,35 @@
  * hipGraphInstantiate's signature, to drive the AMD path.  The controls keep
  * the CUDA names.  Device attributes answer from a table the test may set
  * (fake_set_attr), since HIP and CUDA number them differently.
+ *
+ * Virtual memory (cuMem* / hipMem*) is backed by host memory the way a GPU
+ * backs it with device memory: a reservation is an inaccessible anonymous
+ * mapping; cuMemCreate makes a memfd of the size (the physical memory);
+ * cuMemMap maps that memfd over the reservation, still inaccessible;
+ * cuMemSetAccess makes it read-write; cuMemUnmap puts an inaccessible
+ * anonymous mapping back; cuMemRelease closes the memfd, whose pages go with
+ * the last mapping.  So bytes written through a mapping are read back
+ * through any other, a range unmapped loses its bytes, and touching it
+ * faults.  The rules CUDA documents are enforced (granule-aligned, inside a
+ * reservation, no double map, unmap of whole mappings only, free of a whole
+ * reservation), each breach answered with invalid value (1).  The
+ * allocation properties and access descriptor are read as bytes at their
+ * documented offsets, so a layout mistake in the backend fails here.
+ * fake_set_vmm(granularity, capacity) sets the granule (0: the runtime has
+ * no VMM entry that works: cuMemGetAllocationGranularity fails) and how many
+ * bytes cuMemCreate gives before answering out of memory (2);
+ * fake_set_version sets what cuda/hipRuntimeGetVersion reports.
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* memfd_create */
+#endif
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "hal/builtins.h"
 
@@ -66,6 +90,15 @@
 #define cuModuleUnload hipModuleUnload
 #define cuModuleGetFunction hipModuleGetFunction
 #define cuLaunchKernel hipModuleLaunchKernel
+#define cudaRuntimeGetVersion hipRuntimeGetVersion
+#define cuMemGetAllocationGranularity hipMemGetAllocationGranularity
+#define cuMemAddressReserve hipMemAddressReserve
+#define cuMemAddressFree hipMemAddressFree
+#define cuMemCreate hipMemCreate
+#define cuMemMap hipMemMap
+#define cuMemSetAccess hipMemSetAccess
+#define cuMemUnmap hipMemUnmap
+#define cuMemRelease hipMemRelease
 #endif
 
 enum {
@@ -76,7 +109,9 @@ enum {
 	F_Instantiate, F_GraphLaunch, F_GraphExecDestroy, F_GraphDestroy, F_MallocAsync,
 	F_FreeAsync, F_cuInit, F_cuDeviceGet, F_cuDeviceGetName, F_cuModuleLoadData,
 	F_cuModuleUnload, F_cuModuleGetFunction, F_cuLaunchKernel, F_EventElapsed,
-	F_EventCreateTiming, F_HostRegister, F_HostUnregister, F_COUNT
+	F_EventCreateTiming, F_HostRegister, F_HostUnregister, F_RuntimeGetVersion,
+	F_MemGetAllocationGranularity, F_MemAddressReserve, F_MemAddressFree, F_MemCreate,
+	F_MemMap, F_MemSetAccess, F_MemUnmap, F_MemRelease, F_COUNT
 };
 
 static const char *const names[F_COUNT] = {
@@ -91,7 +126,9 @@ static const char *const names[F_COUNT] = {
 	"cuDeviceGetName", "cuModuleLoadData", "cuModuleUnload", "cuModuleGetFunction",
 	"cuLaunchKernel", "cudaEventElapsedTime",
 	"cudaEventCreateWithFlags:timing", /* creations with timing on (flags 0) */
-	"cudaHostRegister", "cudaHostUnregister",
+	"cudaHostRegister", "cudaHostUnregister", "cudaRuntimeGetVersion",
+	"cuMemGetAllocationGranularity", "cuMemAddressReserve", "cuMemAddressFree", "cuMemCreate",
+	"cuMemMap", "cuMemSetAccess", "cuMemUnmap", "cuMemRelease",
 };
 
 static int errs[F_COUNT];
@@ -170,6 +207,25 @@ EXPORT void fake_set_attr(int attr, int value)
 	}
 }
 
+#ifdef FAKE_HIP
+#define FAKE_VERSION 60342134 /* ROCm 6.3 */
+#else
+#define FAKE_VERSION 13000 /* CUDA 13.0 */
+#endif
+static int version = FAKE_VERSION;
+static uint64_t vmm_gran = 2u << 20, vmm_capacity = 64u << 20, vmm_created;
+
+EXPORT void fake_set_vmm(uint64_t granularity, uint64_t capacity)
+{
+	vmm_gran = granularity;
+	vmm_capacity = capacity;
+}
+
+EXPORT void fake_set_version(int v)
+{
+	version = v;
+}
+
 EXPORT void fake_reset(void)
 {
 	memset(errs, 0, sizeof(errs));
@@ -177,6 +233,9 @@ EXPORT void fake_reset(void)
 	memset(err_once, 0, sizeof(err_once));
 	memset(lookups, 0, sizeof(lookups));
 	builtin_runs = 0;
+	version = FAKE_VERSION;
+	vmm_gran = 2u << 20;
+	vmm_capacity = 64u << 20;
 	device_count = 1;
 	n_attrs = 3;
 	attrs[0][0] = 14, attrs[0][1] = 512;
@@ -763,5 +822,273 @@ EXPORT int cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsign
 		record(0);
 	else if (f && ((struct fake_function *)f)->builtin >= 0)
 		run_builtin(f, params);
+	return 0;
+}
+
+EXPORT int cudaRuntimeGetVersion(int *v)
+{
+	int e = enter(F_RuntimeGetVersion);
+
+	if (!e)
+		*v = version;
+	return e;
+}
+
+/* --- virtual memory ------------------------------------------------------ */
+
+#define MAX_VMM 64
+static struct {
+	uintptr_t base;
+	size_t size;
+} resvs[MAX_VMM];
+static struct {
+	int fd; /* the memfd + 1; 0: a free slot */
+	size_t size;
+	int maps;   /* mappings of it live */
+	bool released;
+} handles[MAX_VMM];
+static struct {
+	uintptr_t addr;
+	size_t size;
+	int handle; /* index + 1; 0: free slot */
+} vmaps[MAX_VMM];
+
+/* The property bytes at CUDA's documented offsets: pinned (1), no handle
+ * types (0), a device location (1) of device 0, no win32 data, no flags. */
+static int prop_ok(const void *prop)
+{
+	const unsigned char *b = prop;
+	int v[4];
+	void *w;
+
+	if (!prop)
+		return 0;
+	memcpy(v, b, sizeof(v));
+	memcpy(&w, b + 16, sizeof(w));
+	for (int i = 24; i < 32; i++)
+		if (b[i])
+			return 0;
+	return v[0] == 1 && v[1] == 0 && v[2] == 1 && v[3] == 0 && !w;
+}
+
+static int resv_of(uintptr_t a, size_t n)
+{
+	for (int i = 0; i < MAX_VMM; i++)
+		if (resvs[i].size && a >= resvs[i].base && a - resvs[i].base < resvs[i].size &&
+		    n <= resvs[i].size - (a - resvs[i].base))
+			return i;
+	return -1;
+}
+
+EXPORT int cuMemGetAllocationGranularity(size_t *g, const void *prop, int option)
+{
+	int e = enter(F_MemGetAllocationGranularity);
+
+	if (e)
+		return e;
+	if (!g || !prop_ok(prop) || (option != 0 && option != 1))
+		return 1;
+	if (!vmm_gran)
+		return 801; /* not supported */
+	*g = (size_t)vmm_gran;
+	return 0;
+}
+
+EXPORT int cuMemAddressReserve(void **ptr, size_t size, size_t align, void *addr,
+			       unsigned long long flags)
+{
+	int e = enter(F_MemAddressReserve);
+	size_t over;
+	char *p, *at;
+
+	if (e)
+		return e;
+	if (!ptr || !size || size % (size_t)getpagesize() || flags || (align & (align - 1)))
+		return 1;
+	if (align < (size_t)getpagesize())
+		align = (size_t)getpagesize();
+	over = size + align;
+	p = mmap(NULL, over, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (p == MAP_FAILED)
+		return 2;
+	at = (char *)(((uintptr_t)p + align - 1) & ~(uintptr_t)(align - 1));
+	if (at > p)
+		munmap(p, (size_t)(at - p));
+	if (p + over > at + size)
+		munmap(at + size, (size_t)(p + over - (at + size)));
+	for (int i = 0; i < MAX_VMM; i++)
+		if (!resvs[i].size) {
+			resvs[i].base = (uintptr_t)at;
+			resvs[i].size = size;
+			live++;
+			*ptr = at;
+			return 0;
+		}
+	munmap(at, size);
+	return 2;
+}
+
+EXPORT int cuMemAddressFree(void *ptr, size_t size)
+{
+	int e = enter(F_MemAddressFree);
+
+	if (e)
+		return e;
+	for (int i = 0; i < MAX_VMM; i++) {
+		if (resvs[i].base != (uintptr_t)ptr || resvs[i].size != size || !size)
+			continue;
+		for (int k = 0; k < MAX_VMM; k++)
+			if (vmaps[k].handle && resv_of(vmaps[k].addr, 1) == i)
+				return 1; /* still mapped */
+		munmap(ptr, size);
+		resvs[i].size = 0;
+		live--;
+		return 0;
+	}
+	return 1;
+}
+
+EXPORT int cuMemCreate(void **handle, size_t size, const void *prop, unsigned long long flags)
+{
+	int e = enter(F_MemCreate);
+	int fd;
+
+	if (e)
+		return e;
+	if (!handle || !size || !vmm_gran || size % vmm_gran || !prop_ok(prop) || flags)
+		return 1;
+	if (size > vmm_capacity - vmm_created)
+		return 2; /* out of memory */
+	for (int i = 0; i < MAX_VMM; i++) {
+		if (handles[i].fd) /* in use, or released but still mapped */
+			continue;
+		fd = memfd_create("fake-vmm", MFD_CLOEXEC);
+		if (fd < 0)
+			return 2;
+		if (ftruncate(fd, (off_t)size) != 0) {
+			close(fd);
+			return 2;
+		}
+		handles[i].fd = fd + 1; /* 0 stays "free" */
+		handles[i].size = size;
+		handles[i].maps = 0;
+		handles[i].released = false;
+		vmm_created += size;
+		live++;
+		*handle = (void *)(uintptr_t)(i + 1);
+		return 0;
+	}
+	return 2;
+}
+
+static int handle_of(void *h)
+{
+	uintptr_t i = (uintptr_t)h;
+
+	return i >= 1 && i <= MAX_VMM && handles[i - 1].fd > 0 ? (int)i - 1 : -1;
+}
+
+/* Frees the memory behind handle @i when it is released and unmapped. */
+static void handle_settle(int i)
+{
+	if (!handles[i].released || handles[i].maps)
+		return;
+	close(handles[i].fd - 1);
+	vmm_created -= handles[i].size;
+	handles[i].fd = 0;
+	handles[i].released = false;
+	live--;
+}
+
+EXPORT int cuMemMap(void *ptr, size_t size, size_t offset, void *handle,
+		    unsigned long long flags)
+{
+	int e = enter(F_MemMap);
+	int h = handle_of(handle), slot = -1;
+	uintptr_t a = (uintptr_t)ptr;
+
+	if (e)
+		return e;
+	if (h < 0 || handles[h].released || offset || flags || size != handles[h].size ||
+	    !vmm_gran || a % vmm_gran || resv_of(a, size) < 0)
+		return 1;
+	for (int k = 0; k < MAX_VMM; k++) {
+		if (!vmaps[k].handle) {
+			if (slot < 0)
+				slot = k;
+			continue;
+		}
+		if (vmaps[k].addr < a + size && a < vmaps[k].addr + vmaps[k].size)
+			return 1; /* already mapped */
+	}
+	if (slot < 0)
+		return 2;
+	if (mmap(ptr, size, PROT_NONE, MAP_SHARED | MAP_FIXED, handles[h].fd - 1, 0) == MAP_FAILED)
+		return 2;
+	vmaps[slot].addr = a;
+	vmaps[slot].size = size;
+	vmaps[slot].handle = h + 1;
+	handles[h].maps++;
+	return 0;
+}
+
+/* The mapping that is exactly [a, a + n), or -1. */
+static int vmap_exact(uintptr_t a, size_t n)
+{
+	for (int k = 0; k < MAX_VMM; k++)
+		if (vmaps[k].handle && vmaps[k].addr == a && vmaps[k].size == n)
+			return k;
+	return -1;
+}
+
+EXPORT int cuMemSetAccess(void *ptr, size_t size, const void *desc, size_t count)
+{
+	int e = enter(F_MemSetAccess);
+	const unsigned char *b = desc;
+	int v[3];
+
+	if (e)
+		return e;
+	if (!desc || count != 1)
+		return 1;
+	memcpy(v, b, sizeof(v)); /* location {type, id}, flags at offset 8 */
+	if (v[0] != 1 || v[1] != 0 || v[2] != 3)
+		return 1;
+	/* the range must be mapped, from end to end (here: one mapping) */
+	if (vmap_exact((uintptr_t)ptr, size) < 0)
+		return 1;
+	return mprotect(ptr, size, PROT_READ | PROT_WRITE) == 0 ? 0 : 1;
+}
+
+EXPORT int cuMemUnmap(void *ptr, size_t size)
+{
+	int e = enter(F_MemUnmap);
+	int k = vmap_exact((uintptr_t)ptr, size), h;
+
+	if (e)
+		return e;
+	if (k < 0)
+		return 1; /* not one whole mapping */
+	if (mmap(ptr, size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1,
+		 0) == MAP_FAILED)
+		return 2;
+	h = vmaps[k].handle - 1;
+	vmaps[k].handle = 0;
+	handles[h].maps--;
+	handle_settle(h);
+	return 0;
+}
+
+EXPORT int cuMemRelease(void *handle)
+{
+	int e = enter(F_MemRelease);
+	int h = handle_of(handle);
+
+	if (e)
+		return e;
+	if (h < 0 || handles[h].released)
+		return 1;
+	handles[h].released = true;
+	handle_settle(h);
 	return 0;
 }

@@ -80,7 +80,8 @@ check-gpu-dry: tests/gpu/check_api_gpu tests/fake_cudart.la
 # $(top_srcdir)/_carry/gpu for tests/gpu/run-on-device.sh on the GPU machine.
 EXTRA_DIST += tests/gpu/make-carry.sh tests/gpu/run-on-device.sh
 gpu-carry: tests/gpu/check_hip_gpu tests/gpu/check_api_gpu bench/gpu/bench_hip_gpu \
-		bench/gpu/bench_api_gpu bench/gpu/bench_write_gpu bench/probes/hostcopy
+		bench/gpu/bench_api_gpu bench/gpu/bench_write_gpu bench/gpu/bench_vmm_gpu \
+		bench/probes/hostcopy
 	cd $(top_srcdir) && tests/gpu/make-carry.sh $(abs_builddir)
 else
 check-gpu check-gpu-dry gpu-carry:

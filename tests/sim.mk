@@ -13,3 +13,11 @@ tests_check_builtins_SOURCES = tests/check_builtins.c
 tests_check_builtins_CFLAGS = $(TEST_CFLAGS)
 tests_check_builtins_LDADD = $(TEST_LDADD)
 endif
+# Virtual memory on the simulator (tests/check_vmm.c).
+if HAVE_CHECK
+check_PROGRAMS += tests/check_vmm
+TESTS += tests/check_vmm
+tests_check_vmm_SOURCES = tests/check_vmm.c
+tests_check_vmm_CFLAGS = $(TEST_CFLAGS)
+tests_check_vmm_LDADD = $(TEST_LDADD)
+endif

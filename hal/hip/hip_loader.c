@@ -46,7 +46,7 @@ struct hip_sym hip_syms[HIP_SYM_COUNT] = {
  * is caught here. */
 _Static_assert(sizeof(hip_syms) / sizeof(hip_syms[0]) == HIP_SYM_COUNT,
 	       "hip_syms[] must have one entry per HIP_SYM_LIST item");
-_Static_assert(HIP_SYM_COUNT == 41, "update this count when HIP_SYM_LIST changes");
+_Static_assert(HIP_SYM_COUNT == 50, "update this count when HIP_SYM_LIST changes");
 
 static pthread_mutex_t rt_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct hip_runtime rt;   /* guarded by rt_lock */

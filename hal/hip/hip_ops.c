@@ -16,8 +16,11 @@
  * a real runtime fails such a call and also invalidates the capture, which
  * would turn one refused allocation into a lost graph.
  *
- * Divisions: helpers; device; memory; streams; copies; events; graphs;
- * modules and kernels; ctl; the ops table.
+ * Virtual memory (va_reserve .. pmem_unmap) is hip_vmm.c's; the ops here
+ * check the capture rule, bind the thread and keep the counters.
+ *
+ * Divisions: helpers; device; memory; virtual memory; streams; copies;
+ * events; graphs; modules and kernels; ctl; the ops table.
  */
 #include <hip/hip_runtime_api.h>
 #include <pthread.h>
@@ -32,6 +35,7 @@
 #include "hal/hip/hip_builtins.h"
 #include "hal/hip/hip_ktime.h"
 #include "hal/hip/hip_rt.h"
+#include "hal/hip/hip_vmm.h"
 
 /* CUDA values (no CUDA headers at build time). */
 #define CUDA_ATTR_TEXTURE_ALIGNMENT 14
@@ -125,6 +129,7 @@ struct hc_hal_dev {
 	atomic_bool pin_register;   /* large pinned blocks: hip_pin_map + HostRegister */
 	uint64_t nstreams, nfunctions, nlaunch; /* serials and the launch ordinal */
 	struct hip_ktimes kt;       /* launches timed, not yet read back */
+	struct hip_vmm vmm;         /* reservations and mappings (its own lock) */
 };
 
 /* ---------------------------------------------------------------- helpers */
@@ -249,6 +254,7 @@ static hc_status hip_device_open(const struct hc_hal_open_args *args, hc_hal_dev
 		dev->mem_alloc_node = v6 ? CUDA_GRAPH_NODE_MEM_ALLOC : -1;
 		dev->mem_free_node = v6 ? CUDA_GRAPH_NODE_MEM_FREE : -1;
 	}
+	hip_vmm_init(&dev->vmm, rt->flavor, dev->ds);
 	hip_runtime_hold();
 	tls_dev = NULL;
 	st = bind_thread(dev);
@@ -271,6 +277,7 @@ static hc_status hip_device_open(const struct hc_hal_open_args *args, hc_hal_dev
 		st = rt_fail(dev, HS_DeviceGet, err);
 		goto err_close;
 	}
+	hip_vmm_probe(&dev->vmm, dev->cudev);
 	*out = dev;
 	return HC_OK;
 
@@ -327,6 +334,7 @@ static void hip_device_close(hc_hal_dev *dev)
 		HIP_CALL(ModuleUnload)(m->m);
 		free(m);
 	}
+	hip_vmm_fini(&dev->vmm); /* the streams are idle: nothing uses a mapping */
 	while ((a = LIST_FIRST(&dev->dallocs))) {
 		LIST_REMOVE(a, link);
 		HIP_CALL(Free)(a->ptr);
@@ -395,6 +403,7 @@ static hc_status hip_device_props(hc_hal_dev *dev, struct hc_hal_props *out)
 	if (surf > 0 && (uint64_t)surf > out->alignment)
 		out->alignment = (uint64_t)surf;
 	out->integrated = integ != 0;
+	out->vmm_granularity = dev->vmm.gran;
 	return HC_OK;
 }
 
@@ -577,6 +586,88 @@ static hc_status hip_host_free(hc_hal_dev *dev, void *ptr)
 
 err_relink:
 	relink(dev, 1, a);
+	return st;
+}
+
+/* --------------------------------------------------------- virtual memory */
+
+static hc_status hip_va_reserve(hc_hal_dev *dev, uint64_t size, hc_hal_dptr *out)
+{
+	hc_status st;
+
+	if (!dev)
+		return hc_hal_error(HC_ERR_INVALID, 0, NULL, "hip: va_reserve without a device");
+	if (is_capturing(dev))
+		return refuse_capturing("va_reserve");
+	if ((st = bind_thread(dev)) != HC_OK)
+		return st;
+	st = hip_vmm_reserve(&dev->vmm, size, out);
+	if (st == HC_OK) {
+		pthread_mutex_lock(&dev->lock);
+		dev->stats.va_bytes_reserved += size;
+		pthread_mutex_unlock(&dev->lock);
+	}
+	return st;
+}
+
+static hc_status hip_va_release(hc_hal_dev *dev, hc_hal_dptr addr, uint64_t size)
+{
+	hc_status st;
+
+	if (!dev)
+		return hc_hal_error(HC_ERR_INVALID, 0, NULL, "hip: va_release without a device");
+	if (is_capturing(dev))
+		return refuse_capturing("va_release");
+	if ((st = bind_thread(dev)) != HC_OK)
+		return st;
+	st = hip_vmm_release(&dev->vmm, addr, size);
+	if (st == HC_OK) {
+		pthread_mutex_lock(&dev->lock);
+		dev->stats.va_bytes_reserved -= size;
+		pthread_mutex_unlock(&dev->lock);
+	}
+	return st;
+}
+
+static hc_status hip_pmem_map(hc_hal_dev *dev, hc_hal_dptr addr, uint64_t size)
+{
+	hc_status st;
+
+	if (!dev)
+		return hc_hal_error(HC_ERR_INVALID, 0, NULL, "hip: pmem_map without a device");
+	if (is_capturing(dev))
+		return refuse_capturing("pmem_map");
+	if ((st = bind_thread(dev)) != HC_OK)
+		return st;
+	st = hip_vmm_map(&dev->vmm, addr, size);
+	if (st == HC_OK) {
+		pthread_mutex_lock(&dev->lock);
+		dev->stats.pmem_maps++;
+		dev->stats.device_bytes_live += size;
+		if (dev->stats.device_bytes_live > dev->stats.device_bytes_peak)
+			dev->stats.device_bytes_peak = dev->stats.device_bytes_live;
+		pthread_mutex_unlock(&dev->lock);
+	}
+	return st;
+}
+
+static hc_status hip_pmem_unmap(hc_hal_dev *dev, hc_hal_dptr addr, uint64_t size)
+{
+	uint64_t maps = 0, bytes = 0;
+	hc_status st;
+
+	if (!dev)
+		return hc_hal_error(HC_ERR_INVALID, 0, NULL, "hip: pmem_unmap without a device");
+	if (is_capturing(dev))
+		return refuse_capturing("pmem_unmap");
+	if ((st = bind_thread(dev)) != HC_OK)
+		return st;
+	/* a runtime failure part way still unmapped the mappings before it */
+	st = hip_vmm_unmap(&dev->vmm, addr, size, &maps, &bytes);
+	pthread_mutex_lock(&dev->lock);
+	dev->stats.pmem_unmaps += maps;
+	dev->stats.device_bytes_live -= bytes;
+	pthread_mutex_unlock(&dev->lock);
 	return st;
 }
 
@@ -1281,6 +1372,10 @@ static const struct hc_hal_ops hip_ops = {
 	.function_get = hip_function_get,
 	.launch = hip_launch,
 	.ctl = hip_ctl,
+	.va_reserve = hip_va_reserve,
+	.va_release = hip_va_release,
+	.pmem_map = hip_pmem_map,
+	.pmem_unmap = hip_pmem_unmap,
 };
 
 void *hc_hip_stream_raw(hc_hal_stream *stream)

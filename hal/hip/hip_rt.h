@@ -14,7 +14,13 @@
  * calls bound here take the same arguments as the HIP ones they stand for,
  * except where two entries exist (hipGraphInstantiate on AMD,
  * cudaGraphInstantiateWithFlags on NVIDIA).  A NULL name means "not used on
- * that platform".  Handles are passed as void *, enums as int.
+ * that platform".  Handles are passed as void *, enums as int.  The driver's
+ * CUdeviceptr and CUmemGenericAllocationHandle are unsigned long long, HIP's
+ * are pointers: both are 64-bit integers in a register on every platform
+ * the library builds for (hip_vmm.c asserts the sizes), so the virtual-memory
+ * entries take void * for both.  The virtual-memory entries are optional:
+ * a runtime without them still loads, and the device reports no virtual
+ * memory (hip_vmm.c).
  */
 #ifndef HIPCORE_HAL_HIP_RT_H
 #define HIPCORE_HAL_HIP_RT_H
@@ -126,7 +132,27 @@ enum hip_space {
 	X(FreeAsync, "hipFreeAsync", "cudaFreeAsync", HIP_LIB_RT, HIP_OPT, int,             \
 	  (void *ptr, void *stream))                                                        \
 	X(EventElapsedTime, "hipEventElapsedTime", "cudaEventElapsedTime", HIP_LIB_RT,      \
-	  HIP_OPT, int, (float *ms, void *start, void *end))
+	  HIP_OPT, int, (float *ms, void *start, void *end))                                \
+	X(RuntimeGetVersion, "hipRuntimeGetVersion", "cudaRuntimeGetVersion", HIP_LIB_RT,   \
+	  HIP_OPT, int, (int *version))                                                     \
+	X(MemGetAllocationGranularity, "hipMemGetAllocationGranularity",                    \
+	  "cuMemGetAllocationGranularity", HIP_LIB_DRV, HIP_OPT, int,                       \
+	  (size_t *granularity, const void *prop, int option))                              \
+	X(MemAddressReserve, "hipMemAddressReserve", "cuMemAddressReserve", HIP_LIB_DRV,    \
+	  HIP_OPT, int,                                                                     \
+	  (void **ptr, size_t size, size_t alignment, void *addr, unsigned long long flags)) \
+	X(MemAddressFree, "hipMemAddressFree", "cuMemAddressFree", HIP_LIB_DRV, HIP_OPT,    \
+	  int, (void *ptr, size_t size))                                                    \
+	X(MemCreate, "hipMemCreate", "cuMemCreate", HIP_LIB_DRV, HIP_OPT, int,              \
+	  (void **handle, size_t size, const void *prop, unsigned long long flags))         \
+	X(MemMap, "hipMemMap", "cuMemMap", HIP_LIB_DRV, HIP_OPT, int,                       \
+	  (void *ptr, size_t size, size_t offset, void *handle, unsigned long long flags))  \
+	X(MemSetAccess, "hipMemSetAccess", "cuMemSetAccess", HIP_LIB_DRV, HIP_OPT, int,     \
+	  (void *ptr, size_t size, const void *desc, size_t count))                         \
+	X(MemUnmap, "hipMemUnmap", "cuMemUnmap", HIP_LIB_DRV, HIP_OPT, int,                 \
+	  (void *ptr, size_t size))                                                         \
+	X(MemRelease, "hipMemRelease", "cuMemRelease", HIP_LIB_DRV, HIP_OPT, int,           \
+	  (void *handle))
 
 enum hip_sym_id {
 #define HIP_SYM_ENUM_(id, h, c, lib, opt, ret, params) HS_##id,

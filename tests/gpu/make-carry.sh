@@ -12,7 +12,8 @@ set -eu
 build=${1:-_build/d}
 dest=_carry/gpu
 progs="tests/gpu/check_hip_gpu tests/gpu/check_api_gpu bench/gpu/bench_hip_gpu
-       bench/gpu/bench_api_gpu bench/gpu/bench_write_gpu bench/probes/hostcopy bench/probes/callmix"
+       bench/gpu/bench_api_gpu bench/gpu/bench_write_gpu bench/gpu/bench_vmm_gpu
+       bench/probes/hostcopy bench/probes/callmix"
 
 test -f tests/gpu/kernels.cu || { echo "make-carry: run from the repository root" >&2; exit 2; }
 test -f "$build/Makefile" || { echo "make-carry: no build in $build" >&2; exit 2; }

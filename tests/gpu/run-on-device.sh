@@ -6,22 +6,23 @@
 #   tests/gpu/run-on-device.sh [CARRY_DIR [PROGRAM...]]
 #
 # CARRY_DIR defaults to _carry/gpu (git-ignored: name it in the device
-# tool's carry).  PROGRAM picks some of the five (all by default), to split
+# tool's carry).  PROGRAM picks some of the six (all by default), to split
 # the run over several device calls of at most 10 minutes each;
 # HC_GPU_TIMEOUT (seconds, default 240) bounds each program.
 #
 # It puts the carried libraries (CARRY_DIR/lib, and CARRY_DIR/debs/*.deb
 # unpacked under /opt/carry when present) and the CUDA runtime's directory
 # on LD_LIBRARY_PATH, compiles kernels.cu to PTX with nvcc, then runs
-# check_hip_gpu, check_api_gpu, bench_hip_gpu, bench_api_gpu and
-# bench_write_gpu.  Each program's output goes to $OUT/<name>.out (OUT
+# check_hip_gpu (virtual memory included), check_api_gpu, bench_hip_gpu,
+# bench_api_gpu, bench_write_gpu and bench_vmm_gpu (virtual memory against
+# cudaMalloc).  Each program's output goes to $OUT/<name>.out (OUT
 # defaults to a fresh directory under /tmp), the JSON lines of the benches
 # also to $OUT/bench.jsonl, and one line per program to $OUT/summary.
 # Exit status: 0 when both checks passed (or skipped with 77), else 1.
 set -u
 carry=${1:-_carry/gpu}
 test $# -gt 0 && shift
-progs=${*:-check_hip_gpu check_api_gpu bench_hip_gpu bench_api_gpu bench_write_gpu}
+progs=${*:-check_hip_gpu check_api_gpu bench_hip_gpu bench_api_gpu bench_write_gpu bench_vmm_gpu}
 out=${OUT:-$(mktemp -d /tmp/hc-gpu.XXXXXX)}
 nvcc=${NVCC:-/usr/local/cuda/bin/nvcc}
 per_prog=${HC_GPU_TIMEOUT:-240}

@@ -19,6 +19,9 @@
  *                             which block the host inside the call)
  *   allocations               t(alloc), t(free) over sizes, fitted as
  *                             base + per_mib * max(0, size - 1 MiB) / MiB
+ *   virtual memory            va_reserve, va_release: host time of one call;
+ *                             pmem_map, pmem_unmap over sizes fitted as the
+ *                             allocations are; the granule from device_props
  *   launch_overhead           t(launch + stream_sync) - launch_call - hint
  *                             for an empty kernel (hint 1 ns: the simulator
  *                             uses it, a GPU ignores it)
@@ -88,6 +91,7 @@ struct cal {
 	hc_status err;
 	char errmsg[1024];
 	char no_kernel[1024]; /* why launches were not measured, "" when they were */
+	bool no_vmm;          /* the device has no virtual memory: its keys not measured */
 	unsigned pass, passes; /* which of how many passes (progress only) */
 };
 
@@ -514,6 +518,90 @@ static void fit_alloc(struct cal *c, bool host, uint64_t max, uint64_t *alloc_ba
 out:
 	free(dp);
 	free(hp);
+}
+
+/* --- virtual memory ------------------------------------------------------ */
+
+/*
+ * Reservations and mappings (sim/sim_vmm.c's model).  va_reserve and
+ * va_release: one reservation of the size the maps below use, made and
+ * given back --repeats times.  pmem_map and pmem_unmap: sizes of one granule
+ * ×4 up to @max (at least two sizes), the --repeats mappings of a size made
+ * at once, each in its own slot of one reservation (a pool grows by fresh
+ * memory, as fit_alloc's comment says), then unmapped one by one; fitted as
+ * fit_alloc fits allocations, base + per_mib * max(0, size - 1 MiB) / MiB,
+ * over ALLOC_ROUNDS passes.
+ */
+static void fit_vmm(struct cal *c, uint64_t gran, uint64_t max, struct hc_sim_profile *p)
+{
+	const struct hc_hal_ops *o = c->ops;
+	double x[MAX_SIZES], ya[MAX_SIZES] = { 0 }, yf[MAX_SIZES] = { 0 }, wa[MAX_SIZES], wf[MAX_SIZES];
+	uint64_t *fs = c->samples + c->reps, slot = gran, total, r = 0;
+	double a, b;
+	unsigned n = 0;
+
+	if (max < 4 * gran)
+		max = 4 * gran;
+	while (slot * 4 <= max && n + 1 < MAX_SIZES)
+		slot *= 4, n++;
+	n = 0;
+	total = slot * c->reps;
+	for (unsigned i = 0; i < c->reps && c->err == HC_OK; i++) {
+		uint64_t t0 = cal_now(c);
+
+		if (cal_fail(c, o->va_reserve(c->dev, total, &r), "va_reserve"))
+			return;
+		c->samples[i] = cal_now(c) - t0;
+		t0 = cal_now(c);
+		cal_fail(c, o->va_release(c->dev, r, total), "va_release");
+		fs[i] = cal_now(c) - t0;
+	}
+	if (c->err != HC_OK)
+		return;
+	p->va_reserve_ns = ns_round(median(c->samples, c->reps));
+	p->va_release_ns = ns_round(median(fs, c->reps));
+	if (cal_fail(c, o->va_reserve(c->dev, total, &r), "va_reserve"))
+		return;
+	for (unsigned round = 0; round < ALLOC_ROUNDS; round++)
+	for (uint64_t size = gran, i = 0; size <= slot && i < MAX_SIZES; size *= 4, i++) {
+		unsigned live = 0;
+
+		for (unsigned k = 0; k < c->reps; k++, live++) {
+			uint64_t t0 = cal_now(c);
+			hc_status st = o->pmem_map(c->dev, r + k * slot, size);
+
+			c->samples[k] = cal_now(c) - t0;
+			if (cal_fail(c, st, "pmem_map"))
+				break;
+		}
+		for (unsigned k = 0; k < live; k++) {
+			uint64_t t0 = cal_now(c);
+			hc_status st = o->pmem_unmap(c->dev, r + k * slot, size);
+
+			fs[k] = cal_now(c) - t0;
+			cal_fail(c, st, "pmem_unmap");
+		}
+		if (c->err != HC_OK)
+			goto out_release;
+		x[i] = size > MIB ? (double)(size - MIB) / (double)MIB : 0.0;
+		ya[i] += median(c->samples, c->reps) / ALLOC_ROUNDS;
+		yf[i] += median(fs, c->reps) / ALLOC_ROUNDS;
+		n = (unsigned)i + 1;
+	}
+	for (unsigned i = 0; i < n; i++) {
+		wa[i] = ya[i] > 0 ? 1.0 / (ya[i] * ya[i]) : 1.0;
+		wf[i] = yf[i] > 0 ? 1.0 / (yf[i] * yf[i]) : 1.0;
+	}
+	if (fit_line(x, ya, wa, n, &a, &b) == 0) {
+		p->pmem_map_ns = ns_round(a);
+		p->pmem_map_ns_per_mib = ns_round(b);
+	}
+	if (fit_line(x, yf, wf, n, &a, &b) == 0) {
+		p->pmem_unmap_ns = ns_round(a);
+		p->pmem_unmap_ns_per_mib = ns_round(b);
+	}
+out_release:
+	cal_fail(c, o->va_release(c->dev, r, total), "va_release");
 }
 
 /* --- the library's host memcpy ------------------------------------------- */
@@ -1099,7 +1187,7 @@ static hc_status calibrate_pass(const struct hs_calibrate_args *args, unsigned p
 				struct hc_sim_profile *out, char *msg, size_t msglen)
 {
 	struct cal c = { .reps = args->repeats ? args->repeats : (args->quick ? 5 : 11),
-			 .quick = args->quick, .tty = args->progress_tty, .nphases = 11,
+			 .quick = args->quick, .tty = args->progress_tty, .nphases = 12,
 			 .pass = pass, .passes = passes };
 	struct hc_hal_open_args oa = { .ordinal = args->ordinal, .profile = args->sim_profile,
 				       .seed = 1 };
@@ -1135,6 +1223,7 @@ static hc_status calibrate_pass(const struct hs_calibrate_args *args, unsigned p
 	p.total_memory = props.total_memory;
 	p.alignment = props.alignment;
 	p.integrated = props.integrated;
+	p.vmm_granularity = props.vmm_granularity;
 	if (cal_setup(&c) != HC_OK)
 		goto out;
 	warm_up(&c);
@@ -1177,6 +1266,12 @@ static hc_status calibrate_pass(const struct hs_calibrate_args *args, unsigned p
 		  &p.dev_alloc_ns_per_mib, &p.dev_free_ns, &p.dev_free_ns_per_mib);
 	fit_alloc(&c, true, args->quick ? 16 * MIB : 64 * MIB, &p.host_alloc_ns,
 		  &p.host_alloc_ns_per_mib, &p.host_free_ns, &p.host_free_ns_per_mib);
+
+	PHASE("virtual memory (reserve, map, unmap)");
+	if (props.vmm_granularity && c.ops->va_reserve)
+		fit_vmm(&c, props.vmm_granularity, args->quick ? 16 * MIB : 256 * MIB, &p);
+	else
+		c.no_vmm = true;
 
 	PHASE("calls after host copies (cold caches)");
 	p.cold_copy_ns = cold_extra(&c, CALL_COPY, p.copy_call_ns);
@@ -1234,11 +1329,18 @@ out:
 		return c.err;
 	}
 	*out = p;
+	if (msglen)
+		msg[0] = '\0';
 	if (c.no_kernel[0] || no_builtin[0])
 		snprintf(msg, msglen, "%s%s%s", c.no_kernel, c.no_kernel[0] && no_builtin[0] ? "; " : "",
 			 no_builtin);
-	else if (msglen)
-		msg[0] = '\0';
+	if (c.no_vmm && msglen) {
+		size_t used = strlen(msg);
+
+		snprintf(msg + used, msglen - used, "%sthe device has no virtual memory management "
+			 "(vmm_granularity 0): its figures are the built-in profile's",
+			 used ? "; " : "");
+	}
 	return HC_OK;
 }
 
