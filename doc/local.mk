@@ -4,3 +4,5 @@ dist_man_MANS = doc/hipsim.1
 dist_doc_DATA += doc/design.md
 # The benchmark diary BENCHMARKS.md's tables came from (not installed).
 EXTRA_DIST += doc/benchmarks-log.md
+# How the tests are organised, run and added.
+EXTRA_DIST += tests/README.md
