@@ -283,16 +283,19 @@ static void parse_fields(struct doc_event *e, const char *cellv)
 static void read_doc(void)
 {
 	enum { NONE, CONVENTIONS, EVENTS, FN_EMITTED, FN_QUIET } table = NONE;
-	char *doc = slurp("doc/trace-events.md"), *save = NULL;
+	char *doc = slurp("doc/trace-events.md"), *next;
 	int line = 0, in_untraced = 0;
 
 	int emitted_by = 0;
 
 	n_doc_events = n_doc_fns = n_doc_untraced = n_doc_defaults = 0;
-	for (char *l = strtok_r(doc, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+	for (char *l = doc; l; l = next) {
 		char c0[NAME_LEN + 8], c1[2048], c2[512];
 
-		line++; /* blank lines are skipped by strtok_r: numbers are approximate */
+		next = strchr(l, '\n');
+		if (next)
+			*next++ = '\0';
+		line++;
 		if (strncmp(l, "Public calls that emit nothing", 30) == 0)
 			in_untraced = 1;
 		if (in_untraced) {
