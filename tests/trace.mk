@@ -32,6 +32,7 @@ endif
 
 # The trace schema's four writings agree (provider, fn ids, the CTF
 # reader's names, doc/trace-events.md); needs no LTTng.
+EXTRA_DIST += tests/check_trace_schema.c
 if HAVE_CHECK
 check_PROGRAMS += tests/check_trace_schema
 TESTS += tests/check_trace_schema
