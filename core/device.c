@@ -357,7 +357,7 @@ hc_status hc_device_op_times(hc_device d, hc_op_time *out, size_t cap, size_t *n
 	return HC_OK;
 }
 
-hc_status hc_fault_inject(hc_device d, hc_fault_kind kind, uint64_t n, hc_fault_mode mode)
+static hc_status fault_inject(hc_device d, hc_fault_kind kind, uint64_t n, hc_fault_mode mode)
 {
 	struct hc_hal_fault_arg arg = { kind, n, mode };
 	struct hc_dev *dev;
@@ -375,6 +375,15 @@ hc_status hc_fault_inject(hc_device d, hc_fault_kind kind, uint64_t n, hc_fault_
 	pthread_mutex_lock(&dev->lock);
 	rc = dev->ops->ctl(dev->hal, HC_HAL_CTL_FAULT, &arg);
 	pthread_mutex_unlock(&dev->lock);
+	return rc;
+}
+
+hc_status hc_fault_inject(hc_device d, hc_fault_kind kind, uint64_t n, hc_fault_mode mode)
+{
+	uint64_t t0 = HC_TRACE_T0(call);
+	hc_status rc = fault_inject(d, kind, n, mode);
+
+	HC_TRACE_CALL(fault_inject, 0, d.id, (uint64_t)(uint32_t)mode << 32 | (uint32_t)kind, n, rc, t0);
 	return rc;
 }
 

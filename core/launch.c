@@ -31,9 +31,6 @@
 #include "core/streamops.h"
 #include "trace/hipcore_trace.h"
 
-/* trace hipcore:cache kinds */
-enum { CACHE_HIT = 0, CACHE_MISS = 1, CACHE_EVICT = 2, CACHE_UNCACHED = 3 };
-
 hc_status hc_kern_get(struct hc_dev *dev, hc_kernel k, struct hc_kern **out);
 
 /* Writes the info words into a fresh slice of the device pool. */
@@ -69,7 +66,7 @@ static hc_status info_bind(struct hc_strm *st, const uint64_t *w, size_t nw, uin
 		if (rc != HC_OK)
 			return rc;
 		hc_strm_defer_slice(st, st->dmm, ref, nw * 8);
-		HC_TRACE(cache, st->handle.id, (uint8_t)CACHE_UNCACHED, key, nw * 8);
+		HC_TRACE(cache, st->handle.id, (uint8_t)HC_TRACE_CACHE_UNCACHED, key, nw * 8);
 		return HC_OK;
 	}
 	if (hc_mc_get(st->cache, w, nw, &v)) {
@@ -81,11 +78,11 @@ static hc_status info_bind(struct hc_strm *st, const uint64_t *w, size_t nw, uin
 		if (rc != HC_OK)
 			return rc;
 		atomic_fetch_add(&dev->stats.cache_hits, 1);
-		HC_TRACE(cache, st->handle.id, (uint8_t)CACHE_HIT, key, nw * 8);
+		HC_TRACE(cache, st->handle.id, (uint8_t)HC_TRACE_CACHE_HIT, key, nw * 8);
 		return HC_OK;
 	}
 	atomic_fetch_add(&dev->stats.cache_misses, 1);
-	HC_TRACE(cache, st->handle.id, (uint8_t)CACHE_MISS, key, nw * 8);
+	HC_TRACE(cache, st->handle.id, (uint8_t)HC_TRACE_CACHE_MISS, key, nw * 8);
 	rc = info_upload(st, w, nw, &ref, addr);
 	if (rc != HC_OK)
 		return rc;
@@ -94,7 +91,7 @@ static hc_status info_bind(struct hc_strm *st, const uint64_t *w, size_t nw, uin
 	before = hc_mc_len(st->cache);
 	rc = hc_mc_insert(st->cache, w, nw, v, &stored);
 	if (rc == HC_OK && stored && hc_mc_len(st->cache) <= before) /* LRU made room */
-		HC_TRACE(cache, st->handle.id, (uint8_t)CACHE_EVICT, (uint64_t)0, (uint64_t)0);
+		HC_TRACE(cache, st->handle.id, (uint8_t)HC_TRACE_CACHE_EVICT, (uint64_t)0, (uint64_t)0);
 	if (rc != HC_OK || !stored) /* not kept: release after the launch's fence */
 		hc_strm_defer_slice(st, st->dmm, ref, nw * 8);
 	return HC_OK;

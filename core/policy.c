@@ -11,7 +11,7 @@
 #include "core/streamops.h"
 #include "trace/hipcore_trace.h"
 
-hc_status hc_device_set_policy(hc_device d, const hc_policy *p)
+static hc_status set_policy(hc_device d, const hc_policy *p)
 {
 	struct hc_dev *dev;
 	hc_status rc;
@@ -39,6 +39,14 @@ hc_status hc_device_set_policy(hc_device d, const hc_policy *p)
 		hc_lock_release(&st->lock);
 	}
 	pthread_mutex_unlock(&dev->lock);
-	HC_TRACE(call, (uint16_t)HC_TRACE_FN_device_set_policy, 0, d.id, 0, 0, (int32_t)HC_OK, 0);
 	return HC_OK;
+}
+
+hc_status hc_device_set_policy(hc_device d, const hc_policy *p)
+{
+	uint64_t t0 = HC_TRACE_T0(call);
+	hc_status rc = set_policy(d, p);
+
+	HC_TRACE_CALL(device_set_policy, 0, d.id, 0, 0, rc, t0);
+	return rc;
 }

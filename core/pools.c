@@ -94,26 +94,28 @@ hc_status hc_device_idle_bytes(hc_device d, uint64_t *out)
 
 hc_status hc_device_idle_release(hc_device d)
 {
+	uint64_t t0 = HC_TRACE_T0(call);
 	struct hc_dev *dev;
 	hc_status rc;
 
 	rc = hc_dev_get(d, &dev);
-	if (rc != HC_OK)
-		return rc;
-	hc_idle_trim(&dev->idle, &(struct hc_idle_hal){ dev->ops, dev->hal }, 0);
-	return HC_OK;
+	if (rc == HC_OK)
+		hc_idle_trim(&dev->idle, &(struct hc_idle_hal){ dev->ops, dev->hal }, 0);
+	HC_TRACE_CALL(device_idle_release, 0, d.id, 0, 0, rc, t0);
+	return rc;
 }
 
 hc_status hc_device_set_memory_limit(hc_device d, uint64_t bytes)
 {
+	uint64_t t0 = HC_TRACE_T0(call);
 	struct hc_dev *dev;
 	hc_status rc;
 
 	rc = hc_dev_get(d, &dev);
-	if (rc != HC_OK)
-		return rc;
-	atomic_store(&dev->memory_limit, bytes);
-	return HC_OK;
+	if (rc == HC_OK)
+		atomic_store(&dev->memory_limit, bytes);
+	HC_TRACE_CALL(device_set_memory_limit, 0, d.id, 0, bytes, rc, t0);
+	return rc;
 }
 
 hc_status hc_memory_report(hc_stream s, hc_memory_kind kind, hc_pool_report_fn fn, void *arg)
@@ -147,40 +149,45 @@ void hc_strm_cleanup_locked(struct hc_strm *st)
 
 hc_status hc_memory_cleanup(hc_stream s)
 {
+	uint64_t t0 = HC_TRACE_T0(call);
 	struct hc_strm *st;
 	hc_status rc;
 
 	rc = hc_strm_lock(s, &st);
-	if (rc != HC_OK)
-		return rc;
-	hc_strm_cleanup_locked(st);
-	HC_TRACE(call, (uint16_t)HC_TRACE_FN_memory_cleanup, s.id, 0, 0, 0, (int32_t)HC_OK, 0);
-	hc_strm_unlock(st);
-	return HC_OK;
+	if (rc == HC_OK) {
+		hc_strm_cleanup_locked(st);
+		hc_strm_unlock(st);
+	}
+	HC_TRACE_CALL(memory_cleanup, s.id, 0, 0, 0, rc, t0);
+	return rc;
 }
 
 hc_status hc_memory_persistent_begin(hc_stream s)
 {
+	uint64_t t0 = HC_TRACE_T0(call);
 	struct hc_strm *st;
 	hc_status rc = hc_strm_lock(s, &st);
 
-	if (rc != HC_OK)
-		return rc;
-	hc_mm_mode_push_persistent(st->dmm);
-	hc_strm_unlock(st);
-	return HC_OK;
+	if (rc == HC_OK) {
+		hc_mm_mode_push_persistent(st->dmm);
+		hc_strm_unlock(st);
+	}
+	HC_TRACE_CALL(memory_persistent_begin, s.id, 0, 0, 0, rc, t0);
+	return rc;
 }
 
 hc_status hc_memory_persistent_end(hc_stream s)
 {
+	uint64_t t0 = HC_TRACE_T0(call);
 	struct hc_strm *st;
 	hc_status rc = hc_strm_lock(s, &st);
 
-	if (rc != HC_OK)
-		return rc;
-	hc_mm_mode_pop(st->dmm);
-	hc_strm_unlock(st);
-	return HC_OK;
+	if (rc == HC_OK) {
+		hc_mm_mode_pop(st->dmm);
+		hc_strm_unlock(st);
+	}
+	HC_TRACE_CALL(memory_persistent_end, s.id, 0, 0, 0, rc, t0);
+	return rc;
 }
 
 /* Keeps an owned copy of @layout as the device's layout for new streams. */
@@ -204,7 +211,7 @@ static hc_status dev_set_layout(struct hc_dev *dev, const hc_pool_layout *layout
 	return HC_OK;
 }
 
-hc_status hc_install_memory_pools(hc_stream s, const hc_pool_layout *layout)
+static hc_status install_memory_pools(hc_stream s, const hc_pool_layout *layout)
 {
 	struct hc_mm_props props;
 	struct hc_layout *resolved = NULL;
@@ -238,10 +245,18 @@ hc_status hc_install_memory_pools(hc_stream s, const hc_pool_layout *layout)
 		hc_strm_cleanup_locked(st);
 		rc = hc_mm_install(st->dmm, resolved);
 	}
-	HC_TRACE(call, (uint16_t)HC_TRACE_FN_install_memory_pools, s.id, (uint64_t)layout->preset,
-		 (uint64_t)layout->n_pools, 0, (int32_t)rc, 0);
 	hc_strm_unlock(st);
 out_free:
 	hc_layout_free(resolved);
+	return rc;
+}
+
+hc_status hc_install_memory_pools(hc_stream s, const hc_pool_layout *layout)
+{
+	uint64_t t0 = HC_TRACE_T0(call);
+	hc_status rc = install_memory_pools(s, layout);
+
+	HC_TRACE_CALL(install_memory_pools, s.id, layout ? (uint64_t)layout->preset : 0,
+		      layout ? layout->n_pools : 0, 0, rc, t0);
 	return rc;
 }

@@ -29,3 +29,14 @@ tests_check_trace_CFLAGS = $(TEST_CFLAGS)
 tests_check_trace_LDADD = $(TEST_LDADD)
 endif
 endif
+
+# The trace schema's four writings agree (provider, fn ids, the CTF
+# reader's names, doc/trace-events.md); needs no LTTng.
+EXTRA_DIST += tests/check_trace_schema.c
+if HAVE_CHECK
+check_PROGRAMS += tests/check_trace_schema
+TESTS += tests/check_trace_schema
+tests_check_trace_schema_SOURCES = tests/check_trace_schema.c
+tests_check_trace_schema_CFLAGS = $(TEST_CFLAGS) -DHC_ABS_TOP_SRCDIR='"$(abs_top_srcdir)"'
+tests_check_trace_schema_LDADD = $(CHECK_LIBS)
+endif

@@ -15,6 +15,7 @@ tools_hipsim_libhipsim_read_la_SOURCES = \
 	tools/hipsim/read_rmm.c \
 	tools/hipsim/read_ctf.h \
 	tools/hipsim/read_ctf.c \
+	tools/hipsim/ctf_names.h \
 	tools/hipsim/ctf_files.h \
 	tools/hipsim/ctf_files.c \
 	tools/hipsim/ctf_array_guard.h \

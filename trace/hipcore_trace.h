@@ -21,8 +21,12 @@
  * event was switched on during the call, t0 is 0 and host_ns records 0.
  *
  * Public calls without an event of their own use the generic `call` event
- * with an id from HC_TRACE_FN_LIST (ids are part of trace format 1: append
- * only, never renumber).
+ * with an id from HC_TRACE_FN_LIST (trace/hipcore_trace_ids.h; ids are part of trace format 1: append
+ * only, never renumber), through HC_TRACE_CALL():
+ *
+ *	uint64_t t0 = HC_TRACE_T0(call);
+ *	...
+ *	HC_TRACE_CALL(memory_cleanup, s.id, 0, 0, 0, rc, t0);
  *
  * Needs clock_gettime(): compile with _GNU_SOURCE (the build's AM_CPPFLAGS)
  * or _POSIX_C_SOURCE >= 199309L defined.
@@ -37,47 +41,7 @@
 #include <stdint.h>
 #include <time.h>
 
-/* The version of the event set in doc/trace-events.md. */
-#define HC_TRACE_FORMAT_VERSION 1
-
-/* X(name, id): the `fn` field of hipcore:call.  Append only. */
-#define HC_TRACE_FN_LIST(X) \
-	X(device_options_init, 1) \
-	X(device_info_get, 2) \
-	X(device_now, 3) \
-	X(fault_inject, 4) \
-	X(buffer_info_get, 5) \
-	X(install_memory_pools, 6) \
-	X(memory_usage_get, 7) \
-	X(device_memory_usage, 8) \
-	X(memory_report, 9) \
-	X(memory_cleanup, 10) \
-	X(memory_persistent_begin, 11) \
-	X(memory_persistent_end, 12) \
-	X(failure_explain, 13) \
-	X(last_error, 14) \
-	X(device_set_policy, 15)
-
-enum hc_trace_fn {
-	HC_TRACE_FN_NONE = 0,
-#define HC_TRACE_FN_ENUM_(name, id) HC_TRACE_FN_##name = id,
-	HC_TRACE_FN_LIST(HC_TRACE_FN_ENUM_)
-#undef HC_TRACE_FN_ENUM_
-};
-
-/* Values of hipcore:cache `kind`. */
-enum hc_trace_cache_kind {
-	HC_TRACE_CACHE_HIT = 0,
-	HC_TRACE_CACHE_MISS = 1,
-	HC_TRACE_CACHE_EVICT = 2,
-};
-
-/* Values of hipcore:device_open `backend`. */
-enum hc_trace_backend {
-	HC_TRACE_BACKEND_OTHER = 0,
-	HC_TRACE_BACKEND_SIM = 1,
-	HC_TRACE_BACKEND_HIP = 2,
-};
+#include "trace/hipcore_trace_ids.h"
 
 /**
  * hc_trace_now_ns() - host monotonic clock in ns, for host_ns fields.
@@ -168,5 +132,11 @@ static inline uint64_t hc_trace_since_ns(uint64_t t0)
 
 /* Start time for a call event: the clock is read only if @event is on. */
 #define HC_TRACE_T0(event) (HC_TRACE_ENABLED(event) ? hc_trace_now_ns() : (uint64_t)0)
+
+/* hipcore:call for hc_<fn>(), which started at @t0 (HC_TRACE_T0(call)) and
+ * returns @status; the other fields as doc/trace-events.md gives them. */
+#define HC_TRACE_CALL(fn, stream, obj, obj2, size, status, t0) \
+	HC_TRACE(call, (uint16_t)HC_TRACE_FN_##fn, (uint64_t)(stream), (uint64_t)(obj), \
+		 (uint64_t)(obj2), (uint64_t)(size), (int32_t)(status), hc_trace_since_ns(t0))
 
 #endif /* HIPCORE_TRACE_HIPCORE_TRACE_H */

@@ -2,7 +2,7 @@
 # Call sites include trace/hipcore_trace.h only.  With LTTng, libhipcore gets
 # the tracepoint definitions (dynamic linkage) and the loader of the probe
 # module; the probes themselves are the module libhipcore-lttng.so.
-libhipcore_internal_la_SOURCES += trace/hipcore_trace.h
+libhipcore_internal_la_SOURCES += trace/hipcore_trace.h trace/hipcore_trace_ids.h
 
 EXTRA_DIST += trace/hipcore_tp.h trace/hipcore_tp.c trace/hipcore_tp_define.c \
 	trace/hipcore_trace_load.c trace/hipcore_trace_load.h

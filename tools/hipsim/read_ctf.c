@@ -11,8 +11,9 @@
  * events.  So memory is the batch plus the stream map, whatever the trace's
  * length.
  *
- * Event names and payload field names are in the tables just below: the
- * tracing side defines them, so they are adjusted here and nowhere else.
+ * Event names and payload field names are in the tables of ctf_names.h:
+ * the tracing side defines them, and tests/check_trace_schema.c holds those
+ * tables to trace/hipcore_tp.h.
  * Fields are looked up by name, once per event class (later events of the
  * class use the member indexes found then); numbers may be signed or
  * unsigned; extra fields are ignored.  Events of other names are skipped.
@@ -66,89 +67,15 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "tools/hipsim/ctf_names.h"
 #include "tools/hipsim/read_ctf.h"
 #include "tools/hipsim/read_options.h"
-
-/* --- the mapping from trace events to replay events --------------------- */
-
-static const struct ctf_event_map {
-	const char *name;
-	enum hs_rev_kind kind;
-} ctf_events[] = {
-	{ "hipcore:stream_open", HS_REV_STREAM_CREATE },
-	{ "hipcore:stream_adopt", HS_REV_STREAM_CREATE },
-	{ "hipcore:buffer_hold", HS_REV_HOLD },
-	{ "hipcore:alloc", HS_REV_ALLOC },
-	{ "hipcore:free", HS_REV_FREE },
-	{ "hipcore:write", HS_REV_WRITE },
-	{ "hipcore:read", HS_REV_READ },
-	{ "hipcore:launch", HS_REV_LAUNCH },
-	{ "hipcore:sync", HS_REV_SYNC },
-	{ "hipcore:graph_prepare", HS_REV_GRAPH_PREPARE },
-	{ "hipcore:graph_begin", HS_REV_GRAPH_BEGIN },
-	{ "hipcore:graph_end", HS_REV_GRAPH_END },
-	{ "hipcore:graph_replay", HS_REV_GRAPH_REPLAY },
-	{ "hipcore:graph_destroy", HS_REV_GRAPH_DESTROY },
-	{ "hipcore:alloc_failure", HS_REV_ALLOC_FAILURE },
-};
-
-/* "hipcore:cache" is not replayed: its kind and key ride on the launch that
- * follows it on the same stream (hs_rev.info_cache, info_key). */
-#define CTF_CACHE_EVENT "hipcore:cache"
-static const char *const f_cache_kind[] = { "kind", NULL };
-static const char *const f_cache_key[] = { "key", NULL };
-
-/* Payload field names; the first present wins.  NULL ends each list. */
-static const char *const f_stream[] = { "stream_id", "stream", NULL };
-static const char *const f_buffer[] = { "buffer_id", "buffer", NULL };
-static const char *const f_size[] = { "size", "bytes", NULL };
-static const char *const f_offset[] = { "offset", NULL };
-static const char *const f_property[] = { "property", NULL };
-static const char *const f_duration[] = { "duration_ns", "duration", NULL };
-static const char *const f_info[] = { "info_words", "info_size", NULL };
-static const char *const f_graph[] = { "graph_id", "graph", NULL };
-static const char *const f_status[] = { "status", NULL };
-static const char *const f_ordinal[] = { "ordinal", NULL };
-static const char *const f_device[] = { "device", NULL };
-static const char *const f_backend[] = { "backend", NULL };
-static const char *const f_total_memory[] = { "total_memory", NULL };
-static const char *const f_alignment[] = { "alignment", NULL };
-static const char ktime_event[] = "hipcore:kernel_time";
-/* device_open's backend for the simulator (enum hc_trace_backend), whose
- * devices never time kernels. */
-static const char devopen_event[] = "hipcore:device_open";
-#define CTF_BACKEND_SIM 1
-/* Launch bindings: an array named "bindings" of structures with members
- * named as above plus "access", or parallel arrays named as below. */
-static const char *const f_bindings[] = { "bindings", NULL };
-static const char *const f_bind_buffer[] = { "binding_buffer", NULL };
-static const char *const f_bind_offset[] = { "binding_offset", NULL };
-static const char *const f_bind_size[] = { "binding_size", NULL };
-static const char *const f_bind_access[] = { "binding_access", NULL };
-/* An alloc whose status is not 0 (HC_OK) failed when recorded. */
-
-enum ctf_role {
-	R_STREAM, R_BUFFER, R_SIZE, R_OFFSET, R_PROPERTY, R_DURATION, R_INFO, R_GRAPH, R_STATUS,
-	R_BINDINGS, R_BIND_BUFFER, R_BIND_OFFSET, R_BIND_SIZE, R_BIND_ACCESS, R_CACHE_KIND, R_CACHE_KEY,
-	R_ORDINAL, R_DEVICE, R_BACKEND, R_TOTAL_MEMORY, R_ALIGNMENT, R_COUNT
-};
-
-static const char *const *const role_names[R_COUNT] = {
-	[R_STREAM] = f_stream,		 [R_BUFFER] = f_buffer,		  [R_SIZE] = f_size,
-	[R_OFFSET] = f_offset,		 [R_PROPERTY] = f_property,	  [R_DURATION] = f_duration,
-	[R_INFO] = f_info,		 [R_GRAPH] = f_graph,		  [R_STATUS] = f_status,
-	[R_BINDINGS] = f_bindings,	 [R_BIND_BUFFER] = f_bind_buffer, [R_BIND_OFFSET] = f_bind_offset,
-	[R_BIND_SIZE] = f_bind_size,	 [R_BIND_ACCESS] = f_bind_access, [R_CACHE_KIND] = f_cache_kind,
-	[R_CACHE_KEY] = f_cache_key, [R_ORDINAL] = f_ordinal,	  [R_DEVICE] = f_device,
-	[R_BACKEND] = f_backend,	 [R_TOTAL_MEMORY] = f_total_memory, [R_ALIGNMENT] = f_alignment,
-};
 
 #ifndef HIPCORE_WITH_BABELTRACE2
 
 int hs_ctf_open(const char *path, struct hs_trace **out, char *err, size_t errlen)
 {
 	(void)out;
-	(void)ctf_events, (void)role_names, (void)ktime_event, (void)devopen_event;
 	snprintf(err, errlen, "%s: CTF reading is not built in (configure found no babeltrace2)", path);
 	return -1;
 }
@@ -208,8 +135,6 @@ struct ctf_class {
 
 enum { FT_OTHER, FT_UNSIGNED, FT_SIGNED, FT_BOOL };
 
-/* The event context member that names the process (LTTng's vpid). */
-static const char *const f_vpid[] = { "vpid", NULL };
 #define CTF_MAX_LISTED 16 /* processes named in the several-processes error */
 
 struct ctf_reader {
@@ -399,7 +324,7 @@ static int decode_bindings(struct ctf_reader *r, const struct ctf_class *c, cons
 				field_u64(e, &b->buffer); /* an array of plain ids */
 			get_u64(e, f_offset, &b->offset);
 			get_u64(e, f_size, &b->size);
-			field_u64(member(e, "access"), &access);
+			field_u64(member(e, f_bind_struct_access), &access);
 			b->access = (uint32_t)access;
 		}
 		ev->n_bindings = (uint32_t)n;
@@ -496,7 +421,7 @@ static const struct ctf_class *class_of(struct ctf_reader *r, const bt_event_cla
 	name = bt_event_class_get_name(ec);
 	c->ktime = name && strcmp(name, ktime_event) == 0;
 	c->devopen = name && strcmp(name, devopen_event) == 0;
-	for (size_t i = 0; name && i < sizeof(ctf_events) / sizeof(ctf_events[0]); i++)
+	for (size_t i = 0; name && i < CTF_N_EVENTS; i++)
 		if (strcmp(name, ctf_events[i].name) == 0) {
 			c->replayed = 1;
 			c->kind = ctf_events[i].kind;
@@ -735,6 +660,7 @@ static int convert_event(struct ctf_reader *r, const bt_message *m)
 	if (role_u64(payload, c, R_INFO, &v))
 		ev.info_words = (uint32_t)v;
 	role_u64(payload, c, R_GRAPH, &ev.graph);
+	/* An alloc whose status is not 0 (HC_OK) failed when recorded. */
 	if (kind == HS_REV_ALLOC && role_u64(payload, c, R_STATUS, &status) && status != 0)
 		ev.kind = HS_REV_ALLOC_FAILURE;
 	if (kind == HS_REV_LAUNCH && decode_bindings(r, c, payload, &ev) != 0)

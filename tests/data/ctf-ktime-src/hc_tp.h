@@ -1,3 +1,11 @@
+/*
+ * Not libhipcore's provider (trace/hipcore_tp.h): a cut-down copy, fields
+ * filled with constants, that the committed trace ../ctf-ktime was recorded
+ * with, once, by lttng-sessiond (README), for the reader's attaching of
+ * kernel_time to launches.  The trace cannot be made from the real header
+ * at test time, so this stays as recorded; tests/check_trace_schema.c holds
+ * the real provider to the reader and doc/trace-events.md.
+ */
 #undef LTTNG_UST_TRACEPOINT_PROVIDER
 #define LTTNG_UST_TRACEPOINT_PROVIDER hipcore
 #undef LTTNG_UST_TRACEPOINT_INCLUDE

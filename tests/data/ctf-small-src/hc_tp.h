@@ -1,3 +1,14 @@
+/*
+ * Not libhipcore's provider (trace/hipcore_tp.h) and not meant to follow it:
+ * the hand-made provider that the committed trace ../ctf-small (and
+ * ../ctf-discarded) was recorded with, once, by lttng-sessiond (README).
+ * Its names and types are other producers' on purpose (stream_id,
+ * buffer_id, graph_id, a string field, a uint32 property and access, fields
+ * missing): the CTF reader's fallbacks (tools/hipsim/ctf_names.h) are tested
+ * on it.  The trace cannot be made from the real header at test time, so
+ * this stays as recorded; tests/check_trace_schema.c holds the real one to
+ * the reader and doc/trace-events.md.
+ */
 #undef LTTNG_UST_TRACEPOINT_PROVIDER
 #define LTTNG_UST_TRACEPOINT_PROVIDER hipcore
 #undef LTTNG_UST_TRACEPOINT_INCLUDE
