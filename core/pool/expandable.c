@@ -224,6 +224,8 @@ static hc_status unmap_runs(struct hc_pool *p, uint32_t g, uint32_t n)
 	while (g < end) {
 		uint32_t len = xr->map_len[g];
 
+		if (!len)
+			break; /* not a mapping's start: the callers never pass one */
 		map_note(p, g, len, false);
 		g += len;
 	}
@@ -358,8 +360,13 @@ static void reclaim(struct hc_pool *p, uint64_t addr, uint64_t eff)
 	for (g = xr->ngran; g-- > 0 && MAPPED_NOW() + need > wm;) {
 		uint32_t m = xr->map_start[g], len;
 
-		if (m == UNMAPPED)
+		if (m == UNMAPPED) {
+			/* a gap ends the stretch: one call covers adjacent mappings only */
+			if (n && unmap_runs(p, from, n) != HC_OK)
+				return;
+			n = 0;
 			continue;
+		}
 		len = xr->map_len[m];
 		g = m;
 		if ((m <= g1 && m + len > g0) || !untouched(xr, m, len)) {
