@@ -381,6 +381,50 @@ START_TEST(validator_counts)
 }
 END_TEST
 
+/* The watermark unmaps idle mappings from the top, one call per stretch
+ * of adjacent ones: a hole that cleanup left ends a stretch. */
+START_TEST(watermark_unmaps_around_holes)
+{
+	struct vfake f = { 0 };
+	struct hc_storage st = { .alloc = vf_alloc, .free = vf_free, .ctx = &f,
+				 .va_reserve = vf_reserve, .va_release = vf_release,
+				 .map = vf_map, .unmap = vf_unmap };
+	struct hc_mm_props p = { .max_page_size = 1 << 30, .alignment = 256,
+				 .vmm_granularity = G, .va_size = 64 * MIB };
+	hc_pool_layout in = { .preset = HC_LAYOUT_EXPANDABLE };
+	struct hc_slice_ref a, b, c, d, e;
+	struct hc_layout *l;
+	struct hc_mm *mm;
+	uint64_t addr;
+
+	ck_assert_int_eq(hc_layout_resolve(&in, &p, &l), HC_OK);
+	ck_assert_int_eq(hc_mm_create(l, &p, &st, &mm), HC_OK);
+	hc_layout_free(l);
+	ck_assert_int_eq(hc_mm_reserve(mm, 3 * MIB, &a, &addr), HC_OK);
+	ck_assert_int_eq(hc_mm_reserve(mm, 3 * MIB, &b, &addr), HC_OK);
+	ck_assert_int_eq(hc_mm_reserve(mm, 3 * MIB, &c, &addr), HC_OK);
+	ck_assert_int_eq(hc_mm_reserve(mm, 3 * MIB, &d, &addr), HC_OK);
+	ck_assert_uint_eq(f.maps, 4);
+	ck_assert_int_eq(hc_mm_release(mm, b), HC_OK);
+	ck_assert_int_eq(hc_mm_cleanup(mm, true), HC_OK); /* the hole */
+	ck_assert_uint_eq(f.unmaps, 1);
+	ck_assert_int_eq(hc_mm_release(mm, a), HC_OK);
+	ck_assert_int_eq(hc_mm_release(mm, c), HC_OK);
+	/* 9 MiB mapped, 3 MiB in use, peak 12 MiB: 10 MiB more (above d)
+	 * passes 13 MiB, so c's and a's mappings go, in two calls (the hole
+	 * between them) */
+	ck_assert_int_eq(hc_mm_reserve(mm, 10 * MIB, &e, &addr), HC_OK);
+	ck_assert_uint_eq(f.unmaps, 3);
+	ck_assert_uint_eq(f.mapped, 13 * MIB);
+	ck_assert(hc_mm_valid(mm));
+	ck_assert_int_eq(hc_mm_release(mm, d), HC_OK);
+	ck_assert_int_eq(hc_mm_release(mm, e), HC_OK);
+	hc_mm_destroy(mm);
+	ck_assert_uint_eq(f.mapped, 0);
+	ck_assert_uint_eq(f.size, 0);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *su = suite_create("expandable");
@@ -394,6 +438,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, freed_memory_moves_between_streams);
 	tcase_add_test(tc, no_vmm_falls_back);
 	tcase_add_test(tc, validator_counts);
+	tcase_add_test(tc, watermark_unmaps_around_holes);
 	suite_add_tcase(su, tc);
 	return su;
 }
