@@ -419,6 +419,8 @@ hc_status hc_device_stats_get(hc_device d, hc_device_stats *out)
 	out->host_waits = hs.host_waits;
 	out->host_blocked_ns = hs.host_blocked_ns;
 	out->stream_waits = hs.stream_waits;
+	out->device_maps = hs.pmem_maps;
+	out->device_unmaps = hs.pmem_unmaps;
 	out->writes_staged = atomic_load(&dev->stats.writes_staged);
 	out->writes_direct = atomic_load(&dev->stats.writes_direct);
 	out->writes_pipelined = atomic_load(&dev->stats.writes_pipelined);

@@ -12,6 +12,7 @@ libhipcore_internal_la_SOURCES += \
 	core/device.c \
 	core/stream.c \
 	core/storage.c \
+	core/storage_vmm.c \
 	core/buffer.c \
 	core/pools.c \
 	core/kernel.c \

@@ -311,6 +311,9 @@ hc_status hc_strm_dq_flush_all(struct hc_strm *st);
 
 /* storage.c: st->dstore and st->pstore, the managers' page sources. */
 void hc_strm_storage_init(struct hc_strm *st);
+/* storage_vmm.c: st->dstore's virtual-memory callbacks, where the backend
+ * has them. */
+void hc_strm_storage_vmm_init(struct hc_strm *st);
 
 /* buffer.c */
 hc_buffer hc_buf_handle(const struct hc_strm *st, uint32_t idx);

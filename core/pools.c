@@ -228,6 +228,9 @@ static hc_status install_memory_pools(hc_stream s, const hc_pool_layout *layout)
 	props.max_page_size = dev->props.total_memory / 4;
 	props.alignment = dev->props.alignment;
 	props.shared = NULL; /* only resolved here; the manager keeps its own */
+	props.host = false;
+	props.vmm_granularity = dev->props.vmm_granularity;
+	props.va_size = dev->props.total_memory;
 	hc_strm_unlock(st);
 
 	rc = hc_layout_resolve(layout, &props, &resolved);

@@ -138,7 +138,12 @@ static hc_status pinned_storage_free(void *ctx, uint64_t addr, uint64_t size)
 
 void hc_strm_storage_init(struct hc_strm *st)
 {
-	st->dstore = (struct hc_storage){ device_storage_alloc, device_storage_free, st,
-					  device_storage_alloc_fit };
-	st->pstore = (struct hc_storage){ pinned_storage_alloc, pinned_storage_free, st, NULL };
+	st->dstore = (struct hc_storage){ .alloc = device_storage_alloc,
+					  .free = device_storage_free,
+					  .ctx = st,
+					  .alloc_fit = device_storage_alloc_fit };
+	st->pstore = (struct hc_storage){ .alloc = pinned_storage_alloc,
+					  .free = pinned_storage_free,
+					  .ctx = st };
+	hc_strm_storage_vmm_init(st);
 }

@@ -40,7 +40,8 @@ static hc_status strm_init_memory(struct hc_strm *st, const hc_pool_layout *layo
 {
 	struct hc_dev *dev = st->dev;
 	struct hc_mm_props dprops = { dev->props.total_memory / 4, dev->props.alignment,
-				      &dev->dshared, false };
+				      &dev->dshared, false, dev->props.vmm_granularity,
+				      dev->props.total_memory };
 	struct hc_mm_props pprops = { dev->props.total_memory / 4, 16, NULL, .host = true };
 	hc_pool_layout pinned_layout = { HC_LAYOUT_SUBSLICES, NULL, 0 };
 	struct hc_layout *dl = NULL, *pl = NULL;

@@ -14,3 +14,11 @@ tests_check_idle_SOURCES = tests/check_idle.c
 tests_check_idle_CFLAGS = $(TEST_CFLAGS)
 tests_check_idle_LDADD = $(TEST_LDADD)
 endif
+# tests/check_expandable: the expandable pool on the simulator's virtual memory.
+if HAVE_CHECK
+check_PROGRAMS += tests/check_expandable
+TESTS += tests/check_expandable
+tests_check_expandable_SOURCES = tests/check_expandable.c
+tests_check_expandable_CFLAGS = $(TEST_CFLAGS)
+tests_check_expandable_LDADD = $(TEST_LDADD)
+endif

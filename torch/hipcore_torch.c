@@ -130,6 +130,30 @@ static const char *backend_name(void)
 	return b && b[0] ? b : "hip";
 }
 
+/* HIPCORE_TORCH_POOLS: the device layout by name (default, workload,
+ * expandable, subslices, exclusive); unset or empty: the library's default.
+ * Return: false for a name it does not know. */
+static bool pools_from_env(hc_pool_layout *l)
+{
+	static const struct {
+		const char *name;
+		hc_layout_preset preset;
+	} names[] = { { "default", HC_LAYOUT_DEFAULT },	     { "workload", HC_LAYOUT_WORKLOAD },
+		      { "expandable", HC_LAYOUT_EXPANDABLE }, { "subslices", HC_LAYOUT_SUBSLICES },
+		      { "exclusive", HC_LAYOUT_EXCLUSIVE_PAGES } };
+	const char *v = secure_getenv("HIPCORE_TORCH_POOLS");
+
+	memset(l, 0, sizeof(*l));
+	if (!v || !v[0])
+		return true;
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (strcmp(v, names[i].name) == 0) {
+			l->preset = names[i].preset;
+			return true;
+		}
+	return false;
+}
+
 /* Device @ordinal, opened on first use.  NULL with the message set. */
 static struct torch_device *device_get(int ordinal)
 {
@@ -192,6 +216,21 @@ static hc_status stream_find_locked(struct torch_device *td, void *native, hc_st
 	rc = hc_stream_adopt(td->dev, native, out);
 	if (rc != HC_OK)
 		return rc;
+	if (td->nstreams == 0) {
+		/* the first stream installs the device's layout for every later one */
+		hc_pool_layout l;
+
+		if (!pools_from_env(&l))
+			rc = (hc_status)fail(HC_ERR_INVALID,
+					     "hipcore_torch: HIPCORE_TORCH_POOLS is not a layout "
+					     "(default, workload, expandable, subslices, exclusive)");
+		else if (l.preset != HC_LAYOUT_DEFAULT)
+			rc = hc_install_memory_pools(*out, &l);
+		if (rc != HC_OK) {
+			(void)hc_stream_close(*out);
+			return rc;
+		}
+	}
 	td->streams[td->nstreams++] = (struct adopted){ native, *out };
 	return HC_OK;
 }

@@ -30,6 +30,13 @@
  *    allocations); splitting makes 308 there, at 1.033 x peak live.
  *    (Ratios against PyTorch's caching allocator on the synthetic corpus are
  *    in BENCHMARKS.md, "Memory efficiency".)
+ *  Expandable (HC_LAYOUT_EXPANDABLE): the Workload layout with an
+ *    expandable pool (core/pool/expandable.c) for everything above 1 MiB:
+ *    one range of device addresses per stream, first fit by address,
+ *    granules mapped as the pool grows and unmapped by cleanup.  Where the
+ *    device has no virtual memory the manager builds the Workload
+ *    layout's split pool in its place (manager.c, pools_build), so the
+ *    layout is then exactly Workload, and reports say direct.
  *  ExclusivePages: 24 sizes spaced evenly in log between 32 KiB and
  *    max_page, each rounded up to the alignment, consecutive duplicates
  *    dropped; each an exclusive pool with the same period formula.
@@ -169,7 +176,9 @@ static hc_status exclusive_pages(uint64_t max_page, uint64_t align, struct hc_la
 #define WL_SMALL_PAGE (2ull * MIB)
 #define WL_SMALL_MAX (1ull * MIB)
 
-static hc_status workload(uint64_t align, struct hc_layout **out)
+/* The Workload layout; @large: its large pool's kind (HC_POOL_DIRECT: the
+ * split pool; HC_POOL_EXPANDABLE). */
+static hc_status workload(uint64_t align, hc_pool_kind large, struct hc_layout **out)
 {
 	struct hc_layout *l = layout_new(3);
 	hc_pool_spec *s;
@@ -190,9 +199,11 @@ static hc_status workload(uint64_t align, struct hc_layout **out)
 	s->max_slice_size = max_slice;
 	s = &l->pools[l->n++];
 	memset(s, 0, sizeof(*s));
-	s->kind = HC_POOL_DIRECT;
-	s->reclaim_at = HC_RECLAIM_AT_PEAK;
-	l->split = l->n; /* best fit with splitting: split.c */
+	s->kind = large;
+	if (large == HC_POOL_DIRECT) {
+		s->reclaim_at = HC_RECLAIM_AT_PEAK;
+		l->split = l->n; /* best fit with splitting: split.c */
+	}
 	*out = l;
 	return HC_OK;
 }
@@ -274,10 +285,15 @@ static hc_status explicit_list(const hc_pool_layout *in, uint64_t align, struct 
 			o->kind = HC_POOL_DIRECT;
 			o->reclaim_at = s->reclaim_at;
 			break;
+		case HC_POOL_EXPANDABLE:
+			memset(o, 0, sizeof(*o));
+			o->kind = HC_POOL_EXPANDABLE;
+			o->max_pool_size = s->max_pool_size; /* rounded to the granule at use */
+			break;
 		default:
 			st = hc_fail(HC_ERR_INVALID,
 				     "pool %zu: kind %d cannot appear in a layout (sliced, "
-				     "exclusive or direct)",
+				     "exclusive, direct or expandable)",
 				     i, (int)s->kind);
 			break;
 		}
@@ -302,7 +318,9 @@ hc_status hc_layout_resolve(const hc_pool_layout *in, const struct hc_mm_props *
 	switch (in->preset) {
 	case HC_LAYOUT_DEFAULT:
 	case HC_LAYOUT_WORKLOAD:
-		return workload(align, out);
+		return workload(align, HC_POOL_DIRECT, out);
+	case HC_LAYOUT_EXPANDABLE:
+		return workload(align, HC_POOL_EXPANDABLE, out);
 	case HC_LAYOUT_SUBSLICES:
 	case HC_LAYOUT_EXCLUSIVE_PAGES:
 		if (p->max_page_size == 0)
@@ -328,7 +346,8 @@ hc_status hc_layout_custom(const hc_pool_spec *specs, size_t n, struct hc_layout
 	for (i = 0; i < n; i++) {
 		hc_pool_kind k = specs[i].kind;
 
-		if (k != HC_POOL_SLICED && k != HC_POOL_EXCLUSIVE && k != HC_POOL_DIRECT)
+		if (k != HC_POOL_SLICED && k != HC_POOL_EXCLUSIVE && k != HC_POOL_DIRECT &&
+		    k != HC_POOL_EXPANDABLE)
 			return hc_fail(HC_ERR_INVALID, "pool %zu: kind %d cannot appear in a layout",
 				       i, (int)k);
 		if (k == HC_POOL_SLICED && specs[i].page_size == 0)
@@ -382,6 +401,8 @@ const struct hc_pool_ops *hc_layout_ops(const struct hc_layout *layout, size_t i
 		return &hc_exclusive_ops;
 	case HC_POOL_DIRECT:
 		return &hc_direct_ops;
+	case HC_POOL_EXPANDABLE:
+		return &hc_expandable_ops;
 	default:
 		return NULL;
 	}

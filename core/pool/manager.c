@@ -69,11 +69,20 @@ static hc_status pools_build(struct hc_mm *mm, const struct hc_layout *layout,
 	for (i = 0; i < n; i++) {
 		const hc_pool_spec *s = hc_layout_pool(layout, i);
 		const struct hc_pool_ops *ops = hc_layout_ops(layout, i);
+		hc_pool_spec split;
 
 		if (!ops) {
 			free(pools);
 			return hc_fail(HC_ERR_INVALID, "pool %zu: kind %d cannot appear in a layout",
 				       i, (int)s->kind);
+		}
+		if (ops == &hc_expandable_ops && !mm->core.vmm_granularity) {
+			/* no virtual memory under this manager: the Workload
+			 * layout's split pool, which reports call direct */
+			split = (hc_pool_spec){ .kind = HC_POOL_DIRECT,
+						.reclaim_at = HC_RECLAIM_AT_PEAK };
+			ops = &hc_split_ops;
+			s = &split;
 		}
 		pool_init(mm, &pools[i], ops, s);
 	}
@@ -108,6 +117,8 @@ hc_status hc_mm_create(const struct hc_layout *layout, const struct hc_mm_props 
 	mm->core.st = *st;
 	mm->core.shared = p->shared;
 	mm->core.host = p->host;
+	mm->core.vmm_granularity = st->map ? p->vmm_granularity : 0;
+	mm->core.va_size = p->va_size;
 	mm->align = p->alignment ? p->alignment : 1;
 	mm->max_page_size = p->max_page_size;
 	env = secure_getenv("HIPCORE_MM_PARK");

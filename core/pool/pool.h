@@ -39,6 +39,17 @@ struct hc_storage {
 	void *ctx;
 	hc_status (*alloc_fit)(void *ctx, uint64_t size, uint64_t max, uint64_t *addr,
 			       uint64_t *got);
+	/* Virtual memory (optional; all four or none, only expandable pools
+	 * call them): the HAL's va_reserve, va_release, pmem_map and
+	 * pmem_unmap with its rules (hal/hal.h), in multiples of the
+	 * manager's hc_mm_props.vmm_granularity.  @unmap also orders: the
+	 * storage makes sure no queued work still uses the range first.  A
+	 * refusal while a capture records is HC_ERR_STATE, a device refusal
+	 * HC_ERR_OOM, each with nothing changed. */
+	hc_status (*va_reserve)(void *ctx, uint64_t size, uint64_t *addr);
+	hc_status (*va_release)(void *ctx, uint64_t addr, uint64_t size);
+	hc_status (*map)(void *ctx, uint64_t addr, uint64_t size);
+	hc_status (*unmap)(void *ctx, uint64_t addr, uint64_t size);
 };
 
 /*
@@ -77,6 +88,12 @@ struct hc_mm_props {
 	struct hc_mm_shared *shared; /* NULL: each direct pool on its own */
 	bool host;            /* addresses are host pointers (pinned memory):
 				 debug level 3 poisons freed slices (core/debug.h) */
+	/* Virtual memory: the granule (0: none, and a layout asking for an
+	 * expandable pool gets the Workload layout's split direct pool) and
+	 * the address range an expandable pool without max_pool_size
+	 * reserves (the device's total memory). */
+	uint64_t vmm_granularity;
+	uint64_t va_size;
 };
 
 struct hc_slice;  /* opaque; stable memory for the manager's life */

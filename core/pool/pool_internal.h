@@ -10,7 +10,7 @@
  *  - the router (manager.c with park.c, mode.c and valid.c, sharing
  *    manager.h): routes reservations, releases, pins, cleanup, modes;
  *  - the pool kinds (sliced.c, exclusive.c, direct.c, split.c,
- *    persistent.c), each behind a struct hc_pool_ops, and layout.c, which
+ *    persistent.c, expandable.c), each behind a struct hc_pool_ops, and layout.c, which
  *    says which kind each pool of a layout is;
  *  - what the kinds take from below (pages.c: slice records, storage
  *    calls, pages; free_tree.c), which sees only a manager's struct
@@ -122,6 +122,8 @@ struct hc_mm_core {
 	struct hc_mm_shared *shared;  /* props' shared figures (direct pools at peak) */
 	bool capture;                 /* a capture is active: frees keep their storage */
 	bool host;                    /* props' host: addresses are host pointers */
+	uint64_t vmm_granularity;     /* props': 0, no virtual memory */
+	uint64_t va_size;             /* props': an expandable pool's default range */
 };
 
 /*
@@ -152,7 +154,9 @@ struct hc_pool_ops {
 };
 
 extern const struct hc_pool_ops hc_sliced_ops, hc_exclusive_ops, hc_direct_ops, hc_split_ops,
-	hc_persistent_ops;
+	hc_persistent_ops, hc_expandable_ops;
+
+struct hc_xrange; /* expandable.c: the reservation and its granules */
 
 /* How a pool's release may be parked (park.c): never, as a sliced pool's
  * (mm->parked), as a split pool's (mm->parked_split). */
@@ -200,6 +204,8 @@ struct hc_pool {
 	uint64_t used_peak;        /* direct, split: peak of in-use + padding bytes */
 	struct hc_mm_shared *shared; /* direct, split at peak: device-wide figures, or NULL */
 	bool capacity_warned;
+	/* expandable: the reservation, made on first use (NULL before) */
+	struct hc_xrange *xr;
 };
 
 /* Whether @p takes requests of @size (the router asks each pool in turn

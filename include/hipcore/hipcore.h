@@ -205,6 +205,8 @@ typedef struct hc_device_stats {
 	uint64_t cache_hits, cache_misses;
 	uint64_t failures;        /* failures recorded in the error graph */
 	uint64_t alloc_retries;   /* cleanup-and-retry runs */
+	/* backend, appended: expandable pools' mappings made and released */
+	uint64_t device_maps, device_unmaps;
 } hc_device_stats;
 
 HC_API hc_status hc_device_stats_get(hc_device dev, hc_device_stats *out);
@@ -420,6 +422,7 @@ typedef enum hc_pool_kind {
 	HC_POOL_DIRECT = 1,     /* exact-size allocations, reclaim watermark */
 	HC_POOL_SLICED = 2,     /* fixed pages split first-fit */
 	HC_POOL_PERSISTENT = 3, /* exact-size reuse; graph capture */
+	HC_POOL_EXPANDABLE = 4, /* one virtual range, granules mapped as it grows */
 } hc_pool_kind;
 
 /* One pool of an explicit layout.  0 means "none" for the optional fields. */
@@ -427,7 +430,8 @@ typedef struct hc_pool_spec {
 	hc_pool_kind kind;
 	uint64_t page_size;      /* SLICED: page size (required) */
 	uint64_t max_slice_size; /* SLICED: 0 = the page size */
-	uint64_t max_pool_size;  /* SLICED: cap in bytes, 0 = unbounded */
+	uint64_t max_pool_size;  /* SLICED: cap in bytes, 0 = unbounded;
+				    EXPANDABLE: address range, 0 = device memory */
 	uint64_t max_alloc_size; /* EXCLUSIVE: largest request (0 serves size 0 only) */
 	uint64_t reclaim_at;     /* DIRECT: watermark, 0 = none, HC_RECLAIM_AT_PEAK */
 	uint64_t dealloc_period; /* EXCLUSIVE/SLICED: reservations between cleanups, 0 = never */
@@ -443,6 +447,8 @@ typedef enum hc_layout_preset {
 	HC_LAYOUT_EXCLUSIVE_PAGES = 2, /* upstream's ExclusivePages buckets */
 	HC_LAYOUT_EXPLICIT = 3,        /* @pools, in routing order */
 	HC_LAYOUT_WORKLOAD = 4,        /* small-tensor pages + best-fit splitting direct pool */
+	HC_LAYOUT_EXPANDABLE = 5,      /* small-tensor pages + an expandable pool (Workload
+					  where the device has no virtual memory) */
 } hc_layout_preset;
 
 typedef struct hc_pool_layout {

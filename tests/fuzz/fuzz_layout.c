@@ -12,7 +12,8 @@
  * HC_ERR_INVALID only; an accepted layout holds 1..HC_MM_MAX_POOLS pools of
  * known kinds, sliced pages non-zero.  An accepted layout then builds a
  * memory manager over a fake storage (addresses handed out upward, 1 GiB in
- * all) and the rest of the bytes drive reserve/release/cleanup/persistent
+ * all, with virtual memory of a drawn granule or none, for expandable
+ * pools) and the rest of the bytes drive reserve/release/cleanup/persistent
  * windows; after each step hc_mm_valid() must hold, live slices never
  * overlap, bytes in use never exceed bytes reserved, and released references
  * report HC_ERR_STALE.
@@ -83,6 +84,48 @@ static hc_status st_free(void *ctx, uint64_t addr, uint64_t size)
 	(void)ctx;
 	(void)addr;
 	(void)size;
+	return HC_OK;
+}
+
+/* Virtual memory: ranges handed out upward from 2^44, each map counted
+ * against the same limit as the pages. */
+static hc_status st_va_reserve(void *ctx, uint64_t size, uint64_t *addr)
+{
+	static uint64_t next = 1ull << 44;
+
+	(void)ctx;
+	if (size > (1ull << 40))
+		return HC_ERR_OOM;
+	*addr = next;
+	next += size + (1ull << 30);
+	return HC_OK;
+}
+
+static hc_status st_va_release(void *ctx, uint64_t addr, uint64_t size)
+{
+	(void)ctx;
+	(void)addr;
+	(void)size;
+	return HC_OK;
+}
+
+static hc_status st_map(void *ctx, uint64_t addr, uint64_t size)
+{
+	struct store *s = ctx;
+
+	(void)addr;
+	if (size > STORE_LIMIT || s->held + size > STORE_LIMIT)
+		return HC_ERR_OOM;
+	s->held += size;
+	return HC_OK;
+}
+
+static hc_status st_unmap(void *ctx, uint64_t addr, uint64_t size)
+{
+	struct store *s = ctx;
+
+	(void)addr;
+	s->held -= size;
 	return HC_OK;
 }
 
@@ -200,14 +243,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	hc_pool_spec *specs = NULL;
 	struct hc_layout *out = NULL;
 	struct store s = { 1u << 20, 0 };
-	struct hc_storage st = { st_alloc, st_free, &s, NULL };
+	struct hc_storage st = { .alloc = st_alloc, .free = st_free, .ctx = &s,
+				 .va_reserve = st_va_reserve, .va_release = st_va_release,
+				 .map = st_map, .unmap = st_unmap };
 	struct hc_mm *mm = NULL;
 	size_t n;
 	hc_status rc;
 
 	props.max_page_size = u64(&r);
 	props.alignment = (uint64_t)1 << (u8(&r) % 13);
-	in.preset = (hc_layout_preset)(u8(&r) % 5);
+	in.preset = (hc_layout_preset)(u8(&r) % 6);
+	/* a granule of 4 KiB to 2 MiB, or none (expandable pools become split) */
+	props.vmm_granularity = u8(&r) % 11 ? (uint64_t)4096 << (u8(&r) % 10) : 0;
+	props.va_size = 256ull << 20;
 	n = u8(&r);
 	if (n >= 200)
 		n = 200 + (size_t)u8(&r); /* up to 455: past the 254 limit */
@@ -216,7 +264,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (!specs)
 			return 0;
 		for (size_t i = 0; i < n; i++) {
-			specs[i].kind = (hc_pool_kind)(u8(&r) % 5);
+			specs[i].kind = (hc_pool_kind)(u8(&r) % 6);
 			specs[i].page_size = u64(&r);
 			specs[i].max_slice_size = u64(&r);
 			specs[i].max_pool_size = u64(&r);
@@ -238,7 +286,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		__builtin_trap();
 	for (size_t i = 0; i < n; i++) {
 		const hc_pool_spec *p = hc_layout_pool(out, i);
-		if (!p || (unsigned)p->kind > HC_POOL_PERSISTENT)
+		if (!p || (unsigned)p->kind > HC_POOL_EXPANDABLE || p->kind == HC_POOL_PERSISTENT)
 			__builtin_trap();
 		if (p->kind == HC_POOL_SLICED && p->page_size == 0)
 			__builtin_trap();

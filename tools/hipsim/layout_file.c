@@ -36,6 +36,7 @@ static const struct {
 	{ "sliced", HC_POOL_SLICED,
 	  1u << K_PAGE | 1u << K_MAX_SLICE | 1u << K_CAP | 1u << K_DEALLOC_PERIOD,
 	  "page, max_slice, cap, dealloc_period", "a sliced pool" },
+	{ "expandable", HC_POOL_EXPANDABLE, 1u << K_CAP, "cap", "an expandable pool" },
 };
 
 /* Most pages a capped sliced pool may hold: the library's limit
@@ -161,12 +162,13 @@ int hs_layout_parse(FILE *f, const char *name, hc_pool_spec *pools, size_t *n, c
 			snprintf(err, errlen,
 				 "%s:%lu: 'persistent' is not a layout pool: every stream has one, "
 				 "used between hc_memory_persistent_begin and _end (exclusive, direct, "
-				 "sliced)", name, lineno);
+				 "sliced, expandable)", name, lineno);
 			return -1;
 		}
 		if (kind < 0) {
 			snprintf(err, errlen,
-				 "%s:%lu: unknown pool kind '%.64s' (exclusive, direct, sliced)", name,
+				 "%s:%lu: unknown pool kind '%.64s' (exclusive, direct, sliced, "
+				 "expandable)", name,
 				 lineno, w);
 			return -1;
 		}
@@ -237,6 +239,10 @@ int hs_pools_option(const char *arg, hc_pool_layout *layout, hc_pool_spec *pools
 		layout->preset = HC_LAYOUT_WORKLOAD;
 		return 0;
 	}
+	if (strcmp(arg, "expandable") == 0) {
+		layout->preset = HC_LAYOUT_EXPANDABLE;
+		return 0;
+	}
 	if (strcmp(arg, "subslices") == 0) {
 		layout->preset = HC_LAYOUT_SUBSLICES;
 		return 0;
@@ -248,7 +254,8 @@ int hs_pools_option(const char *arg, hc_pool_layout *layout, hc_pool_spec *pools
 	f = fopen(arg, "r");
 	if (!f) {
 		snprintf(err, errlen,
-			 "'%s' is neither a pool layout (default, workload, subslices, exclusive) nor a readable "
+			 "'%s' is neither a pool layout (default, workload, expandable, subslices, "
+			 "exclusive) nor a readable "
 			 "layout file: %s", arg, strerror(errno));
 		return -1;
 	}

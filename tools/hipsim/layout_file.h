@@ -15,6 +15,7 @@
  *	direct     reclaim_at
  *	sliced     page (required, > 0), max_slice (<= page), cap (0 or from
  *	           one page to 65535 pages), dealloc_period
+ *	expandable cap (its address range; 0 or absent: the device's memory)
  *
  * There is no persistent kind: every stream has its persistent pool
  * already (hc_memory_persistent_begin), and a layout cannot hold one.

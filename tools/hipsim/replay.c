@@ -55,7 +55,7 @@ static void replay_usage(FILE *out)
 		"Replays a trace (LTTng CTF directory or RMM memory-event CSV) through libhipcore.\n\n"
 		"  --format F         auto (default), rmm, ctf\n"
 		"  --backend NAME     sim (default), hip, auto\n"
-		"  --pools NAME|FILE  default (= workload), workload, subslices, exclusive, or a layout file\n"
+		"  --pools NAME|FILE  default (= workload), workload, expandable, subslices, exclusive, or a layout file\n"
 		"  --flush-count N    drop-queue entries that trigger a flush\n"
 		"  --flush-bytes N    drop-queue bytes that trigger a flush\n"
 		"  --stage-max BYTES  largest write staged through pinned memory\n"

@@ -108,6 +108,9 @@ void hs_report_text(FILE *out, const struct hs_report *r)
 	fprintf(out, "\n  padding, peak ........ %s\n", c);
 	fprintf(out, "  device allocations ... %" PRIu64 " allocs, %" PRIu64 " frees\n",
 		r->stats.device_allocs, r->stats.device_frees);
+	if (r->stats.device_maps || r->stats.device_unmaps)
+		fprintf(out, "  device mappings ...... %" PRIu64 " maps, %" PRIu64 " unmaps\n",
+			r->stats.device_maps, r->stats.device_unmaps);
 	fprintf(out, "  pinned allocations ... %" PRIu64 " allocs, %" PRIu64 " frees\n",
 		r->stats.pinned_allocs, r->stats.pinned_frees);
 	fprintf(out, "  copied ............... %s host->device in %" PRIu64 " copies, %s device->host in %" PRIu64 "\n",
@@ -185,6 +188,8 @@ int hs_report_json(FILE *out, const struct hs_report *r)
 	json_object_set_new(o, "peak_reserved_bytes", json_integer((json_int_t)r->peak_reserved_bytes));
 	json_object_set_new(o, "device_allocs", json_integer((json_int_t)r->stats.device_allocs));
 	json_object_set_new(o, "device_frees", json_integer((json_int_t)r->stats.device_frees));
+	json_object_set_new(o, "device_maps", json_integer((json_int_t)r->stats.device_maps));
+	json_object_set_new(o, "device_unmaps", json_integer((json_int_t)r->stats.device_unmaps));
 	json_object_set_new(o, "pinned_allocs", json_integer((json_int_t)r->stats.pinned_allocs));
 	json_object_set_new(o, "pinned_frees", json_integer((json_int_t)r->stats.pinned_frees));
 	json_object_set_new(o, "padding_bytes_peak", json_integer((json_int_t)r->padding_bytes_peak));

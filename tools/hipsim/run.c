@@ -33,7 +33,7 @@ static void run_usage(FILE *out)
 		"  --data            check the bytes: every read back is folded into the report's\n"
 		"                    checksum (and the loader reads back what it wrote); on the\n"
 		"                    simulator, data mode: real bytes behind device memory\n"
-		"  --pools NAME|FILE default (= workload), workload, subslices, exclusive, or a layout file\n"
+		"  --pools NAME|FILE default (= workload), workload, expandable, subslices, exclusive, or a layout file\n"
 		"  --flush-count N   drop-queue entries that trigger a flush (the device policy)\n"
 		"  --flush-bytes N   drop-queue bytes that trigger a flush\n"
 		"  --stage-max BYTES largest write staged through pinned memory\n"

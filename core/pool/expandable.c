@@ -1,0 +1,606 @@
+/*
+ * expandable.c - a pool in one range of device addresses, with physical
+ * memory mapped into it granule by granule as it grows (PyTorch's
+ * expandable_segments, on the HAL's va_reserve / pmem_map).
+ *
+ * Why: a pool of storage allocations can only give memory back by whole
+ * allocations, so a free block inside an allocation that still holds a
+ * used one is stuck there (split.c's segments reserve up to 1.17 x peak
+ * live on multi-stream histories), and a new allocation cannot extend an
+ * old one.  Here there is one buffer per pool: blocks are placed in one
+ * address space, and only the granules (props.vmm_granularity, 2 MiB on
+ * the GPUs we know) that live blocks touch need memory behind them.
+ *
+ * The range is reserved on the first request that needs it, spec
+ * max_pool_size bytes or else the device's total memory, rounded up to
+ * the granule; the "page" of every block is one record for the whole
+ * range.  Blocks tile it in address order (prev/next); a free block sits
+ * in p->free_runs keyed by address with its size as the searched value,
+ * so a reservation takes the lowest-addressed free run that holds its
+ * effective size (size rounded up to the alignment, never 0): address-
+ * ordered first fit, which packs live blocks towards the bottom and so
+ * keeps the mapped top low.  The front of the run is handed out and the
+ * rest stays free; a free merges with free neighbours.
+ *
+ * Granules: @touch counts the live blocks touching each one; a
+ * reservation whose block lies on unmapped granules maps each run of them
+ * with one pmem_map (growing at the top, that is exactly the block's new
+ * granules: one call for the request rounded up).  A free maps nothing
+ * and unmaps nothing: its granules stay mapped, a cache for the next
+ * request.  A runtime unmaps only whole mappings, so every mapping is
+ * recorded (@map_start, @map_len); the explicit cleanup (hc_memory_cleanup,
+ * the cleanup-and-retry before an HC_ERR_OOM is returned, install)
+ * unmaps every mapping no live block touches, adjacent ones in one call,
+ * and destroy unmaps everything and releases the range.  Reserved bytes
+ * are the mapped bytes; "pages" in reports counts mappings.
+ *
+ * Failure leaves the pool as it was: a map the device refuses (HC_ERR_OOM)
+ * or the HAL refuses because a stream of the device is capturing
+ * (HC_ERR_STATE) undoes the maps this request made and returns the
+ * status; a request that fits mapped granules needs no storage call and
+ * works then.  A pool whose manager has no virtual memory is never one of
+ * these: the router builds the Workload layout's split pool instead
+ * (manager.c, pools_build), which reports call direct.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/internal.h"
+#include "core/pool/pool_internal.h"
+
+#define SLICE_OF(n) ((struct hc_slice *)(n))
+#define UNMAPPED UINT32_MAX
+#define NEW_MAP (1u << 31) /* map_span: a mapping this call made */
+
+struct hc_xrange {
+	uint64_t base, size;   /* the reservation */
+	uint64_t gran;         /* G */
+	uint32_t ngran;        /* size / G */
+	uint32_t *touch;       /* live blocks touching each granule */
+	uint32_t *map_start;   /* per granule: first granule of its mapping, or UNMAPPED */
+	uint32_t *map_len;     /* at a mapping's first granule: its granules */
+	struct hc_page page;   /* the blocks' page: the whole range */
+};
+
+static void xp_init(struct hc_pool *p, const hc_pool_spec *spec, uint64_t align)
+{
+	p->align = align;
+	p->spec = *spec;
+	p->spec.kind = HC_POOL_EXPANDABLE;
+	p->accept_max = UINT64_MAX;
+	p->park = HC_PARK_NONE;
+}
+
+static uint64_t eff_for(const struct hc_pool *p, uint64_t size)
+{
+	uint64_t eff = size + hc_pad(size, p->align);
+
+	return eff ? eff : p->align;
+}
+
+static void run_insert(struct hc_pool *p, struct hc_slice *s)
+{
+	s->node.k1 = s->addr;
+	s->node.k2 = 0;
+	s->node.val = s->size;
+	hc_tree_insert(&p->free_runs, &s->node);
+	s->in_tree = true;
+}
+
+static void run_remove(struct hc_pool *p, struct hc_slice *s)
+{
+	hc_tree_remove(&p->free_runs, &s->node);
+	s->in_tree = false;
+}
+
+/* The granules [*g0, *g1] that [@addr, +@bytes) touches. */
+static void span_of(const struct hc_xrange *xr, uint64_t addr, uint64_t bytes, uint32_t *g0,
+		    uint32_t *g1)
+{
+	*g0 = (uint32_t)((addr - xr->base) / xr->gran);
+	*g1 = (uint32_t)((addr - xr->base + bytes - 1) / xr->gran);
+}
+
+static void touch_add(struct hc_xrange *xr, const struct hc_slice *s, int d)
+{
+	uint32_t g0, g1, g;
+
+	span_of(xr, s->addr, s->size + s->padding, &g0, &g1);
+	for (g = g0; g <= g1; g++)
+		xr->touch[g] += (uint32_t)d;
+}
+
+/* Reserves the range (first use).  The whole range is one free run. */
+static hc_status range_open(struct hc_pool *p)
+{
+	const struct hc_storage *st = &p->core->st;
+	uint64_t g = p->core->vmm_granularity, want = p->spec.max_pool_size;
+	struct hc_xrange *xr;
+	struct hc_slice *s;
+	hc_status rc;
+
+	if (!want)
+		want = p->core->va_size;
+	if (!g || !st->va_reserve || want == 0 || want > UINT64_MAX - g)
+		return hc_fail(HC_ERR_UNSUPPORTED, "expandable pool: no virtual memory range");
+	want = (want + g - 1) / g * g;
+	if (want / g >= NEW_MAP)
+		return hc_fail(HC_ERR_TOO_BIG, "expandable pool: %llu B is too many granules",
+			       (unsigned long long)want);
+	xr = calloc(1, sizeof(*xr));
+	s = hc_pool_slice_new(p);
+	if (!xr || !s)
+		goto err_host;
+	xr->gran = g;
+	xr->size = want;
+	xr->ngran = (uint32_t)(want / g);
+	xr->touch = calloc(xr->ngran, sizeof(*xr->touch));
+	xr->map_start = malloc((size_t)xr->ngran * sizeof(*xr->map_start));
+	xr->map_len = calloc(xr->ngran, sizeof(*xr->map_len));
+	if (!xr->touch || !xr->map_start || !xr->map_len)
+		goto err_host;
+	memset(xr->map_start, 0xff, (size_t)xr->ngran * sizeof(*xr->map_start));
+	rc = st->va_reserve(st->ctx, want, &xr->base);
+	if (rc != HC_OK) {
+		rc = hc_fail_over(rc, "expandable pool: reserving %llu B of addresses",
+				  (unsigned long long)want);
+		goto err_free;
+	}
+	xr->page.addr = xr->base;
+	xr->page.size = want;
+	xr->page.first = s;
+	s->pool = p;
+	s->page = &xr->page;
+	s->addr = xr->base;
+	s->size = want;
+	s->sfree = true;
+	run_insert(p, s);
+	p->xr = xr;
+	return HC_OK;
+
+err_host:
+	rc = hc_fail(HC_ERR_OOM, "expandable pool: no host memory for the range's records");
+err_free:
+	if (s)
+		hc_pool_slice_put(p, s);
+	if (xr) {
+		free(xr->touch);
+		free(xr->map_start);
+		free(xr->map_len);
+		free(xr);
+	}
+	return rc;
+}
+
+/* Whether any granule @s's first @eff bytes touch is unmapped. */
+static bool needs_map(const struct hc_xrange *xr, const struct hc_slice *s, uint64_t eff)
+{
+	uint32_t g0, g1, g;
+
+	span_of(xr, s->addr, eff, &g0, &g1);
+	for (g = g0; g <= g1; g++)
+		if (xr->map_start[g] == UNMAPPED)
+			return true;
+	return false;
+}
+
+/* Records the mapping of granules [@g, @g + @n); or forgets it (@on false). */
+static void map_note(struct hc_pool *p, uint32_t g, uint32_t n, bool on)
+{
+	struct hc_xrange *xr = p->xr;
+	uint32_t i;
+
+	for (i = 0; i < n; i++)
+		xr->map_start[g + i] = on ? g : UNMAPPED;
+	xr->map_len[g] = on ? n : 0;
+	if (p->shared && on)
+		atomic_fetch_add_explicit(&p->shared->reserved, (uint64_t)n * xr->gran,
+					  memory_order_relaxed);
+	else if (p->shared)
+		hc_shared_sub(&p->shared->reserved, (uint64_t)n * xr->gran);
+	if (on) {
+		hc_pool_reserved_add(p, (uint64_t)n * xr->gran);
+		if (++p->npages > p->pages_peak)
+			p->pages_peak = p->npages;
+	} else {
+		hc_pool_reserved_sub(p, (uint64_t)n * xr->gran);
+		p->npages--;
+	}
+}
+
+/* Unmaps the mappings recorded in [@g, @g + @n) (whole ones, adjacent) in
+ * one call.  Return: the storage's status; on failure nothing is forgotten
+ * (a runtime failure part way is the HAL's to count). */
+static hc_status unmap_runs(struct hc_pool *p, uint32_t g, uint32_t n)
+{
+	struct hc_xrange *xr = p->xr;
+	const struct hc_storage *st = &p->core->st;
+	hc_status rc = st->unmap(st->ctx, xr->base + (uint64_t)g * xr->gran,
+				 (uint64_t)n * xr->gran);
+	uint32_t end = g + n;
+
+	if (rc != HC_OK)
+		return rc;
+	while (g < end) {
+		uint32_t len = xr->map_len[g];
+
+		if (!len)
+			break; /* not a mapping's start: the callers never pass one */
+		map_note(p, g, len, false);
+		g += len;
+	}
+	return HC_OK;
+}
+
+/* Maps every unmapped granule of [@addr, +@eff), a pmem_map per run of
+ * them; on a refusal, unmaps what this call mapped (its mappings carry
+ * NEW_MAP in their length meanwhile) and returns it. */
+static hc_status map_span(struct hc_pool *p, uint64_t addr, uint64_t eff)
+{
+	struct hc_xrange *xr = p->xr;
+	const struct hc_storage *st = &p->core->st;
+	uint32_t g0, g1, g;
+	hc_status rc = HC_OK;
+
+	span_of(xr, addr, eff, &g0, &g1);
+	for (g = g0; g <= g1 && rc == HC_OK;) {
+		uint32_t n = 0;
+
+		if (xr->map_start[g] != UNMAPPED) {
+			g++;
+			continue;
+		}
+		while (g + n <= g1 && xr->map_start[g + n] == UNMAPPED)
+			n++;
+		rc = st->map(st->ctx, xr->base + (uint64_t)g * xr->gran, (uint64_t)n * xr->gran);
+		if (rc == HC_OK) {
+			map_note(p, g, n, true);
+			xr->map_len[g] |= NEW_MAP;
+		}
+		g += n;
+	}
+	for (g = g0; g <= g1; g++) {
+		if (xr->map_start[g] != g || !(xr->map_len[g] & NEW_MAP))
+			continue;
+		xr->map_len[g] &= ~NEW_MAP;
+		if (rc != HC_OK)
+			(void)unmap_runs(p, g, xr->map_len[g]);
+	}
+	if (rc == HC_ERR_OOM)
+		return hc_fail_over(HC_ERR_OOM, "expandable pool: the device refused %llu B",
+				    (unsigned long long)eff);
+	return rc;
+}
+
+/* Hands out the front @eff bytes of free run @s (out of the tree); the
+ * rest, in record @r (or kept as padding when there is none), stays free. */
+static void take(struct hc_pool *p, struct hc_slice *s, struct hc_slice *r, uint64_t size,
+		 uint64_t eff)
+{
+	uint64_t bytes = s->size, rest = bytes - eff;
+
+	if (rest && r) {
+		r->pool = p;
+		r->page = s->page;
+		r->offset = s->offset + eff;
+		r->addr = s->addr + eff;
+		r->size = rest;
+		r->prev = s;
+		r->next = s->next;
+		if (s->next)
+			s->next->prev = r;
+		s->next = r;
+		r->sfree = true;
+		run_insert(p, r);
+		bytes = eff;
+	} else if (r) {
+		hc_pool_slice_put(p, r);
+	}
+	s->sfree = false;
+	s->size = size;
+	s->padding = bytes - size;
+	touch_add(p->xr, s, 1);
+	hc_pool_mark_used(p, s, size);
+	if (p->use.bytes_in_use + p->use.bytes_padding > p->used_peak)
+		p->used_peak = p->use.bytes_in_use + p->use.bytes_padding;
+	if (p->shared)
+		hc_shared_used_add(p->shared, bytes);
+}
+
+/* Whether no live block touches granules [@g, @g + @n). */
+static bool untouched(const struct hc_xrange *xr, uint32_t g, uint32_t n)
+{
+	uint32_t i;
+
+	for (i = 0; i < n; i++)
+		if (xr->touch[g + i])
+			return false;
+	return true;
+}
+
+/* The bytes of unmapped granules [@addr, +@eff) touches. */
+static uint64_t unmapped_in(const struct hc_xrange *xr, uint64_t addr, uint64_t eff)
+{
+	uint32_t g0, g1, g;
+	uint64_t n = 0;
+
+	span_of(xr, addr, eff, &g0, &g1);
+	for (g = g0; g <= g1; g++)
+		n += xr->map_start[g] == UNMAPPED;
+	return n * xr->gran;
+}
+
+/*
+ * Before mapping for a block at [@addr, +@eff): the direct pool's
+ * watermark over mapped bytes.  While the mapped bytes (the device's,
+ * with shared figures) plus the new ones would pass the highest in-use
+ * bytes seen (or the in-use bytes plus this block), mappings no live
+ * block touches are unmapped, highest first (first fit uses the low ones
+ * again soonest), adjacent ones in one call, never one the block lies on.
+ */
+static void reclaim(struct hc_pool *p, uint64_t addr, uint64_t eff)
+{
+	struct hc_xrange *xr = p->xr;
+	uint64_t need = unmapped_in(xr, addr, eff), used, peak, wm;
+	uint32_t g0, g1, g, from = 0, n = 0;
+
+	if (!need || !p->npages)
+		return;
+	if (p->shared) {
+		used = hc_mm_shared_used(p->shared);
+		peak = atomic_load_explicit(&p->shared->peak, memory_order_relaxed);
+	} else {
+		used = p->use.bytes_in_use + p->use.bytes_padding;
+		peak = p->used_peak;
+	}
+	wm = used + eff > peak ? used + eff : peak;
+#define MAPPED_NOW() (p->shared ? atomic_load_explicit(&p->shared->reserved, memory_order_relaxed) \
+				: p->use.bytes_reserved)
+	span_of(xr, addr, eff, &g0, &g1);
+	for (g = xr->ngran; g-- > 0 && MAPPED_NOW() + need > wm;) {
+		uint32_t m = xr->map_start[g], len;
+
+		if (m == UNMAPPED) {
+			/* a gap ends the stretch: one call covers adjacent mappings only */
+			if (n && unmap_runs(p, from, n) != HC_OK)
+				return;
+			n = 0;
+			continue;
+		}
+		len = xr->map_len[m];
+		g = m;
+		if ((m <= g1 && m + len > g0) || !untouched(xr, m, len)) {
+			if (n && unmap_runs(p, from, n) != HC_OK)
+				return;
+			n = 0;
+			continue;
+		}
+		from = m; /* extends the stretch downwards */
+		n += len;
+		if (MAPPED_NOW() - (uint64_t)n * xr->gran + need <= wm)
+			break;
+	}
+	if (n)
+		(void)unmap_runs(p, from, n);
+#undef MAPPED_NOW
+}
+
+static struct hc_slice *fit(const struct hc_pool *p, uint64_t eff)
+{
+	return SLICE_OF(hc_tree_first_fit(&p->free_runs, eff));
+}
+
+static struct hc_slice *xp_try_reserve(struct hc_pool *p, uint64_t size)
+{
+	uint64_t eff = eff_for(p, size);
+	struct hc_slice *s, *r = NULL;
+
+	if (!p->xr || eff < size)
+		return NULL;
+	s = fit(p, eff);
+	if (!s || needs_map(p->xr, s, eff))
+		return NULL;
+	if (s->size > eff && !(r = hc_pool_slice_new(p)))
+		return NULL; /* the alloc path reports it */
+	run_remove(p, s);
+	take(p, s, r, size, eff);
+	return s;
+}
+
+static hc_status xp_alloc(struct hc_pool *p, uint64_t size, struct hc_slice **out)
+{
+	uint64_t eff = eff_for(p, size);
+	struct hc_slice *s, *r = NULL;
+	hc_status rc;
+
+	if (eff < size)
+		return hc_fail(HC_ERR_TOO_BIG, "%llu B overflow when aligned",
+			       (unsigned long long)size);
+	if (!p->xr) {
+		rc = range_open(p);
+		if (rc != HC_OK)
+			return rc;
+	}
+	s = fit(p, eff);
+	if (!s)
+		return hc_fail(HC_ERR_OOM, "expandable pool: no free run of %llu B in its %llu B range",
+			       (unsigned long long)eff, (unsigned long long)p->xr->size);
+	if (s->size > eff && !(r = hc_pool_slice_new(p)))
+		return hc_fail(HC_ERR_OOM, "no host memory for a slice record");
+	reclaim(p, s->addr, eff);
+	rc = map_span(p, s->addr, eff);
+	if (rc != HC_OK) {
+		if (r)
+			hc_pool_slice_put(p, r);
+		return rc;
+	}
+	run_remove(p, s);
+	take(p, s, r, size, eff);
+	*out = s;
+	return HC_OK;
+}
+
+static void xp_on_free(struct hc_pool *p, struct hc_slice *s)
+{
+	struct hc_slice *prev = s->prev, *next = s->next;
+
+	touch_add(p->xr, s, -1);
+	if (p->shared)
+		hc_shared_sub(&p->shared->used, s->size + s->padding);
+	s->size += s->padding;
+	s->padding = 0;
+	s->sfree = true;
+	if (next && next->sfree) {
+		run_remove(p, next);
+		s->size += next->size;
+		hc_slice_unlink(next);
+		hc_pool_slice_put(p, next);
+	}
+	if (prev && prev->sfree) {
+		/* the run keeps its address: only its size grows */
+		hc_slice_unlink(s);
+		hc_pool_slice_put(p, s);
+		hc_tree_raise(&p->free_runs, &prev->node, prev->size + s->size);
+		prev->size += s->size;
+		return;
+	}
+	run_insert(p, s);
+}
+
+/* Unmaps every mapping no live block touches (@all: every mapping), each
+ * stretch of adjacent ones in one call; stops at the first refusal. */
+static hc_status unmap_idle(struct hc_pool *p, bool all)
+{
+	struct hc_xrange *xr = p->xr;
+	uint32_t g = 0, from = 0, n = 0;
+	hc_status rc = HC_OK;
+
+	while (g < xr->ngran && rc == HC_OK) {
+		uint32_t len = xr->map_start[g] == g ? xr->map_len[g] : 0;
+
+		if (len && (all || untouched(xr, g, len))) {
+			if (!n)
+				from = g;
+			n += len;
+			g += len;
+			continue;
+		}
+		if (n)
+			rc = unmap_runs(p, from, n);
+		n = 0;
+		g += len ? len : 1;
+	}
+	if (n && rc == HC_OK)
+		rc = unmap_runs(p, from, n);
+	return rc;
+}
+
+static void xp_cleanup(struct hc_pool *p, uint64_t alloc_nr, bool explicit_)
+{
+	(void)alloc_nr;
+	if (explicit_ && p->xr && p->use.bytes_reserved)
+		(void)unmap_idle(p, false);
+}
+
+static void xp_destroy(struct hc_pool *p)
+{
+	struct hc_xrange *xr = p->xr;
+	const struct hc_storage *st = &p->core->st;
+	struct hc_slice *s, *nx;
+
+	if (!xr)
+		return;
+	if (unmap_idle(p, true) == HC_OK)
+		(void)st->va_release(st->ctx, xr->base, xr->size);
+	for (s = xr->page.first; s; s = nx) {
+		nx = s->next;
+		if (s->in_tree)
+			run_remove(p, s);
+		hc_pool_slice_put(p, s);
+	}
+	/* a refused unmap: the bytes leave the figures all the same */
+	hc_pool_reserved_sub(p, p->use.bytes_reserved);
+	p->npages = 0;
+	free(xr->touch);
+	free(xr->map_start);
+	free(xr->map_len);
+	free(xr);
+	p->xr = NULL;
+}
+
+/*
+ * The pool's structure: blocks tile the range in address order, free runs
+ * merged and in the tree by address with their size, the touch counts
+ * those of the live blocks, every touched granule mapped, the mapping
+ * records whole, and reserved bytes and "pages" the mapped bytes and
+ * mappings.  Adds up the usage it finds.
+ */
+static bool xp_valid(const struct hc_pool *p, const struct hc_slice *parked, hc_memory_usage *u)
+{
+	const struct hc_xrange *xr = p->xr;
+	const struct hc_slice *s, *prev = NULL;
+	uint64_t end = 0, runs = 0, maps = 0, mapped = 0;
+	uint32_t *touch, g;
+	bool ok = true;
+
+	(void)parked; /* never parked: HC_PARK_NONE */
+	if (!xr)
+		return !p->free_runs.n && !p->npages && !p->use.bytes_reserved;
+	touch = calloc(xr->ngran, sizeof(*touch));
+	if (!touch)
+		return true; /* cannot check without host memory */
+	for (s = xr->page.first; s && ok; prev = s, s = s->next) {
+		uint64_t ext = s->size + s->padding;
+
+		ok = s->page == &xr->page && s->pool == p && s->prev == prev && !s->dead &&
+		     s->addr == xr->base + end && ext && ext <= xr->size - end;
+		if (!ok)
+			break;
+		end += ext;
+		if (s->sfree) {
+			ok = !s->owned && !s->pins && !s->id && !s->padding && s->in_tree &&
+			     s->node.k1 == s->addr && s->node.val == s->size && !(prev && prev->sfree);
+			runs++;
+		} else {
+			uint32_t g0, g1;
+
+			ok = !s->in_tree && s->id && (s->owned || s->pins);
+			span_of(xr, s->addr, ext, &g0, &g1);
+			for (g = g0; g <= g1; g++)
+				touch[g]++;
+			u->number_allocs++;
+			u->bytes_in_use += s->size;
+			u->bytes_padding += s->padding;
+		}
+	}
+	ok = ok && end == xr->size && runs == p->free_runs.n && hc_tree_valid(&p->free_runs);
+	for (g = 0; g < xr->ngran && ok; g++) {
+		uint32_t m = xr->map_start[g];
+
+		ok = touch[g] == xr->touch[g] && (m != UNMAPPED || !touch[g]);
+		if (!ok || m == UNMAPPED)
+			continue;
+		if (m == g) {
+			ok = xr->map_len[g] && xr->map_len[g] <= xr->ngran - g;
+			maps++;
+		} else {
+			ok = m < g && xr->map_start[m] == m && g - m < xr->map_len[m] && !xr->map_len[g];
+		}
+		mapped += xr->gran;
+	}
+	free(touch);
+	u->bytes_reserved += mapped;
+	return ok && maps == p->npages;
+}
+
+const struct hc_pool_ops hc_expandable_ops = {
+	.name = "expandable",
+	.report_kind = HC_POOL_EXPANDABLE,
+	.init = xp_init,
+	.try_reserve = xp_try_reserve,
+	.alloc = xp_alloc,
+	.on_free = xp_on_free,
+	.cleanup = xp_cleanup,
+	.destroy = xp_destroy,
+	.valid = xp_valid,
+};
