@@ -401,7 +401,8 @@ static bool prof_check(const struct hc_sim_profile_key *k, uint64_t n, char *why
 	 * than any runtime's (2 MiB on NVIDIA, 4 KiB to 2 MiB on AMD) by far */
 	if (k->off == offsetof(struct hc_sim_profile, vmm_granularity) && n != 0 &&
 	    ((n & (n - 1)) != 0 || n < 4 * KIB || n > GIB)) {
-		*why = "vmm_granularity must be 0 (none) or a power of two from 4 KiB to 1 GiB";
+		snprintf(why, len,
+			 "vmm_granularity must be 0 (none) or a power of two from 4 KiB to 1 GiB");
 		return false;
 	}
 	return true;
