@@ -632,6 +632,7 @@ int hipsim_replay_main(int argc, char **argv)
 	rep.partial = rc < 0 || t->partial;
 	if (rep.partial)
 		snprintf(rep.partial_reason, sizeof(rep.partial_reason), "%s", rc < 0 ? hs_trace_error(t) : t->warning);
+	hs_driver_finish(&r->d, &rep);
 	status = rep.failures ? HIPSIM_EXIT_FAILED : HIPSIM_EXIT_OK;
 	if (rc < 0) {
 		fprintf(stderr, "hipsim replay: %s\nhipsim replay: the trace is partial: %" PRIu64
