@@ -780,6 +780,9 @@ START_TEST(builtin_kernels_load_failure_names_the_image)
 	ck_assert_int_eq(H->module_load(D, NULL, 0, &m), HC_ERR_DEVICE);
 	ck_assert_ptr_nonnull(strstr(last()->message, "PTX for compute_80"));
 	ck_assert_int_eq(last()->backend_code, 222);
+}
+END_TEST
+
 /* ---------------------------------------------------- virtual memory */
 
 #define G (2ull << 20) /* the fake's granule */
@@ -1170,6 +1173,9 @@ START_TEST(amd_builtin_kernels_load_the_bundle)
 		ck_assert_ptr_nonnull(strstr(last()->message, "AMD code objects for gfx"));
 		ck_assert_ptr_nonnull(strstr(last()->message, "gfx90a"));
 	}
+}
+END_TEST
+
 /* ROCm 6: hipMem* under their own names, HIP's error codes. */
 START_TEST(amd_vmm_through_hip_names)
 {
@@ -1301,11 +1307,10 @@ int main(void)
 	*(void **)&fake_set_attr = dlsym(fake, "fake_set_attr");
 	*(void **)&fake_lookups = dlsym(fake, "fake_lookups");
 	*(void **)&fake_builtin_runs = dlsym(fake, "fake_builtin_runs");
-	if (!fake_set_attr || !fake_set_error || !fake_calls || !fake_live || !fake_set_devices ||
-	    !fake_reset || !fake_lookups || !fake_builtin_runs) {
 	*(void **)&fake_set_vmm = dlsym(fake, "fake_set_vmm");
 	*(void **)&fake_set_version = dlsym(fake, "fake_set_version");
-	if (!fake_set_vmm || !fake_set_version || !fake_set_attr || !fake_set_error || !fake_calls || !fake_live || !fake_set_devices || !fake_reset) {
+	if (!fake_set_attr || !fake_set_error || !fake_calls || !fake_live || !fake_set_devices ||
+	    !fake_reset || !fake_lookups || !fake_builtin_runs || !fake_set_vmm || !fake_set_version) {
 		fprintf(stderr, "check_hip: the fake runtime lacks its controls\n");
 		dlclose(fake);
 		return EXIT_FAILURE;
