@@ -59,7 +59,9 @@ int record_follow_open(struct record_follow *f, int (*track)(void *ctx, pid_t vp
 	}
 	snprintf(f->path, sizeof(f->path), "%s/track", f->dir);
 	memcpy(a.sun_path, f->path, strlen(f->path) + 1);
-	f->listen_fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	/* Non-blocking: a connection gone between ppoll and accept must not
+	 * stall the wait. */
+	f->listen_fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (f->listen_fd < 0 || bind(f->listen_fd, (struct sockaddr *)&a, sizeof(a)) != 0 ||
 	    listen(f->listen_fd, 128) != 0) {
 		fprintf(stderr, PROG ": cannot listen on %s: %s\n", f->path, strerror(errno));
