@@ -5,6 +5,8 @@ libhipcore_internal_la_SOURCES += \
 	sim/sim_device.c \
 	sim/sim_profile.c \
 	sim/sim_memory.c \
+	sim/sim_ranges.h \
+	sim/sim_ranges.c \
 	sim/sim_stream.c \
 	sim/sim_copy.c \
 	sim/sim_kernels.c \

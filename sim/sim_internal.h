@@ -8,6 +8,7 @@
  *
  * Files: sim_device.c (open/close/props/ctl, the ops table), sim_profile.c,
  * sim_memory.c (capacity, address space, data mode, pinned memory),
+ * sim_ranges.c (the ordered range sets of the address space),
  * sim_stream.c (streams, events, syncs, late failures), sim_copy.c,
  * sim_kernels.c (modules and built-in kernels), sim_graph.c (capture and
  * replay), sim_fault.c (fault injection), sim_vmm.c (reservations and the
@@ -23,6 +24,7 @@
 
 #include "hal/hal.h"
 #include "sim/sim.h"
+#include "sim/sim_ranges.h"
 
 /* One recorded (captured) operation, replayed by graph_launch. */
 enum sim_op_kind { SIM_OP_H2D, SIM_OP_D2H, SIM_OP_D2D, SIM_OP_KERNEL, SIM_OP_WAIT };
@@ -51,12 +53,7 @@ struct sim_fault {
 };
 #define SIM_N_FAULTS 6
 
-/* A device allocation or a free range of the address space. */
-struct sim_range {
-	uint64_t base, size;
-	unsigned char *data; /* data mode backing, else NULL */
-};
-
+/* A sorted array of ranges: a reservation's mappings (few a reservation). */
 struct sim_vec {
 	struct sim_range *v;
 	size_t n, cap;
@@ -166,8 +163,8 @@ struct hc_hal_dev {
 	/* memory */
 	uint64_t in_use;
 	uint64_t top;             /* bump pointer of the address space */
-	struct sim_vec live;      /* sorted by base */
-	struct sim_vec holes;     /* free ranges below top, sorted, coalesced */
+	struct sim_rset live;     /* allocations, by base */
+	struct sim_rset holes;    /* free ranges below top, by base, coalesced */
 	struct sim_host_block *hosts;
 	size_t nhosts, caphosts;
 	uint64_t space_end;       /* the address space ends here (next ordinal's start) */
@@ -222,7 +219,7 @@ bool sim_space_take(hc_hal_dev *dev, uint64_t size, uint64_t align, uint64_t *ou
 /* Gives a range back; false only when the bookkeeping cannot grow (the
  * range is then lost to the address space, never handed out twice). */
 bool sim_space_give(hc_hal_dev *dev, uint64_t base, uint64_t size);
-/* Sorted range arrays. */
+/* Sorted range arrays (struct sim_vec). */
 bool sim_vec_insert(struct sim_vec *v, size_t at, struct sim_range r);
 void sim_vec_remove(struct sim_vec *v, size_t at);
 /* Index of the first range with base > @addr. */

@@ -8,13 +8,16 @@
  *
  * Address space: addresses start at SIM_DEV_BASE (never 0; apart by
  * SIM_DEV_SPACING for each further ordinal, which bounds each device's
- * space) and are handed out first-fit from a sorted, coalesced list of
- * holes below a bump pointer; a hole that reaches the bump pointer lowers
- * it, so freed ranges are reused and long replays never run out of 64-bit
- * addresses.  Each request is aligned (the profile's alignment for an
- * allocation, the granule for a reservation, sim_vmm.c): a hole's or the
- * top's unaligned head stays a hole.  Live allocations sit in an array
- * sorted by address (binary search).
+ * space) and are handed out first-fit from a coalesced set of holes below
+ * a bump pointer; a hole that reaches the bump pointer lowers it, so freed
+ * ranges are reused and long replays never run out of 64-bit addresses.
+ * Each request is aligned (the profile's alignment for an allocation, the
+ * granule for a reservation, sim_vmm.c): a hole's or the top's unaligned
+ * head stays a hole.  Live allocations and holes are ordered range sets
+ * (sim_ranges.c), O(log n) a call in any order: the sorted arrays they
+ * replace made a close with 128k live allocations take seconds (issue 28).
+ * A reservation's mappings stay a sorted array (struct sim_vec, sim_vmm.c):
+ * a reservation holds few.
  *
  * Data mode: each allocation is backed by calloc'd host memory, so copies
  * and built-in kernels move real bytes; debug builds (HC_DEBUG >= 1) poison
@@ -86,33 +89,30 @@ size_t sim_vec_upper(const struct sim_vec *v, uint64_t addr)
 	return lo;
 }
 
-/* Index of the live allocation containing @addr, or -1. */
-static long live_find(hc_hal_dev *dev, uint64_t addr)
+/* The live allocation containing @addr, or NULL. */
+static struct sim_rnode *live_find(hc_hal_dev *dev, uint64_t addr)
 {
-	size_t i = sim_vec_upper(&dev->live, addr);
+	struct sim_rnode *n = sim_rset_floor(&dev->live, addr);
 
-	if (i == 0)
-		return -1;
-	i--;
-	if (addr - dev->live.v[i].base >= dev->live.v[i].size)
-		return -1;
-	return (long)i;
+	if (!n || addr - n->r.base >= n->r.size)
+		return NULL;
+	return n;
 }
 
 hc_status sim_dev_range(hc_hal_dev *dev, hc_hal_dptr ptr, uint64_t size, const char *what,
 			unsigned char **bytes)
 {
-	long i = live_find(dev, ptr);
+	struct sim_rnode *n = live_find(dev, ptr);
 	const struct sim_range *r;
 	hc_status st;
 
-	if (i < 0 && sim_vmm_range(dev, ptr, size, what, bytes, &st))
+	if (!n && sim_vmm_range(dev, ptr, size, what, bytes, &st))
 		return st;
-	if (i < 0)
+	if (!n)
 		return hc_hal_error(HC_ERR_INVALID, 0, NULL,
 				    "sim: %s 0x%llx is not inside a device allocation", what,
 				    (unsigned long long)ptr);
-	r = &dev->live.v[i];
+	r = &n->r;
 	if (size > r->size - (ptr - r->base))
 		return hc_hal_error(HC_ERR_INVALID, 0, NULL,
 				    "sim: %s 0x%llx + %llu bytes runs past its allocation "
@@ -135,29 +135,31 @@ static uint64_t align_up(uint64_t a, uint64_t align)
  * gap between the top and an aligned start above it. */
 bool sim_space_take(hc_hal_dev *dev, uint64_t size, uint64_t align, uint64_t *out)
 {
+	struct sim_rnode *h = sim_rset_first_fit(&dev->holes, size, align);
 	uint64_t at;
 
-	for (size_t i = 0; i < dev->holes.n; i++) {
-		struct sim_range *h = &dev->holes.v[i];
+	if (h) {
 		uint64_t head;
 
-		at = align_up(h->base, align);
-		if (at == 0 || at - h->base >= h->size || h->size - (at - h->base) < size)
-			continue;
-		head = at - h->base;
-		if (head == 0) {
-			h->base += size;
-			h->size -= size;
-			if (h->size == 0)
-				sim_vec_remove(&dev->holes, i);
-		} else if (h->size - head == size) {
-			h->size = head;
+		sim_rset_fit_at(&h->r, size, align, &at);
+		head = at - h->r.base;
+		if (head == 0 && h->r.size == size) {
+			sim_rset_remove(&dev->holes, h);
+		} else if (head == 0) {
+			/* the hole's base moves up inside its own range */
+			h->r.base += size;
+			h->r.size -= size;
+			sim_rset_update(&dev->holes, h);
+		} else if (h->r.size - head == size) {
+			h->r.size = head;
+			sim_rset_update(&dev->holes, h);
 		} else {
-			struct sim_range tail = { at + size, h->size - head - size, NULL };
+			struct sim_range tail = { at + size, h->r.size - head - size, NULL };
 
-			if (!sim_vec_insert(&dev->holes, i + 1, tail))
+			if (!sim_rset_insert(&dev->holes, tail))
 				return false;
-			dev->holes.v[i].size = head;
+			h->r.size = head;
+			sim_rset_update(&dev->holes, h);
 		}
 		*out = at;
 		return true;
@@ -165,8 +167,8 @@ bool sim_space_take(hc_hal_dev *dev, uint64_t size, uint64_t align, uint64_t *ou
 	at = align_up(dev->top, align);
 	if (at == 0 || at > dev->space_end || dev->space_end - at < size)
 		return false;
-	if (at != dev->top && !sim_vec_insert(&dev->holes, dev->holes.n,
-					      (struct sim_range){ dev->top, at - dev->top, NULL }))
+	if (at != dev->top &&
+	    !sim_rset_insert(&dev->holes, (struct sim_range){ dev->top, at - dev->top, NULL }))
 		return false;
 	*out = at;
 	dev->top = at + size;
@@ -174,27 +176,32 @@ bool sim_space_take(hc_hal_dev *dev, uint64_t size, uint64_t align, uint64_t *ou
 }
 
 /* Gives a range back: coalesce with neighbours, lower the top if it ends
- * there.  Returns false only when the hole list cannot grow (then the range
+ * there.  Returns false only when the hole set cannot grow (then the range
  * is leaked from the address space, never handed out twice). */
 bool sim_space_give(hc_hal_dev *dev, uint64_t base, uint64_t size)
 {
-	size_t i = sim_vec_upper(&dev->holes, base);
-	struct sim_vec *v = &dev->holes;
+	struct sim_rset *v = &dev->holes;
+	struct sim_rnode *h = sim_rset_floor(v, base), *next;
 
-	if (i > 0 && v->v[i - 1].base + v->v[i - 1].size == base) {
-		i--;
-		v->v[i].size += size;
+	if (h && h->r.base + h->r.size == base) {
+		h->r.size += size;
+		sim_rset_update(v, h);
 	} else {
-		if (!sim_vec_insert(v, i, (struct sim_range){ base, size, NULL }))
+		h = sim_rset_insert(v, (struct sim_range){ base, size, NULL });
+		if (!h)
 			return false;
 	}
-	if (i + 1 < v->n && v->v[i].base + v->v[i].size == v->v[i + 1].base) {
-		v->v[i].size += v->v[i + 1].size;
-		sim_vec_remove(v, i + 1);
+	next = sim_rset_after(v, h->r.base);
+	if (next && h->r.base + h->r.size == next->r.base) {
+		uint64_t more = next->r.size;
+
+		sim_rset_remove(v, next);
+		h->r.size += more;
+		sim_rset_update(v, h);
 	}
-	if (v->v[i].base + v->v[i].size == dev->top) {
-		dev->top = v->v[i].base;
-		sim_vec_remove(v, i);
+	if (h->r.base + h->r.size == dev->top) {
+		dev->top = h->r.base;
+		sim_rset_remove(v, h);
 	}
 	return true;
 }
@@ -284,7 +291,7 @@ hc_status sim_mem_alloc(hc_hal_dev *dev, uint64_t size, hc_hal_dptr *out)
 	}
 	r.base = base;
 	r.size = rounded;
-	if (!sim_vec_insert(&dev->live, sim_vec_upper(&dev->live, base), r)) {
+	if (!sim_rset_insert(&dev->live, r)) {
 		st = hc_hal_error(HC_ERR_OOM, 0, NULL, "sim mem_alloc: no host memory for bookkeeping");
 		goto err_give_back;
 	}
@@ -315,24 +322,24 @@ static void sim_device_drain(hc_hal_dev *dev)
 
 hc_status sim_mem_free(hc_hal_dev *dev, hc_hal_dptr ptr)
 {
-	long i;
+	struct sim_rnode *n;
 	struct sim_range r;
 	hc_status st;
 
 	st = sim_not_while_capturing(dev, "mem_free", true);
 	if (st)
 		return st;
-	i = live_find(dev, ptr);
-	if (i < 0 || dev->live.v[i].base != ptr)
+	n = live_find(dev, ptr);
+	if (!n || n->r.base != ptr)
 		return hc_hal_error(HC_ERR_INVALID, 0, NULL,
 				    "sim mem_free: 0x%llx was not returned by mem_alloc",
 				    (unsigned long long)ptr);
-	r = dev->live.v[i];
+	r = n->r;
 	sim_device_drain(dev);
 	sim_host_cost(dev, sim_call_cost(dev, SIM_CALL_MEM_FREE,
 					 sim_alloc_cost(dev->prof.dev_free_ns,
 							dev->prof.dev_free_ns_per_mib, r.size)));
-	sim_vec_remove(&dev->live, (size_t)i);
+	sim_rset_remove(&dev->live, n);
 	sim_space_give(dev, r.base, r.size);
 	if (r.data) {
 #if HC_DEBUG >= 1
@@ -446,17 +453,18 @@ bool sim_host_is_pinned(hc_hal_dev *dev, const void *ptr)
 	return false;
 }
 
+static void range_free_data(struct sim_range *r)
+{
+	free(r->data);
+}
+
 void sim_memory_release(hc_hal_dev *dev)
 {
-	for (size_t i = 0; i < dev->live.n; i++)
-		free(dev->live.v[i].data);
-	free(dev->live.v);
-	free(dev->holes.v);
+	sim_rset_clear(&dev->live, range_free_data);
+	sim_rset_clear(&dev->holes, NULL);
 	for (size_t i = 0; i < dev->nhosts; i++)
 		host_block_free(&dev->hosts[i]);
 	free(dev->hosts);
-	memset(&dev->live, 0, sizeof(dev->live));
-	memset(&dev->holes, 0, sizeof(dev->holes));
 	dev->hosts = NULL;
 	dev->nhosts = dev->caphosts = 0;
 }

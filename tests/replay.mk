@@ -67,3 +67,13 @@ EXTRA_DIST += tests/ctf-inputs.sh
 # replay determinism.  Skips (77) without LTTng or babeltrace2.
 TESTS += tests/replay-roundtrip.sh
 EXTRA_DIST += tests/replay-roundtrip.sh
+
+# The end of a run: the device closed before the report's wall time.
+if HAVE_CHECK
+check_PROGRAMS += tests/check_driver
+TESTS += tests/check_driver
+tests_check_driver_SOURCES = tests/check_driver.c tools/hipsim/driver.h tools/hipsim/driver.c \
+	tools/hipsim/plot.c
+tests_check_driver_CFLAGS = $(TEST_CFLAGS)
+tests_check_driver_LDADD = $(TEST_LDADD)
+endif

@@ -1,4 +1,5 @@
-# tests/sim.mk: the simulator backend's suite (tests/check_sim.c).
+# tests/sim.mk: the simulator backend's suites (tests/check_sim.c, and
+# tests/check_sim_ranges.c for its address-space range sets).
 if HAVE_CHECK
 check_PROGRAMS += tests/check_sim
 TESTS += tests/check_sim
@@ -12,6 +13,11 @@ TESTS += tests/check_builtins
 tests_check_builtins_SOURCES = tests/check_builtins.c
 tests_check_builtins_CFLAGS = $(TEST_CFLAGS)
 tests_check_builtins_LDADD = $(TEST_LDADD)
+check_PROGRAMS += tests/check_sim_ranges
+TESTS += tests/check_sim_ranges
+tests_check_sim_ranges_SOURCES = tests/check_sim_ranges.c
+tests_check_sim_ranges_CFLAGS = $(TEST_CFLAGS)
+tests_check_sim_ranges_LDADD = $(TEST_LDADD)
 endif
 # Virtual memory on the simulator (tests/check_vmm.c).
 if HAVE_CHECK

@@ -10,6 +10,9 @@ tests_record_driver_LDADD = tools/hipsim/libhipsim-record.la
 
 TESTS += tests/trace-roundtrip.sh
 EXTRA_DIST += tests/trace-roundtrip.sh tests/check_trace.c
+# hipsim record following a wrapper's processes, and empty recordings.
+TESTS += tests/record-descendants.sh
+EXTRA_DIST += tests/record-descendants.sh
 
 if HAVE_CHECK
 check_PROGRAMS += tests/check_record

@@ -14,6 +14,17 @@
  * pool keyed by page order with val = page size; free slices of the direct
  * and persistent pools keyed by (effective size, order) (exact-size lookup).
  * Nodes are embedded in the slices and pages, so the tree allocates nothing.
+ *
+ * Written for speed (issue 28: a replay with random frees keeps hundreds of
+ * free runs per pool and spent a third of its time here, waiting on nodes).
+ * Nodes know their parent, so only an insertion and the searches go down
+ * from the root: a removal zips the node's children in its place, a node
+ * whose val grows raises its ancestors' maxima until one is already as
+ * large (usually at once), and a node whose val falls or whose key moved
+ * re-pulls its ancestors until one keeps its maximum.  An insertion goes
+ * down while the priorities allow, then splits the subtree it lands on into
+ * two spines.  Maxima are recomputed only on those spines and paths; a tree
+ * whose vals are all 0 (the size-keyed ones) never recomputes any.
  */
 #include "core/pool/pool_internal.h"
 
@@ -33,13 +44,10 @@ static void pull(struct hc_tnode *n)
 	n->max = m;
 }
 
-static int key_cmp(uint64_t a1, uint64_t a2, const struct hc_tnode *b)
+/* Whether key (a1, a2) orders before @b's. */
+static inline bool key_before(uint64_t a1, uint64_t a2, const struct hc_tnode *b)
 {
-	if (a1 != b->k1)
-		return a1 < b->k1 ? -1 : 1;
-	if (a2 != b->k2)
-		return a2 < b->k2 ? -1 : 1;
-	return 0;
+	return a1 < b->k1 || (a1 == b->k1 && a2 < b->k2);
 }
 
 static uint32_t next_prio(struct hc_tree *t)
@@ -53,88 +61,153 @@ static uint32_t next_prio(struct hc_tree *t)
 	return x;
 }
 
-/* Splits @n into keys < (k1, k2) and keys >= (k1, k2). */
-static void split(struct hc_tnode *n, uint64_t k1, uint64_t k2, struct hc_tnode **lo,
-		  struct hc_tnode **hi)
+/* Re-pulls @n and its ancestors, bottom up, until one keeps its maximum:
+ * every maximum above it then is unchanged too. */
+static void pull_up(struct hc_tnode *n)
 {
-	if (!n) {
-		*lo = *hi = NULL;
-		return;
+	for (; n; n = n->p) {
+		uint64_t old = n->max;
+
+		pull(n);
+		if (n->max == old)
+			return;
 	}
-	if (key_cmp(n->k1, n->k2, &(struct hc_tnode){ .k1 = k1, .k2 = k2 }) < 0) {
-		split(n->r, k1, k2, &n->r, hi);
-		*lo = n;
-	} else {
-		split(n->l, k1, k2, lo, &n->l);
-		*hi = n;
-	}
-	pull(n);
 }
 
-/* Joins two treaps where every key of @a precedes every key of @b. */
-static struct hc_tnode *join(struct hc_tnode *a, struct hc_tnode *b)
+/* Re-pulls spine[0..n-1] bottom-up (every one changed below). */
+static void pull_spine(struct hc_tnode **spine, unsigned n)
 {
-	if (!a)
-		return b;
-	if (!b)
-		return a;
-	if (a->prio > b->prio) {
-		a->r = join(a->r, b);
-		pull(a);
-		return a;
-	}
-	b->l = join(a, b->l);
-	pull(b);
-	return b;
+	while (n-- > 0)
+		pull(spine[n]);
 }
 
-static struct hc_tnode *insert_at(struct hc_tnode *n, struct hc_tnode *x)
+/* Recomputes every maximum of @n's subtree (the fallback when a spine was
+ * deeper than the updates keep). */
+static void pull_all(struct hc_tnode *n)
 {
 	if (!n)
-		return x;
-	if (x->prio > n->prio) {
-		split(n, x->k1, x->k2, &x->l, &x->r);
-		pull(x);
-		return x;
-	}
-	if (key_cmp(x->k1, x->k2, n) < 0)
-		n->l = insert_at(n->l, x);
-	else
-		n->r = insert_at(n->r, x);
+		return;
+	pull_all(n->l);
+	pull_all(n->r);
 	pull(n);
-	return n;
 }
 
+/* The link that holds @x: its parent's child pointer, or the root. */
+static struct hc_tnode **link_of(struct hc_tree *t, struct hc_tnode *x)
+{
+	if (!x->p)
+		return &t->root;
+	return x->p->l == x ? &x->p->l : &x->p->r;
+}
+
+/*
+ * Down from the root while the nodes' priorities are not below x's (each of
+ * those subtrees gains x, so its maximum becomes max(its maximum, x->val),
+ * read from no sibling), then x takes that place and the subtree found
+ * there is split around x's key into x's children: its nodes with smaller
+ * keys form x->l's right spine, the others x->r's left spine, and only
+ * those spines' maxima are recomputed.
+ */
 void hc_tree_insert(struct hc_tree *t, struct hc_tnode *x)
 {
-	x->l = x->r = NULL;
+	struct hc_tnode *lo_spine[HC_TREE_PATH_MAX], *hi_spine[HC_TREE_PATH_MAX];
+	struct hc_tnode **link = &t->root, **lo = &x->l, **hi = &x->r, *n, *up = NULL;
+	struct hc_tnode *lo_up = x, *hi_up = x;
+	/* Every val 0 (the size-keyed trees): every maximum stays 0. */
+	bool plain = x->val == 0 && (!t->root || t->root->max == 0);
+	unsigned nlo = 0, nhi = 0;
+
 	x->prio = next_prio(t);
 	x->max = x->val;
-	t->root = insert_at(t->root, x);
 	t->n++;
+	while ((n = *link) && n->prio >= x->prio) {
+		if (n->max < x->val)
+			n->max = x->val;
+		up = n;
+		link = key_before(x->k1, x->k2, n) ? &n->l : &n->r;
+	}
+	*link = x;
+	x->p = up;
+	while (n) {
+		if (key_before(n->k1, n->k2, x)) {
+			*lo = n;
+			n->p = lo_up;
+			lo_up = n;
+			if (nlo < HC_TREE_PATH_MAX)
+				lo_spine[nlo] = n;
+			nlo++;
+			lo = &n->r;
+			n = n->r;
+		} else {
+			*hi = n;
+			n->p = hi_up;
+			hi_up = n;
+			if (nhi < HC_TREE_PATH_MAX)
+				hi_spine[nhi] = n;
+			nhi++;
+			hi = &n->l;
+			n = n->l;
+		}
+	}
+	*lo = *hi = NULL;
+	if (plain)
+		return;
+	if (nlo > HC_TREE_PATH_MAX || nhi > HC_TREE_PATH_MAX) {
+		pull_all(x);
+		return;
+	}
+	pull_spine(lo_spine, nlo);
+	pull_spine(hi_spine, nhi);
+	pull(x);
 }
 
-static struct hc_tnode *remove_at(struct hc_tnode *n, struct hc_tnode *x)
-{
-	int c;
-
-	if (!n)
-		return NULL;
-	if (n == x)
-		return join(n->l, n->r);
-	c = key_cmp(x->k1, x->k2, n);
-	if (c < 0)
-		n->l = remove_at(n->l, x);
-	else
-		n->r = remove_at(n->r, x);
-	pull(n);
-	return n;
-}
-
+/*
+ * x's children are merged in its place by priority (x->l's right spine and
+ * x->r's left spine zipped together), that zipped spine's maxima recomputed
+ * bottom-up, then x's ancestors' only as far as they change.
+ */
 void hc_tree_remove(struct hc_tree *t, struct hc_tnode *x)
 {
-	t->root = remove_at(t->root, x);
-	x->l = x->r = NULL;
+	struct hc_tnode *zip[2 * HC_TREE_PATH_MAX];
+	struct hc_tnode **link, *up = x->p, *a = x->l, *b = x->r, *n;
+	bool plain;
+	unsigned nz = 0;
+
+	if (!up && t->root != x)
+		return; /* not in this tree (a valid pool never asks) */
+	link = link_of(t, x);
+	/* Every val 0 (the size-keyed trees): every maximum stays 0. */
+	plain = t->root->max == 0;
+	while (a && b) {
+		if (a->prio > b->prio) {
+			n = a;
+			*link = n;
+			link = &n->r;
+			a = n->r;
+		} else {
+			n = b;
+			*link = n;
+			link = &n->l;
+			b = n->l;
+		}
+		n->p = up;
+		up = n;
+		if (nz < 2 * HC_TREE_PATH_MAX)
+			zip[nz] = n;
+		nz++;
+	}
+	n = a ? a : b;
+	*link = n;
+	if (n)
+		n->p = up;
+	if (!plain) {
+		if (nz > 2 * HC_TREE_PATH_MAX)
+			pull_all(zip[0]);
+		else
+			pull_spine(zip, nz);
+		pull_up(x->p);
+	}
+	x->l = x->r = x->p = NULL;
 	t->n--;
 }
 
@@ -154,30 +227,13 @@ struct hc_tnode *hc_tree_first_fit(const struct hc_tree *t, uint64_t need)
 	}
 }
 
-/* hc_tree_first_fit, remembering the descent for hc_tree_lower_path:
- * path->n is 0 when the path was deeper than HC_TREE_PATH_MAX. */
+/* hc_tree_first_fit for hc_tree_lower_path, which needs no path now that
+ * nodes know their parents: path->n stays 0. */
 struct hc_tnode *hc_tree_first_fit_path(const struct hc_tree *t, uint64_t need,
 					struct hc_tree_path *path)
 {
-	struct hc_tnode *n = t->root;
-	unsigned d = 0;
-
 	path->n = 0;
-	if (!n || n->max < need)
-		return NULL;
-	for (;;) {
-		if (d < HC_TREE_PATH_MAX)
-			path->node[d] = n;
-		d++;
-		if (n->l && n->l->max >= need)
-			n = n->l;
-		else if (n->val >= need)
-			break;
-		else
-			n = n->r;
-	}
-	path->n = d <= HC_TREE_PATH_MAX ? d : 0;
-	return n;
+	return hc_tree_first_fit(t, need);
 }
 
 struct hc_tnode *hc_tree_lower_bound(const struct hc_tree *t, uint64_t k1, uint64_t k2)
@@ -185,7 +241,7 @@ struct hc_tnode *hc_tree_lower_bound(const struct hc_tree *t, uint64_t k1, uint6
 	struct hc_tnode *n = t->root, *best = NULL;
 
 	while (n) {
-		if (key_cmp(k1, k2, n) <= 0) {
+		if (!key_before(n->k1, n->k2, &(struct hc_tnode){ .k1 = k1, .k2 = k2 })) {
 			best = n;
 			n = n->l;
 		} else {
@@ -204,80 +260,26 @@ struct hc_tnode *hc_tree_first(const struct hc_tree *t)
 	return n;
 }
 
-/*
- * The nodes from the root down to @x, by @x's key: *depth of them, @x last.
- * Return: false when @x is deeper than HC_TREE_PATH_MAX (or absent).
- */
-static bool path_to(struct hc_tnode *root, const struct hc_tnode *x, struct hc_tnode **path,
-		    unsigned *depth)
-{
-	struct hc_tnode *n = root;
-	unsigned d = 0;
-
-	while (n && d < HC_TREE_PATH_MAX) {
-		path[d++] = n;
-		if (n == x) {
-			*depth = d;
-			return true;
-		}
-		n = key_cmp(x->k1, x->k2, n) < 0 ? n->l : n->r;
-	}
-	return false;
-}
-
-/* Re-pulls path[0..d-1] bottom-up, stopping where a subtree maximum is
- * unchanged: every maximum above it then is too. */
-static void pull_path(struct hc_tnode **path, unsigned d)
-{
-	while (d-- > 0) {
-		uint64_t old = path[d]->max;
-
-		pull(path[d]);
-		if (path[d]->max == old)
-			return;
-	}
-}
-
-static void refresh_at(struct hc_tnode *n, struct hc_tnode *x)
-{
-	if (!n)
-		return;
-	if (n != x) {
-		if (key_cmp(x->k1, x->k2, n) < 0)
-			refresh_at(n->l, x);
-		else
-			refresh_at(n->r, x);
-	}
-	pull(n);
-}
-
-/* After @x's val changed, or its key moved without passing a neighbour's.
- * One descent to @x, then maxima are fixed upwards only as far as they
- * change. */
+/* After @x's val changed, or its key moved without passing a neighbour's:
+ * @x itself (its max may be stale whatever the old value), then its
+ * ancestors as far as their maxima change. */
 void hc_tree_refresh(struct hc_tree *t, struct hc_tnode *x)
 {
-	struct hc_tnode *path[HC_TREE_PATH_MAX];
-	unsigned d;
-
-	if (!path_to(t->root, x, path, &d)) {
-		refresh_at(t->root, x);
-		return;
-	}
-	/* @x itself always: its max may be stale whatever the old value. */
+	(void)t;
 	pull(x);
-	pull_path(path, d - 1);
+	pull_up(x->p);
 }
 
 /*
  * Sets @x's val to @v, after its key moved without passing a neighbour's
  * (or did not move).  When @v is not below the old val, every subtree that
- * holds @x has max(its max, @v) as its maximum, so one descent to @x fixes
- * them on the way down, reading no sibling; a smaller @v (or a node not
- * found, which a valid tree rules out) takes hc_tree_refresh.
+ * holds @x has max(its max, @v) as its maximum: they are raised from @x up
+ * until one already has @v, which holds for all above it.  A smaller @v
+ * takes hc_tree_refresh.
  */
 void hc_tree_raise(struct hc_tree *t, struct hc_tnode *x, uint64_t v)
 {
-	struct hc_tnode *n = t->root;
+	struct hc_tnode *n;
 
 	if (v < x->val) {
 		x->val = v;
@@ -285,50 +287,35 @@ void hc_tree_raise(struct hc_tree *t, struct hc_tnode *x, uint64_t v)
 		return;
 	}
 	x->val = v;
-	while (n && n != x) {
-		if (n->max < v)
-			n->max = v;
-		n = key_cmp(x->k1, x->k2, n) < 0 ? n->l : n->r;
-	}
-	if (!n) {
-		hc_tree_refresh(t, x);
-		return;
-	}
-	if (x->max < v)
-		x->max = v;
+	for (n = x; n && n->max < v; n = n->p)
+		n->max = v;
 }
 
 /*
  * Lowers @x's val to @v after its key moved without passing a neighbour's
- * (a sliced pool's run that gave up its front), with the descent that
- * hc_tree_first_fit_path recorded to @x (no tree change since): @x and
- * then its ancestors are re-pulled, bottom up, as far as their maxima
- * change.  No node moves.  Without a usable path, hc_tree_refresh.
+ * (a sliced pool's run that gave up its front): @x and then its ancestors
+ * are re-pulled, bottom up, as far as their maxima change.  No node moves.
  */
 void hc_tree_lower_path(struct hc_tree *t, struct hc_tree_path *path, struct hc_tnode *x, uint64_t v)
 {
-	uint64_t old = x->max;
-
+	(void)t;
+	(void)path;
 	x->val = v;
-	if (path->n == 0 || path->node[path->n - 1] != x) {
-		hc_tree_refresh(t, x);
-		return;
-	}
-	pull(x);
-	if (x->max != old)
-		pull_path(path->node, path->n - 1);
+	pull_up(x);
 }
 
-static bool valid_at(const struct hc_tnode *n, const struct hc_tnode *lo, const struct hc_tnode *hi,
-		     uint64_t *count)
+static bool valid_at(const struct hc_tnode *n, const struct hc_tnode *up, const struct hc_tnode *lo,
+		     const struct hc_tnode *hi, uint64_t *count)
 {
 	uint64_t m;
 
 	if (!n)
 		return true;
-	if (lo && key_cmp(lo->k1, lo->k2, n) >= 0)
+	if (n->p != up)
 		return false;
-	if (hi && key_cmp(n->k1, n->k2, hi) >= 0)
+	if (lo && !key_before(lo->k1, lo->k2, n))
+		return false;
+	if (hi && !key_before(n->k1, n->k2, hi))
 		return false;
 	if ((n->l && n->l->prio > n->prio) || (n->r && n->r->prio > n->prio))
 		return false;
@@ -340,14 +327,14 @@ static bool valid_at(const struct hc_tnode *n, const struct hc_tnode *lo, const 
 	if (m != n->max)
 		return false;
 	(*count)++;
-	return valid_at(n->l, lo, n, count) && valid_at(n->r, n, hi, count);
+	return valid_at(n->l, n, lo, n, count) && valid_at(n->r, n, n, hi, count);
 }
 
 /* Whole-tree check (tests, debugging): strict key order, heap order of the
- * priorities, correct subtree maxima, node count.  O(n). */
+ * priorities, parent links, correct subtree maxima, node count.  O(n). */
 bool hc_tree_valid(const struct hc_tree *t)
 {
 	uint64_t count = 0;
 
-	return valid_at(t->root, NULL, NULL, &count) && count == t->n;
+	return valid_at(t->root, NULL, NULL, NULL, &count) && count == t->n;
 }

@@ -27,7 +27,7 @@ struct hc_slice *hc_pool_slice_new(struct hc_pool *p)
 	struct hc_slice *s = c->spare;
 
 	if (!s) {
-		struct slab_chunk *k = malloc(sizeof(*k));
+		struct slab_chunk *k = aligned_alloc(64, sizeof(*k));
 		size_t i;
 
 		if (!k)

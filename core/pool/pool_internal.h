@@ -24,9 +24,10 @@
 #include "core/debug.h"
 #include "core/pool/pool.h"
 
-/* free_tree.c: a treap ordered by (k1, k2) with subtree max of val. */
+/* free_tree.c: a treap ordered by (k1, k2) with subtree max of val.  64
+ * bytes: a node and the slice around it start a cache line together. */
 struct hc_tnode {
-	struct hc_tnode *l, *r;
+	struct hc_tnode *l, *r, *p; /* children, parent */
 	uint64_t k1, k2; /* order key */
 	uint64_t val;    /* searched by hc_tree_first_fit */
 	uint64_t max;    /* max val in this subtree */
@@ -39,58 +40,65 @@ struct hc_tree {
 	uint32_t seed;
 };
 
-/* Deepest root-to-node path the iterative updates keep on the stack; a
- * deeper treap (vanishingly unlikely: expected depth is about 2 ln n)
- * takes the recursive walks instead. */
+/* Longest spine the iterative updates keep on the stack; a deeper treap
+ * (vanishingly unlikely: expected depth is about 2 ln n) has the maxima
+ * below recomputed whole instead. */
 #define HC_TREE_PATH_MAX 96
 
+/* What hc_tree_first_fit_path hands hc_tree_lower_path.  Nodes know their
+ * parents now, so it carries nothing (n stays 0); kept so that the pools'
+ * calls need not change. */
 struct hc_tree_path {
 	unsigned n;
-	struct hc_tnode *node[HC_TREE_PATH_MAX];
 };
 
 void hc_tree_insert(struct hc_tree *t, struct hc_tnode *x);
 struct hc_tnode *hc_tree_first_fit_path(const struct hc_tree *t, uint64_t need,
 					struct hc_tree_path *path);
 /* x->val = @v, no more than it was, after x's key moved without passing a
- * neighbour's; @path: hc_tree_first_fit_path's descent to x. */
+ * neighbour's; @path: what hc_tree_first_fit_path returned x with. */
 void hc_tree_lower_path(struct hc_tree *t, struct hc_tree_path *path, struct hc_tnode *x, uint64_t v);
 void hc_tree_remove(struct hc_tree *t, struct hc_tnode *x);
 struct hc_tnode *hc_tree_first_fit(const struct hc_tree *t, uint64_t need);
 struct hc_tnode *hc_tree_lower_bound(const struct hc_tree *t, uint64_t k1, uint64_t k2);
 struct hc_tnode *hc_tree_first(const struct hc_tree *t);
 void hc_tree_refresh(struct hc_tree *t, struct hc_tnode *x);
-/* x->val = @v and hc_tree_refresh; when @v is not below the old val, one
- * descent that reads no sibling. */
+/* x->val = @v and hc_tree_refresh; when @v is not below the old val, x's
+ * ancestors are raised until one already holds @v, reading no sibling. */
 void hc_tree_raise(struct hc_tree *t, struct hc_tnode *x, uint64_t v);
 bool hc_tree_valid(const struct hc_tree *t);
 
 struct hc_pool;
 struct hc_page;
 
-/* One slice.  Lives in the manager's slab; @id is 0 while nobody may name it. */
+/* One slice.  Lives in the manager's slab; @id is 0 while nobody may name it.
+ * Laid out for the cache (issue 28: replays with thousands of scattered
+ * free runs wait on these lines): a record is 64-byte aligned, three
+ * lines; the first is the tree node, the second what a release and a
+ * neighbour's merge read (flags, pins, identity, sizes, neighbours, page),
+ * the third the rest. */
 struct hc_slice {
 	struct hc_tnode node;      /* in the pool's free structure while free */
+	bool owned;
+	bool in_tree;
+	bool sfree;                /* sliced, split: free (sliced: in the tree unless size 0) */
+	bool dead;                 /* on the slab free list */
+	uint32_t pins;
 	uint64_t id;               /* identity handed out; 0 = free or dead */
-	uint64_t addr;             /* page base + offset (or own allocation) */
-	uint64_t offset;           /* within its page */
+	struct hc_pool *pool;
 	uint64_t size;             /* recorded size: requested bytes, or a free run */
 	uint64_t padding;          /* (align - size % align) % align while in use */
 	struct hc_slice *prev;     /* sliced, split: neighbours in page order */
 	struct hc_slice *next;
 	struct hc_page *page;      /* sliced/exclusive/split: owning page */
-	struct hc_pool *pool;
-	uint64_t seq;              /* direct: slot index; persistent: creation order */
-	uint64_t span;             /* direct/persistent: bytes of its own allocation */
-	uint32_t pins;
-	bool owned;
-	bool in_tree;
-	bool sfree;                /* sliced, split: free (sliced: in the tree unless size 0) */
 	bool touched;              /* capture: already in the touched list */
 	bool primed;               /* capture: pinned by priming */
-	bool dead;                 /* on the slab free list */
+	uint64_t offset;           /* within its page */
+	uint64_t addr;             /* page base + offset (or own allocation) */
+	uint64_t seq;              /* direct: slot index; persistent: creation order */
+	uint64_t span;             /* direct/persistent: bytes of its own allocation */
 	struct hc_slice *slab_next;
-};
+} __attribute__((aligned(64)));
 
 struct hc_page {
 	struct hc_tnode empty_node; /* first: in the pool's @empty while there */

@@ -90,12 +90,31 @@ int hs_driver_open(struct hs_driver *d, const struct hs_options *opt)
 	return 0;
 }
 
-void hs_driver_close(struct hs_driver *d)
+/* Closes the streams and the device once (their handles then read 0). */
+static void close_device(struct hs_driver *d)
 {
 	for (uint32_t i = 0; i < d->nstreams; i++)
 		if (d->streams[i].id)
 			hc_stream_close(d->streams[i]);
-	hc_device_close(d->dev);
+	memset(d->streams, 0, sizeof(d->streams));
+	if (d->dev.id)
+		hc_device_close(d->dev);
+	d->dev.id = 0;
+}
+
+void hs_driver_finish(struct hs_driver *d, struct hs_report *r)
+{
+	uint64_t wall;
+
+	close_device(d);
+	wall = hs_wall_ns() - d->wall_start_ns;
+	r->replay_wall_ns = wall;
+	r->replay_events_per_s = wall ? (double)d->events * 1e9 / (double)wall : 0.0;
+}
+
+void hs_driver_close(struct hs_driver *d)
+{
+	close_device(d);
 	hs_plot_free(d->plot);
 	d->plot = NULL;
 }

@@ -157,6 +157,7 @@ struct hs_report {
 };
 
 int hs_driver_open(struct hs_driver *d, const struct hs_options *opt);
+/* Closes the streams and the device (unless hs_driver_finish did), frees the plot. */
 void hs_driver_close(struct hs_driver *d);
 /* Stream @i, opened on first use. */
 hc_status hs_stream(struct hs_driver *d, uint32_t i, hc_stream *out);
@@ -269,6 +270,13 @@ void hs_read_fold(struct hs_driver *d, const void *p, uint64_t n);
 /* The dense index of stream handle @s, or HS_MAX_STREAMS when not ours. */
 uint32_t hs_stream_index(const struct hs_driver *d, hc_stream s);
 void hs_driver_report(struct hs_driver *d, const char *workload, struct hs_report *r);
+/*
+ * After hs_driver_report(): closes the streams and the device, which frees
+ * whatever the run left live, and counts that close in @r's wall time and
+ * rate (closing 256k live allocations is work a replay does).  The plot
+ * stays for --svg; hs_driver_close() frees it afterwards.
+ */
+void hs_driver_finish(struct hs_driver *d, struct hs_report *r);
 
 void hs_report_text(FILE *out, const struct hs_report *r);
 int hs_report_json(FILE *out, const struct hs_report *r);

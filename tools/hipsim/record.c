@@ -12,23 +12,54 @@
  *     after 10 s), by the last `hipsim record` using it (the daemon lock).
  *  3. Create a uniquely named session (hipsim-<pid>-<n>), a channel of
  *     8 x 4 MiB sub-buffers per CPU so that nothing is discarded in normal
- *     use, enable hipcore:*, add the vpid and vtid contexts.
- *  4. Fork the command blocked on a pipe, track only its pid, start the
- *     session, release it.  The command keeps our stdin/stdout/stderr and
- *     our process group, so a terminal's ^C reaches it directly.
- *  5. Wait for it, stop (and in snapshot mode record a snapshot), destroy
- *     the session, count events and discarded events in DIR, report them
- *     on stderr and return the command's status.
+ *     use, enable hipcore:*, add the vpid and vtid contexts, empty the vpid
+ *     tracker, and open the handshake socket (record_follow.c).
+ *  4. Become the subreaper of what the command starts, fork the command
+ *     blocked on a pipe with HIPCORE_LTTNG_TRACK naming the socket, track
+ *     its pid, start the session, release it.  The command keeps our
+ *     stdin/stdout/stderr and our process group, so a terminal's ^C
+ *     reaches it directly.
+ *  5. Until the command and every process it started have exited, answer
+ *     handshakes: each process that loads the probe module asks to be
+ *     tracked before its first event.  Then stop (and in snapshot mode
+ *     record a snapshot), destroy the session, count events and discarded
+ *     events in DIR and report them on stderr.  Return the command's
+ *     status, or HIPSIM_RECORD_EXIT_EMPTY, with the likely cause named,
+ *     when it succeeded but nothing was recorded.
+ *
+ * Following descendants.  LTTng 2.13 records a user-space process while the
+ * session's process-attribute tracker holds its vpid (or its vuid or vgid);
+ * nothing in it follows a process's children.  The ways considered:
+ *  - tracking the user's vuid records every process of that user that
+ *    loads the probe module (libhipcore loads the installed one by
+ *    default), unrelated services included;
+ *  - polling /proc for new descendants and tracking them as they appear
+ *    loses whatever a process emits before its turn comes, and a
+ *    short-lived one entirely;
+ *  - ptrace()ing the command to stop each new process until it is tracked
+ *    loses nothing, but a traced command can no longer be debugged or run
+ *    under a sanitizer that stops its threads with ptrace (LeakSanitizer),
+ *    and every signal and thread creation of the tree passes through us.
+ * So the process itself asks: HIPCORE_LTTNG_TRACK, inherited through the
+ * environment, makes the probe module (trace/hipcore_track.c) send its vpid
+ * when it loads, before libhipcore can emit anything, and wait until hipsim
+ * has run `lttng track --vpid` for it.  Only processes that load the module
+ * cost a tracker entry; nothing outside the command's tree knows the socket.
+ * Being their subreaper (prctl(2)), hipsim waits for the command's
+ * background processes too, so one that outlives the command, or starts
+ * libhipcore after it has gone, is recorded to its end.  A process that
+ * clears its environment (env -i, sudo) is not recorded.
  *
  * The lttng programs are run with posix_spawn() and argument vectors (no
  * shell), in their own process group so that ^C cannot interrupt the
  * cleanup; their stdout goes to /dev/null and their stderr to a temporary
  * file that is shown only when they fail.  Every path after the daemon or
  * the session exists goes through one cleanup (record_cleanup()); SIGINT,
- * SIGTERM and SIGHUP are caught, forwarded to the command while it runs,
- * and end the setup early otherwise.  The command starts with the default
- * action for those three (so that forwarding works even when a shell started
- * hipsim in the background with SIGINT ignored) and the caller's SIGPIPE.
+ * SIGTERM and SIGHUP are caught, forwarded to the command while it runs
+ * (then to its processes left), and end the setup early otherwise.  The
+ * command starts with the default action for those three (so that
+ * forwarding works even when a shell started hipsim in the background with
+ * SIGINT ignored) and the caller's SIGPIPE.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -42,6 +73,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -54,6 +86,8 @@
 
 #include "tools/hipsim/record.h"
 #include "tools/hipsim/record_count.h"
+#include "tools/hipsim/record_follow.h"
+#include "trace/hipcore_track.h"
 
 extern char **environ;
 
@@ -75,6 +109,8 @@ struct record {
 	int lockfd;		/* the daemon lock, -1 when unusable */
 	int errfd;		/* temp file for the tools' stderr */
 	struct sigaction old_pipe; /* SIGPIPE as the caller had it */
+	struct record_follow follow; /* the command's processes (record_follow.c) */
+	int old_subreaper;	/* PR_GET_CHILD_SUBREAPER before; -1: not changed */
 };
 
 static volatile sig_atomic_t got_signal;
@@ -87,7 +123,8 @@ static void on_signal(int sig)
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: hipsim record -o DIR [--snapshot] [--provider SO] -- CMD [ARGS...]\n"
-		   "  Records CMD's hipcore:* LTTng events into DIR.\n"
+		   "  Records the hipcore:* LTTng events of CMD and of every process it starts\n"
+		   "  into DIR, until all of them have exited.\n"
 		   "  -o, --output DIR  trace directory (created if missing; must be empty)\n"
 		   "  --snapshot        flight-recorder session; one snapshot at the end\n"
 		   "  --provider SO     probe module for CMD (sets HIPCORE_LTTNG=SO), e.g.\n"
@@ -537,9 +574,25 @@ static int setup_session(struct record *r)
 	return 0;
 }
 
+/* Adds @vpid to the session's process tracker (record_follow's callback). */
+static int track_vpid(void *ctx, pid_t vpid)
+{
+	struct record *r = ctx;
+	char pidopt[32];
+	const char *track[] = { "lttng", "track", "-u", "-s", r->session, pidopt, NULL };
+
+	snprintf(pidopt, sizeof(pidopt), "--vpid=%ld", (long)vpid);
+	return lttng(r, track);
+}
+
 /* Tears down whatever exists; safe to call at any point, more than once. */
 static void record_cleanup(struct record *r)
 {
+	if (r->old_subreaper >= 0) {
+		prctl(PR_SET_CHILD_SUBREAPER, (unsigned long)r->old_subreaper, 0, 0, 0);
+		r->old_subreaper = -1;
+	}
+	record_follow_close(&r->follow);
 	if (r->session_created) {
 		const char *argv[] = { "lttng", "destroy", r->session, NULL };
 
@@ -592,6 +645,8 @@ static pid_t fork_blocked(struct record *r, int *gate, const sigset_t *oldmask)
 		close(fds[0]);
 		if (r->provider && setenv("HIPCORE_LTTNG", r->provider_abs, 1) != 0)
 			_exit(HIPSIM_RECORD_EXIT_SETUP);
+		if (setenv(HIPCORE_LTTNG_TRACK_ENV, r->follow.path, 1) != 0)
+			_exit(HIPSIM_RECORD_EXIT_SETUP);
 		execv(r->cmd_path, r->cmd);
 		fprintf(stderr, PROG ": cannot execute '%s': %s\n", r->cmd[0], strerror(errno));
 		_exit(errno == ENOENT ? 127 : 126);
@@ -601,47 +656,46 @@ static pid_t fork_blocked(struct record *r, int *gate, const sigset_t *oldmask)
 	return pid;
 }
 
-static int wait_command(pid_t pid)
+/* What the command was given to load, for the empty-recording message. */
+static void module_given(const struct record *r, struct record_module *m)
 {
-	int status, forwarded = 0;
+	const char *env = getenv("HIPCORE_LTTNG");
 
-	if (got_signal) { /* arrived between the release and this wait */
-		kill(pid, got_signal);
-		forwarded = got_signal;
-	}
-	for (;;) {
-		if (waitpid(pid, &status, 0) == pid)
-			break;
-		if (errno != EINTR)
-			return HIPSIM_RECORD_EXIT_SETUP;
-		if (got_signal && got_signal != forwarded) {
-			kill(pid, got_signal);
-			forwarded = got_signal;
-		}
-	}
-	if (WIFEXITED(status))
-		return WEXITSTATUS(status);
-	if (WIFSIGNALED(status))
-		return 128 + WTERMSIG(status);
-	return HIPSIM_RECORD_EXIT_SETUP;
+	memset(m, 0, sizeof(*m));
+	if (r->provider)
+		m->given = r->provider_abs;
+	else if (env && strchr(env, '/'))
+		m->given = env;
+	m->tracing_off = !r->provider && env && strcmp(env, "0") == 0;
+#ifdef HIPCORE_LTTNG_MODULE
+	m->installed = HIPCORE_LTTNG_MODULE;
+	m->installed_present = access(HIPCORE_LTTNG_MODULE, R_OK) == 0;
+#endif
 }
 
-static void report(struct record *r)
+/* Reports the counts.  Return: 1 when the trace holds no event, 0 when it
+ * holds some, -1 when it could not be read. */
+static int report(struct record *r)
 {
 	struct hipsim_trace_counts c;
+	struct record_module m;
+	char why[600];
 
 	if (hipsim_trace_count(r->outdir, &c) != 0) {
 		fprintf(stderr, PROG ": trace in %s; events could not be counted\n", r->outdir);
-		return;
+		return -1;
 	}
 	fprintf(stderr, PROG ": %llu events recorded in %s, %llu discarded\n",
 		(unsigned long long)c.events, r->outdir, (unsigned long long)c.discarded);
-	if (!c.events)
-		fprintf(stderr, PROG ": no hipcore event: does the command use libhipcore, and is "
-				"libhipcore-lttng.so installed (or HIPCORE_LTTNG=/path/to/it set)?\n");
 	if (c.discarded)
 		fprintf(stderr, PROG ": warning: %llu events were discarded (buffers full)\n",
 			(unsigned long long)c.discarded);
+	if (c.events)
+		return 0;
+	module_given(r, &m);
+	record_follow_explain(&r->follow, &m, why, sizeof(why));
+	fprintf(stderr, PROG ": nothing recorded: %s\n", why);
+	return 1;
 }
 
 static int record_run(struct record *r, const sigset_t *oldmask)
@@ -650,8 +704,18 @@ static int record_run(struct record *r, const sigset_t *oldmask)
 	pid_t pid;
 	int gate = -1, rc;
 
-	if (start_sessiond(r) || got_signal || setup_session(r) || got_signal)
+	if (start_sessiond(r) || got_signal || setup_session(r) || got_signal ||
+	    record_follow_open(&r->follow, track_vpid, r))
 		return -1;
+	/* Orphans of the command come back to us, to be waited for (after
+	 * the daemon started: its own daemonizing must not). */
+	if (prctl(PR_GET_CHILD_SUBREAPER, &r->old_subreaper, 0, 0, 0) != 0 ||
+	    prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0) {
+		fprintf(stderr, PROG ": cannot become the subreaper of the command: %s\n",
+			strerror(errno));
+		r->old_subreaper = -1;
+		return -1;
+	}
 	pid = fork_blocked(r, &gate, oldmask);
 	if (pid < 0)
 		return -1;
@@ -675,7 +739,13 @@ static int record_run(struct record *r, const sigset_t *oldmask)
 		return -1;
 	}
 	close(gate);
-	rc = wait_command(pid);
+	if (record_follow_note(&r->follow, pid) != 0)
+		fprintf(stderr, PROG ": out of memory; the command's exec may be tracked twice\n");
+	rc = record_follow_wait(&r->follow, pid, &got_signal);
+	if (rc < 0)
+		rc = HIPSIM_RECORD_EXIT_SETUP;
+	prctl(PR_SET_CHILD_SUBREAPER, (unsigned long)r->old_subreaper, 0, 0, 0);
+	r->old_subreaper = -1;
 	{
 		const char *stop[] = { "lttng", "stop", r->session, NULL };
 		const char *snap[] = { "lttng", "snapshot", "record", "-s", r->session, NULL };
@@ -688,7 +758,7 @@ static int record_run(struct record *r, const sigset_t *oldmask)
 
 int hipsim_record_main(int argc, char **argv)
 {
-	struct record r = { .errfd = -1, .lockfd = -1 };
+	struct record r = { .errfd = -1, .lockfd = -1, .follow.listen_fd = -1, .old_subreaper = -1 };
 	struct sigaction sa, old_int, old_term, old_hup;
 	sigset_t oldmask;
 	char errpath[] = "/tmp/hipsim-record-XXXXXX";
@@ -743,9 +813,11 @@ int hipsim_record_main(int argc, char **argv)
 
 	rc = record_run(&r, &oldmask);
 	record_cleanup(&r);
-	if (rc >= 0)
-		report(&r);
-	else if (got_signal)
+	if (rc >= 0) {
+		/* An empty recording is a failure unless the command failed. */
+		if (report(&r) == 1 && rc == 0)
+			rc = HIPSIM_RECORD_EXIT_EMPTY;
+	} else if (got_signal)
 		fprintf(stderr, PROG ": interrupted (signal %d); session removed\n", (int)got_signal);
 
 	sigaction(SIGINT, &old_int, NULL);

@@ -119,49 +119,25 @@ static void midrun(struct hs_replay *r, struct hs_midrun *m, const struct hs_rev
 		trace_fail(r, ev, what, ev->buffer);
 }
 
-/* live[] index of trace buffer @id.  Return: true when live. */
-static inline bool live_find(const struct hs_replay *r, uint64_t id, uint64_t *i)
+/* The live entry of trace buffer @id, or NULL when it is not live. */
+static inline struct hs_live_buffer *live_find(struct hs_replay *r, uint64_t id)
 {
-	if (id < HS_REPLAY_DIRECT_IDS) {
-		if (id >= r->capdirect || !r->direct[id])
-			return false;
-		*i = r->direct[id] - 1;
-		return true;
-	}
-	return hs_idmap_get(&r->buffers, id, i);
-}
+	uint64_t i;
 
-/* Maps trace buffer @id to live[] index @i.  Return: 0, -1 (no memory). */
-static int live_map(struct hs_replay *r, uint64_t id, uint32_t i)
-{
-	if (id >= HS_REPLAY_DIRECT_IDS)
-		return hs_idmap_put(&r->buffers, id, i);
-	if (id >= r->capdirect) {
-		uint32_t cap = r->capdirect ? r->capdirect : 1024;
-		uint32_t *n;
-
-		while (cap <= id)
-			cap *= 2;
-		n = realloc(r->direct, (size_t)cap * sizeof(*n));
-		if (!n)
-			return -1;
-		memset(n + r->capdirect, 0, (size_t)(cap - r->capdirect) * sizeof(*n));
-		r->direct = n;
-		r->capdirect = cap;
-	}
-	r->direct[id] = i + 1;
-	return 0;
+	if (id < HS_REPLAY_DIRECT_IDS)
+		return id < r->capdirect && r->direct[id].handle ? &r->direct[id] : NULL;
+	return hs_idmap_get(&r->buffers, id, &i) ? &r->live[i] : NULL;
 }
 
 static int get_buffer(struct hs_replay *r, const struct hs_rev *ev, uint64_t id, hc_buffer *b)
 {
-	uint64_t i;
+	const struct hs_live_buffer *e = live_find(r, id);
 
-	if (!live_find(r, id, &i)) {
+	if (!e) {
 		trace_fail(r, ev, "buffer %" PRIu64 " is not live in the replay", id);
 		return -1;
 	}
-	b->id = r->live[i].handle;
+	b->id = e->handle;
 	return 0;
 }
 
@@ -174,10 +150,49 @@ static int get_buffer(struct hs_replay *r, const struct hs_rev *ev, uint64_t id,
  */
 static void sample_origin(struct hs_replay *r, const struct hs_rev *ev, uint64_t id)
 {
-	uint64_t i;
+	const struct hs_live_buffer *e = live_find(r, id);
 
-	if (live_find(r, id, &i) && r->live[i].stream != ev->stream)
-		hs_sample(&r->d, r->live[i].stream);
+	if (e && e->stream != ev->stream)
+		hs_sample(&r->d, e->stream);
+}
+
+/* Grows direct[] to hold index @id.  Return: 0, -1 (no memory). */
+static int direct_grow(struct hs_replay *r, uint64_t id)
+{
+	uint32_t cap = r->capdirect ? r->capdirect : 1024;
+	struct hs_live_buffer *n;
+
+	while (cap <= id)
+		cap *= 2;
+	n = realloc(r->direct, (size_t)cap * sizeof(*n));
+	if (!n)
+		return -1;
+	memset(n + r->capdirect, 0, (size_t)(cap - r->capdirect) * sizeof(*n));
+	r->direct = n;
+	r->capdirect = cap;
+	return 0;
+}
+
+/* A live[] entry for a mapped id.  Return: its index, UINT32_MAX (no memory). */
+static uint32_t live_slot(struct hs_replay *r)
+{
+	uint32_t i;
+
+	if (r->free_head != UINT32_MAX) {
+		i = r->free_head;
+		r->free_head = r->live[i].next;
+		return i;
+	}
+	if (r->nlive == r->caplive) {
+		uint32_t cap = r->caplive ? r->caplive * 2 : 1024;
+		struct hs_live_buffer *n = cap > r->caplive ? realloc(r->live, cap * sizeof(*n)) : NULL;
+
+		if (!n)
+			return UINT32_MAX;
+		r->live = n;
+		r->caplive = cap;
+	}
+	return r->nlive++;
 }
 
 /* Remembers live buffer @b of stream @si under trace id @id.  Return: 0, -1 (no memory). */
@@ -185,22 +200,16 @@ static int live_put(struct hs_replay *r, uint64_t id, hc_buffer b, uint32_t si)
 {
 	uint32_t i;
 
-	if (r->free_head != UINT32_MAX) {
-		i = r->free_head;
-		r->free_head = r->live[i].next;
-	} else {
-		if (r->nlive == r->caplive) {
-			uint32_t cap = r->caplive ? r->caplive * 2 : 1024;
-			struct hs_live_buffer *n = cap > r->caplive ? realloc(r->live, cap * sizeof(*n)) : NULL;
-
-			if (!n)
-				return -1;
-			r->live = n;
-			r->caplive = cap;
-		}
-		i = r->nlive++;
+	if (id < HS_REPLAY_DIRECT_IDS) {
+		if (id >= r->capdirect && direct_grow(r, id) != 0)
+			return -1;
+		r->direct[id] = (struct hs_live_buffer){ b.id, si, 0 };
+		return 0;
 	}
-	if (live_map(r, id, i) != 0) {
+	i = live_slot(r);
+	if (i == UINT32_MAX)
+		return -1;
+	if (hs_idmap_put(&r->buffers, id, i) != 0) {
 		r->live[i].next = r->free_head;
 		r->free_head = i;
 		return -1;
@@ -215,13 +224,18 @@ static bool live_take(struct hs_replay *r, uint64_t id, hc_buffer *b, uint32_t *
 	uint64_t i;
 
 	if (id < HS_REPLAY_DIRECT_IDS) {
-		if (id >= r->capdirect || !r->direct[id])
+		struct hs_live_buffer *e;
+
+		if (id >= r->capdirect || !r->direct[id].handle)
 			return false;
-		i = r->direct[id] - 1;
-		r->direct[id] = 0;
-	} else if (!hs_idmap_take(&r->buffers, id, &i)) {
-		return false;
+		e = &r->direct[id];
+		b->id = e->handle;
+		*si = e->stream;
+		e->handle = 0;
+		return true;
 	}
+	if (!hs_idmap_take(&r->buffers, id, &i))
+		return false;
 	b->id = r->live[i].handle;
 	*si = r->live[i].stream;
 	r->live[i].next = r->free_head;
@@ -366,7 +380,7 @@ void hs_replay_event(struct hs_replay *r, const struct hs_rev *ev)
 	case HS_REV_STREAM_CREATE:
 		break;
 	case HS_REV_ALLOC:
-		if (live_find(r, ev->buffer, &size)) { /* its free went unlogged (size: unused) */
+		if (live_find(r, ev->buffer)) { /* its free went unlogged */
 			uint32_t si;
 
 			midrun(r, &r->live_allocs, ev, "allocation of buffer %" PRIu64 ", which the trace held (--strict)");
@@ -632,6 +646,7 @@ int hipsim_replay_main(int argc, char **argv)
 	rep.partial = rc < 0 || t->partial;
 	if (rep.partial)
 		snprintf(rep.partial_reason, sizeof(rep.partial_reason), "%s", rc < 0 ? hs_trace_error(t) : t->warning);
+	hs_driver_finish(&r->d, &rep);
 	status = rep.failures ? HIPSIM_EXIT_FAILED : HIPSIM_EXIT_OK;
 	if (rc < 0) {
 		fprintf(stderr, "hipsim replay: %s\nhipsim replay: the trace is partial: %" PRIu64

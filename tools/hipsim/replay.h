@@ -18,20 +18,21 @@
 struct hs_replay {
 	struct hs_driver d;
 	const char *trace_path;	 /* names positions in messages */
-	/* Trace buffer id -> 1 + index in live[] (0: not live): an array for
-	 * ids below HS_REPLAY_DIRECT_IDS (RMM ids are small: the reader reuses
-	 * them), the map for the others (CTF ids are the recorded handles). */
-	uint32_t *direct;
-	uint32_t capdirect;
-	struct hs_idmap buffers;
-	/* Live buffers: the handle and the dense index of the origin stream
-	 * (where a free returns the memory, so where to sample); free entries
-	 * are chained through @next from free_head (UINT32_MAX: none). */
+	/* A live buffer: its handle (0: the entry is not live; no buffer
+	 * handle is 0) and the dense index of its origin stream (where a free
+	 * returns the memory, so where to sample). */
 	struct hs_live_buffer {
 		uint64_t handle;
 		uint32_t stream;
-		uint32_t next;
-	} *live;
+		uint32_t next; /* live[]: the next free entry */
+	} *direct, *live;
+	/* Trace buffer ids below HS_REPLAY_DIRECT_IDS (RMM ids are small: the
+	 * reader reuses them) index direct[] itself, one memory access per
+	 * event; the others (CTF ids are the recorded handles) map to an index
+	 * in live[] through @buffers, whose free entries are chained through
+	 * @next from free_head (UINT32_MAX: none). */
+	uint32_t capdirect;
+	struct hs_idmap buffers;
 	uint32_t nlive, caplive, free_head;
 	struct hs_idmap graphs;	 /* trace graph id -> hc_graph id */
 	hc_kernel kernel;	 /* loaded at the first launch */

@@ -159,6 +159,7 @@ int hipsim_run_main(int argc, char **argv)
 	}
 	w->run(&d, &wp);
 	hs_driver_report(&d, w->name, &r);
+	hs_driver_finish(&d, &r);
 	status = r.failures ? HIPSIM_EXIT_FAILED : HIPSIM_EXIT_OK;
 	if (opt.svg) {
 		bool drawn = hs_report_svg(svg.f, &d, &r) == 0;
