@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "core/object.h"
+#include "core/trace_order.h"
 #include "trace/hipcore_trace.h"
 
 static struct hc_mm *mm_of(struct hc_strm *st, hc_memory_kind kind)
@@ -254,12 +255,22 @@ out_free:
 	return rc;
 }
 
-hc_status hc_install_memory_pools(hc_stream s, const hc_pool_layout *layout)
+static hc_status install_traced(hc_stream s, const hc_pool_layout *layout)
 {
 	uint64_t t0 = HC_TRACE_T0(call);
 	hc_status rc = install_memory_pools(s, layout);
 
 	HC_TRACE_CALL(install_memory_pools, s.id, layout ? (uint64_t)layout->preset : 0,
 		      layout ? layout->n_pools : 0, 0, rc, t0);
+	return rc;
+}
+
+/* Ordered while recorded (trace_order.h): an install between another
+ * thread's allocations is replayed between them. */
+hc_status hc_install_memory_pools(hc_stream s, const hc_pool_layout *layout)
+{
+	hc_status rc;
+
+	HC_TRACE_ORDERED(call, rc = install_traced(s, layout));
 	return rc;
 }

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "core/object.h"
+#include "core/trace_order.h"
 #include "trace/hipcore_trace.h"
 
 /* --- fences for the drop queue ------------------------------------------ */
@@ -186,7 +187,13 @@ void hc_strm_teardown(struct hc_strm *st)
 	hc_lock_release(&st->lock);
 }
 
-hc_status hc_stream_open(hc_device d, hc_stream *out)
+/* Stream open, adoption and close are ordered while their events are
+ * recorded, as hc_alloc and hc_free are (trace_order.h): a stream that one
+ * thread opens between another's allocations lands in the trace where it
+ * happened, so a replay meets the same pools in the same state.  Without
+ * this a 4-thread PyTorch history replayed with a different peak reserved
+ * now and then (tests/torch-trace.sh). */
+static hc_status open_call(hc_device d, hc_stream *out)
 {
 	uint64_t t0 = HC_TRACE_T0(stream_open);
 	struct hc_dev *dev;
@@ -208,6 +215,14 @@ hc_status hc_stream_open(hc_device d, hc_stream *out)
 	return rc;
 }
 
+hc_status hc_stream_open(hc_device d, hc_stream *out)
+{
+	hc_status rc;
+
+	HC_TRACE_ORDERED(stream_open, rc = open_call(d, out));
+	return rc;
+}
+
 /* The open stream of @dev that adopted @native, or NULL.  Device lock held. */
 static struct hc_strm *adopter_of(struct hc_dev *dev, void *native)
 {
@@ -220,7 +235,7 @@ static struct hc_strm *adopter_of(struct hc_dev *dev, void *native)
 	return NULL;
 }
 
-hc_status hc_stream_adopt(hc_device d, void *native, hc_stream *out)
+static hc_status adopt_call(hc_device d, void *native, hc_stream *out)
 {
 	uint64_t t0 = HC_TRACE_T0(stream_adopt);
 	struct hc_dev *dev;
@@ -250,7 +265,15 @@ hc_status hc_stream_adopt(hc_device d, void *native, hc_stream *out)
 	return rc;
 }
 
-hc_status hc_stream_close(hc_stream s)
+hc_status hc_stream_adopt(hc_device d, void *native, hc_stream *out)
+{
+	hc_status rc;
+
+	HC_TRACE_ORDERED(stream_adopt, rc = adopt_call(d, native, out));
+	return rc;
+}
+
+static hc_status close_call(hc_stream s)
 {
 	uint64_t t0 = HC_TRACE_T0(stream_close);
 	struct hc_strm *st;
@@ -273,6 +296,14 @@ hc_status hc_stream_close(hc_stream s)
 	pthread_mutex_unlock(&dev->lock);
 	HC_TRACE(stream_close, s.id, (int32_t)HC_OK, hc_trace_since_ns(t0));
 	return HC_OK;
+}
+
+hc_status hc_stream_close(hc_stream s)
+{
+	hc_status rc;
+
+	HC_TRACE_ORDERED(stream_close, rc = close_call(s));
+	return rc;
 }
 
 void hc_strm_inbox_drain(struct hc_strm *st)
