@@ -33,7 +33,8 @@
  *  Expandable (HC_LAYOUT_EXPANDABLE): the Workload layout with an
  *    expandable pool (core/pool/expandable.c) for everything above 1 MiB:
  *    one range of device addresses per stream, first fit by address,
- *    granules mapped as the pool grows and unmapped by cleanup.  Where the
+ *    granules mapped as the pool grows and unmapped by cleanup (not by a
+ *    watermark: reclaim_at 0, expandable.c says why).  Where the
  *    device has no virtual memory the manager builds the Workload
  *    layout's split pool in its place (manager.c, pools_build), so the
  *    layout is then exactly Workload, and reports say direct.
@@ -289,6 +290,12 @@ static hc_status explicit_list(const hc_pool_layout *in, uint64_t align, struct 
 			memset(o, 0, sizeof(*o));
 			o->kind = HC_POOL_EXPANDABLE;
 			o->max_pool_size = s->max_pool_size; /* rounded to the granule at use */
+			o->reclaim_at = s->reclaim_at;       /* 0 or HC_RECLAIM_AT_PEAK */
+			if (s->reclaim_at && s->reclaim_at != HC_RECLAIM_AT_PEAK)
+				st = hc_fail(HC_ERR_INVALID,
+					     "pool %zu: an expandable pool's reclaim_at is 0 (unmap "
+					     "on cleanup only) or HC_RECLAIM_AT_PEAK, not %llu",
+					     i, (unsigned long long)s->reclaim_at);
 			break;
 		default:
 			st = hc_fail(HC_ERR_INVALID,

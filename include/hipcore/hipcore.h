@@ -433,7 +433,10 @@ typedef struct hc_pool_spec {
 	uint64_t max_pool_size;  /* SLICED: cap in bytes, 0 = unbounded;
 				    EXPANDABLE: address range, 0 = device memory */
 	uint64_t max_alloc_size; /* EXCLUSIVE: largest request (0 serves size 0 only) */
-	uint64_t reclaim_at;     /* DIRECT: watermark, 0 = none, HC_RECLAIM_AT_PEAK */
+	uint64_t reclaim_at;     /* DIRECT: watermark, 0 = none, HC_RECLAIM_AT_PEAK;
+				  * EXPANDABLE: 0 (unmap on cleanup only) or
+				  * HC_RECLAIM_AT_PEAK (unmap idle mappings before
+				  * growing past the peak in use) */
 	uint64_t dealloc_period; /* EXCLUSIVE/SLICED: reservations between cleanups, 0 = never */
 } hc_pool_spec;
 

@@ -36,7 +36,8 @@ static const struct {
 	{ "sliced", HC_POOL_SLICED,
 	  1u << K_PAGE | 1u << K_MAX_SLICE | 1u << K_CAP | 1u << K_DEALLOC_PERIOD,
 	  "page, max_slice, cap, dealloc_period", "a sliced pool" },
-	{ "expandable", HC_POOL_EXPANDABLE, 1u << K_CAP, "cap", "an expandable pool" },
+	{ "expandable", HC_POOL_EXPANDABLE, 1u << K_CAP | 1u << K_RECLAIM_AT, "cap, reclaim_at",
+	  "an expandable pool" },
 };
 
 /* Most pages a capped sliced pool may hold: the library's limit
@@ -201,6 +202,18 @@ int hs_layout_parse(FILE *f, const char *name, hc_pool_spec *pools, size_t *n, c
 				return -1;
 			}
 			seen |= 1u << k;
+			/* reclaim_at=peak: the pool's own peak in use (HC_RECLAIM_AT_PEAK) */
+			if (k == K_RECLAIM_AT && strcmp(eq + 1, "peak") == 0) {
+				p->reclaim_at = HC_RECLAIM_AT_PEAK;
+				continue;
+			}
+			if (p->kind == HC_POOL_EXPANDABLE && k == K_RECLAIM_AT &&
+			    strcmp(eq + 1, "0") != 0) {
+				snprintf(err, errlen,
+					 "%s:%lu: an expandable pool's reclaim_at is 0 (unmap on cleanup "
+					 "only) or peak, not '%.64s'", name, lineno, eq + 1);
+				return -1;
+			}
 			if (parse_size(eq + 1, key_field(p, k)) != 0) {
 				snprintf(err, errlen, "%s:%lu: %s: '%.64s' is not a size", name, lineno, w,
 					 eq + 1);
