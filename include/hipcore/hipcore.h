@@ -16,6 +16,42 @@
  *    dereferenced.  A zero id is never valid.
  *  - Any thread may call.  Calls on one stream are serialised by the stream;
  *    state shared between streams is guarded at device level.
+ *
+ * Threading and blocking (each function's Context: says which apply):
+ *  - Each stream has a lock that every call naming it holds for the whole
+ *    call, waits included: calls on one stream run one at a time, whichever
+ *    threads make them, and a thread blocked in hc_sync() holds up every
+ *    other call on that stream.  Calls on different streams run in parallel.
+ *    A call on one stream that names another stream's buffer (a write
+ *    target, a read source, a launch binding, hc_buffer_hold) locks both,
+ *    always in the same order, so it also waits for calls on the origin.
+ *  - Each device has a lock over what its streams share: the stream, kernel
+ *    and graph tables, the layout and policy for new streams, the backend's
+ *    fault and stats controls.  It is taken before any stream lock.  The
+ *    device-wide calls (hc_device_memory_usage, hc_device_set_policy) then
+ *    lock each stream in turn, so they wait for the call in progress on
+ *    every stream.  Small leaf locks (the error graph, the idle cache, the
+ *    streams' inboxes) are never held across a wait.
+ *  - While an LTTng session records libhipcore's events, the calls a replay
+ *    follows (stream open, adopt and close, hc_alloc, hc_free,
+ *    hc_buffer_hold, hc_sync, hc_write, hc_read, hc_launch,
+ *    hc_install_memory_pools) also take one process-wide lock, first: they
+ *    run one at a time, so the trace's order is the order they ran in.
+ *  - A device allocation or free may synchronise the whole device (hipFree
+ *    does).  Pools take device memory when they grow past what they and the
+ *    device's idle cache hold, and free it on cleanup, at a cap, and when
+ *    idle memory is given back.
+ *  - While any stream of a device records a graph capture, the backend
+ *    refuses a device allocation or free and a host wait on any stream of
+ *    that device, with HC_ERR_STATE (the simulator also invalidates every
+ *    capture recording there: hc_graph_end then fails).  The library puts
+ *    off its drop-queue flushes meanwhile.  On the recording stream itself,
+ *    hc_sync, hc_read, hc_stream_close and hc_graph_destroy return
+ *    HC_ERR_STATE before waiting, and hc_memory_cleanup does nothing.
+ *  - Callbacks (hc_release_fn, hc_pool_report_fn) may run with stream locks
+ *    held: they must not call libhipcore.
+ *  - hc_device_close() must not run while another thread calls into the
+ *    same device.
  */
 #ifndef HIPCORE_HIPCORE_H
 #define HIPCORE_HIPCORE_H
@@ -66,6 +102,7 @@ typedef enum hc_status {
 } hc_status;
 
 /* The fixed description of a status; "unknown status" for other values. */
+/* Context: any thread; pure, never blocks. */
 HC_API const char *hc_status_str(hc_status status);
 
 /* What went wrong in this thread's last failing call. */
@@ -77,7 +114,9 @@ typedef struct hc_error_info {
 } hc_error_info;
 
 /* Copies this thread's last error (HC_OK and "" when none) into @out.  A NULL
- * @out gives HC_ERR_INVALID and leaves the recorded error as it was. */
+ * @out gives HC_ERR_INVALID and leaves the recorded error as it was.
+ * Context: any thread (the detail is the caller's own); never blocks; legal
+ * while capturing. */
 HC_API hc_status hc_last_error(hc_error_info *out);
 
 /* ------------------------------------------------------------------ */
@@ -118,6 +157,7 @@ typedef struct hc_staging {
  * through_pinned = FILE, or (size < 100 MiB and not PINNED).
  * flush_after    = FILE, or size > 10 MiB.
  * An unknown property is treated as HC_ALLOC_OTHER.
+ * Context: any thread; pure, never blocks.
  */
 HC_API hc_staging hc_staging_of(uint64_t size, hc_alloc_property property);
 
@@ -154,6 +194,8 @@ typedef struct hc_device_options {
 	uint64_t min_alignment;
 } hc_device_options;
 
+/* Zeroes @opts and sets its struct_size.  Context: any thread; touches only
+ * @opts. */
 HC_API hc_status hc_device_options_init(hc_device_options *opts);
 
 /*
@@ -162,12 +204,20 @@ HC_API hc_status hc_device_options_init(hc_device_options *opts);
  *           loaded at run time), "auto" (hip when a runtime and a device are
  *           present, else sim), or NULL for "sim".
  * @opts: NULL for defaults.
+ * Context: any thread; takes the process's device-table lock only to
+ * publish the device.  May block for as long as the backend takes to load
+ * and initialise (the HIP runtime, a profile file).
  * Return: HC_ERR_INVALID for an unknown name, HC_ERR_NO_RUNTIME when "hip"
  * finds no runtime, HC_ERR_IO/HC_ERR_PARSE for a bad profile file.
  */
 HC_API hc_status hc_device_open(const char *backend, const hc_device_options *opts,
 				hc_device *out);
-/* Closes the device, its streams, buffers, kernels and graphs. */
+/* Closes the device, its streams, buffers, kernels and graphs.
+ * Context: not thread-safe with any other call on @dev or its objects (the
+ * caller ends them first; the handle goes stale at once, but a call already
+ * inside may touch freed memory).  Blocks: waits for every stream's work
+ * and frees the device memory held, which synchronises the device.  Closes
+ * streams that are capturing too, without ending their capture. */
 HC_API hc_status hc_device_close(hc_device dev);
 
 typedef struct hc_device_info {
@@ -179,10 +229,12 @@ typedef struct hc_device_info {
 	uint64_t max_page_size; /* total_memory / 4: sizes the pool presets */
 } hc_device_info;
 
+/* Context: any thread; takes no lock, never blocks; legal while capturing. */
 HC_API hc_status hc_device_info_get(hc_device dev, hc_device_info *out);
 
 /* The device's clock in ns: virtual time on the simulator, CLOCK_MONOTONIC
- * on a real device. */
+ * on a real device.  Context: any thread; takes no lock, never blocks;
+ * legal while capturing. */
 HC_API hc_status hc_device_now(hc_device dev, uint64_t *ns);
 
 /* Counters of one device since it was opened: what the backend did and
@@ -209,6 +261,9 @@ typedef struct hc_device_stats {
 	uint64_t device_maps, device_unmaps;
 } hc_device_stats;
 
+/* Context: any thread; takes the device lock (so it waits for a kernel
+ * load, a stream open or close in progress), not the stream locks.  Never
+ * waits on the device; legal while capturing. */
 HC_API hc_status hc_device_stats_get(hc_device dev, hc_device_stats *out);
 
 /* One kind of backend call: how often the library made it and the host
@@ -228,6 +283,8 @@ typedef struct hc_op_time {
  * hc_device_op_times - where a device's host time went, by backend call.
  * @out: receives up to @cap entries, one per kind of call, in a fixed order
  * (kinds never called included); @n receives the number of kinds.
+ * Context: any thread; takes no library lock (the counters are the
+ * backend shim's own) and never waits on the device; legal while capturing.
  * Return: HC_OK; HC_ERR_STATE when @dev was opened without op_times;
  * HC_ERR_INVALID when @n is NULL, or @out is NULL with @cap > 0.
  */
@@ -245,7 +302,11 @@ typedef struct hc_policy {
 	uint64_t dq_max_count, dq_max_bytes, stage_max_bytes;
 } hc_policy;
 
-/* Sets @policy for @dev's streams, those open and those to come. */
+/* Sets @policy for @dev's streams, those open and those to come.
+ * Context: any thread; device-wide: takes the device lock, then each
+ * stream's lock in turn, so it waits for the call in progress on every
+ * stream (a blocked hc_sync included).  Never waits on the device itself;
+ * legal while capturing. */
 HC_API hc_status hc_device_set_policy(hc_device dev, const hc_policy *policy);
 
 /* Deterministic fault injection.  The simulator implements every kind. */
@@ -265,7 +326,10 @@ typedef enum hc_fault_mode {
 } hc_fault_mode;
 
 /* Arms a fault: @n counts calls from now, 1 being the next one (for
- * HC_FAULT_CAPACITY, @n is the byte ceiling). */
+ * HC_FAULT_CAPACITY, @n is the byte ceiling).
+ * Context: any thread; takes the device lock, not the stream locks, so a
+ * call on a stream in another thread may or may not be the one counted
+ * first.  Never waits on the device; legal while capturing. */
 HC_API hc_status hc_fault_inject(hc_device dev, hc_fault_kind kind, uint64_t n,
 				 hc_fault_mode mode);
 
@@ -273,13 +337,27 @@ HC_API hc_status hc_fault_inject(hc_device dev, hc_fault_kind kind, uint64_t n,
 /* Streams                                                             */
 /* ------------------------------------------------------------------ */
 
+/* Context: any thread; takes the device lock while the backend creates the
+ * stream (so it waits for a kernel load or stream close in progress);
+ * never waits on the device's work.  No capture check. */
 HC_API hc_status hc_stream_open(hc_device dev, hc_stream *out);
 /* Waits for the stream's work, releases its drop queue and pools.  Its
  * buffers and graphs become stale.  HC_ERR_STATE, changing nothing, while a
  * graph capture is prepared or recording on it (hc_graph_begin and
- * hc_graph_end end it; hc_device_close closes the stream regardless). */
+ * hc_graph_end end it; hc_device_close closes the stream regardless).
+ * Context: any thread, none using the stream at the same time; takes the
+ * device lock, then the stream's.  Blocks: waits for the stream's work
+ * (its graphs' replays included) and its drop queue's fences; its pools'
+ * device memory goes to the device's idle cache.  These waits are not
+ * checked against other streams' captures: while another stream of the
+ * device records, the backend refuses them and the close goes on without
+ * having waited. */
 HC_API hc_status hc_stream_close(hc_stream stream);
-/* Blocks the host until every operation queued on the stream is done. */
+/* Blocks the host until every operation queued on the stream is done.
+ * Context: any thread; holds the stream lock while it waits, so other calls
+ * on the stream wait with it; other streams run on.  HC_ERR_STATE, nothing
+ * done, while @stream records a capture; while another stream of the
+ * device records, the backend refuses the wait (HC_ERR_STATE). */
 HC_API hc_status hc_sync(hc_stream stream);
 
 /*
@@ -292,7 +370,8 @@ HC_API hc_status hc_sync(hc_stream stream);
  * The stream behaves as one from hc_stream_open, except that
  * hc_stream_close and hc_device_close wait for its work and never destroy
  * it: the caller keeps it alive until then.
- * Context: any thread; takes the device lock.
+ * Context: any thread; takes the device lock, as hc_stream_open.  Never
+ * waits on the device; no capture check.
  * Return: HC_ERR_STATE when an open stream of @dev already adopted @native
  * (two libhipcore streams on one queue would each believe they order it).
  */
@@ -303,10 +382,23 @@ HC_API hc_status hc_stream_adopt(hc_device dev, void *native, hc_stream *out);
 /* ------------------------------------------------------------------ */
 
 /* Allocates @size bytes of device memory from @stream's pools.
+ * Context: any thread; takes @stream's lock.  A pool hit never blocks.  A
+ * miss takes device memory: from the idle cache (a device-side wait on
+ * the releasing stream; a host wait only where that fails), else from the
+ * backend, after freeing idle memory above the watermark (each free may
+ * synchronise the device); a refusal runs hc_memory_cleanup's work (fence
+ * waits, frees) and retries once.  While @stream records, the retry is
+ * skipped and a device allocation is refused by the backend and makes
+ * hc_graph_end fail; while another stream of the device records, a miss
+ * that reaches the backend is refused too (HC_ERR_STATE).
  * Return: HC_ERR_TOO_BIG when no pool of the layout takes @size,
  * HC_ERR_OOM when the device refuses it after cleanup and retry. */
 HC_API hc_status hc_alloc(hc_stream stream, uint64_t size, hc_buffer *out);
-/* Returns a buffer to its origin stream's pools; HC_ERR_STALE if freed. */
+/* Returns a buffer to its origin stream's pools; HC_ERR_STALE if freed.
+ * Context: any thread; takes the origin stream's lock; never waits on the
+ * device: memory it releases stays in the pool or goes to the device's
+ * idle cache behind a fence.  Legal while capturing (storage given back
+ * to the device then would make hc_graph_end fail). */
 HC_API hc_status hc_free(hc_buffer buffer);
 
 /*
@@ -318,7 +410,10 @@ HC_API hc_status hc_free(hc_buffer buffer);
  * origin itself changes nothing: its own work is ordered before any reuse.
  * The hold flushes @stream's drop queue, which may wait for the fence of
  * its previous flush.
- * Context: any thread; locks both streams.
+ * Context: any thread; locks both streams (so it waits for calls on the
+ * origin too).  May block on that fence; the flush is skipped while
+ * @stream records and put off while another stream of the device records,
+ * so the hold is legal while capturing.
  */
 HC_API hc_status hc_buffer_hold(hc_buffer buffer, hc_stream stream);
 
@@ -328,21 +423,41 @@ typedef struct hc_buffer_info {
 	uint64_t device_address; /* the backend's address of byte 0 */
 } hc_buffer_info;
 
+/* Context: any thread; takes the origin stream's lock, never blocks; legal
+ * while capturing. */
 HC_API hc_status hc_buffer_info_get(hc_buffer buffer, hc_buffer_info *out);
 
 /* Host-to-device write.  The call returns once a staged or pageable source
  * may be reused.  A source copied without staging (PINNED, or FILE above the
  * staging limit) stays the caller's until @release(@release_arg) is called,
- * after the copy's fence; @release may be NULL when the caller syncs. */
+ * after the copy's fence; @release may be NULL when the caller syncs.
+ * @release runs on whichever thread gets there (this call, or a later
+ * call on the stream that flushes its drop queue) with stream locks held:
+ * it must not call libhipcore. */
 typedef void (*hc_release_fn)(void *arg);
 
+/*
+ * Context: any thread; takes @stream's lock and, for another stream's
+ * buffer, the origin's.  Blocks the host for its copy into pinned memory,
+ * and a pipelined write (a large staged one, outside a capture) waits for
+ * its chunks; a write that flushes the drop queue may wait for the fence
+ * of the previous flush.  A staging slice the pinned pool lacks is a
+ * pinned host allocation.  Legal while capturing (recorded; flushes put
+ * off); while another stream of the device records, a pinned allocation
+ * is refused (HC_ERR_STATE).
+ */
 HC_API hc_status hc_write(hc_stream stream, hc_buffer buffer, uint64_t offset,
 			  const void *src, uint64_t size, hc_alloc_property property,
 			  hc_release_fn release, void *release_arg);
 
 /* Device-to-host read; complete when it returns.  A read of bytes written by
  * failed work returns HC_ERR_TAINTED and, when @failure is not NULL, the
- * failure's id. */
+ * failure's id.
+ * Context: any thread; takes @stream's lock and, for another stream's
+ * buffer, the origin's, for the whole read.  Blocks until the bytes are
+ * copied (the stream's earlier work first).  HC_ERR_STATE, nothing done,
+ * while @stream records; while another stream of the device records, the
+ * backend refuses the wait (HC_ERR_STATE). */
 HC_API hc_status hc_read(hc_stream stream, hc_buffer buffer, uint64_t offset, void *dst,
 			 uint64_t size, hc_failure_id *failure);
 
@@ -354,7 +469,10 @@ HC_API hc_status hc_read(hc_stream stream, hc_buffer buffer, uint64_t offset, vo
  * NULL names a built-in kernel, "fill", "copy" or "add", on the simulator
  * and on the HIP backend alike (device code built into libhipcore: PTX for
  * NVIDIA compute_80 and later, AMD code objects for gfx900, gfx906, gfx908,
- * gfx90a and gfx1030); README.md says what each computes. */
+ * gfx90a and gfx1030); README.md says what each computes.
+ * Context: any thread; holds the device lock while the backend loads the
+ * code object (which may compile it), so launches, stream opens and other
+ * device-locked calls of @dev wait for it.  No capture check. */
 HC_API hc_status hc_kernel_load(hc_device dev, const void *image, size_t image_size,
 				const char *name, hc_kernel *out);
 
@@ -388,6 +506,14 @@ typedef struct hc_launch_desc {
 	uint64_t duration_hint_ns; /* simulator: the kernel's duration; 0: cost model */
 } hc_launch_desc;
 
+/*
+ * Context: any thread; takes the device lock briefly (the kernel lookup),
+ * then @stream's lock and each binding's origin's.  Does not wait for the
+ * kernel.  Info words the cache misses are a staged copy (see hc_write); a
+ * flush may wait for the previous flush's fence.  Legal while capturing
+ * (recorded, not checked for taint; an info slice that needs new device
+ * memory makes hc_graph_end fail).
+ */
 HC_API hc_status hc_launch(hc_stream stream, const hc_launch_desc *launch);
 
 /* ------------------------------------------------------------------ */
@@ -406,6 +532,17 @@ HC_API hc_status hc_launch(hc_stream stream, const hc_launch_desc *launch);
  * records, and hc_graph_destroy, which must wait for the graph's last
  * replay, returns HC_ERR_STATE and changes nothing while any stream of the
  * device records (destroy it after that stream's hc_graph_end).
+ *
+ * Context: each call takes its stream's lock, so one thread at a time per
+ * stream; captures on different streams may run in parallel threads.
+ * hc_graph_prepare never blocks.  hc_graph_begin flushes the drop queue
+ * twice (it may wait for a fence, unless another stream already records).
+ * hc_graph_end, once capture is left, flushes twice (may wait for a fence)
+ * and then takes the device lock, the stream's released, to publish the
+ * graph.  hc_graph_replay takes the device lock briefly, then the stream's,
+ * and does not wait for the graph; HC_ERR_STATE while the stream records.
+ * hc_graph_destroy takes the device lock, then the lock of the stream that
+ * captured the graph, and waits for that stream's work.
  */
 HC_API hc_status hc_graph_prepare(hc_stream stream);
 HC_API hc_status hc_graph_begin(hc_stream stream);
@@ -467,6 +604,11 @@ typedef struct hc_pool_layout {
  * when @stream still holds live memory (the layout is then installed for
  * later streams only).
  */
+/* Context: any thread; takes @stream's lock, the device lock and @stream's
+ * lock again, one at a time.  Runs hc_memory_cleanup's work, so it may
+ * block as cleanup does.  HC_ERR_STATE while a capture is prepared or
+ * recording on @stream; as with HC_ERR_IN_USE, the layout is then already
+ * installed for later streams. */
 HC_API hc_status hc_install_memory_pools(hc_stream stream, const hc_pool_layout *layout);
 
 typedef enum hc_memory_kind {
@@ -481,23 +623,32 @@ typedef struct hc_memory_usage {
 	uint64_t bytes_reserved;/* bytes held from the backend */
 } hc_memory_usage;
 
+/* Context: any thread; takes @stream's lock, never blocks; legal while
+ * capturing. */
 HC_API hc_status hc_memory_usage_get(hc_stream stream, hc_memory_kind kind,
 				     hc_memory_usage *out);
 /* The sum over every open stream of the device; for device memory,
- * bytes_reserved includes the device's idle cache. */
+ * bytes_reserved includes the device's idle cache.
+ * Context: any thread; device-wide: takes the device lock, then each
+ * stream's lock in turn, so it waits for the call in progress on every
+ * stream.  Never waits on the device; legal while capturing. */
 HC_API hc_status hc_device_memory_usage(hc_device dev, hc_memory_kind kind,
 					hc_memory_usage *out);
 /*
  * Device memory that the pools of @dev's streams released and that the
  * device keeps for any of its streams to adopt (core/idle.h).  It is in no
  * stream's bytes_reserved; hc_device_memory_usage (device kind) adds it.
+ * Context: any thread; one atomic read, no lock; legal while capturing.
  */
 HC_API hc_status hc_device_idle_bytes(hc_device dev, uint64_t *out);
 /*
  * hc_device_idle_release - give the device's idle memory back to the
  * backend (the runtime's free, which synchronises the device).  Pages the
  * streams' pools still hold stay: hc_memory_cleanup empties those first.
- * Context: any thread.
+ * Context: any thread; takes no stream lock (the idle cache's own, never
+ * across a free).  Blocks: each free may synchronise the device.  No
+ * capture check: while a stream of the device records, the backend
+ * refuses the frees, whose status is not returned.
  */
 HC_API hc_status hc_device_idle_release(hc_device dev);
 /*
@@ -505,7 +656,8 @@ HC_API hc_status hc_device_idle_release(hc_device dev);
  * cache may hold at @bytes (0: no cap).  A request that would pass the cap
  * first gives idle memory back, then is refused as the device refuses one:
  * cleanup and retry, then HC_ERR_OOM.  Memory already held stays.
- * Context: any thread; takes effect at the next device allocation.
+ * Context: any thread; one atomic store, no lock, never blocks; takes
+ * effect at the next device allocation.  Legal while capturing.
  */
 HC_API hc_status hc_device_set_memory_limit(hc_device dev, uint64_t bytes);
 
@@ -521,13 +673,25 @@ typedef struct hc_pool_report {
 
 typedef void (*hc_pool_report_fn)(const hc_pool_report *report, void *arg);
 
+/* Calls @fn once per pool of @stream, in routing order.
+ * Context: any thread; @fn runs in the caller's thread with @stream's lock
+ * held, so it must not call libhipcore on @stream.  Never waits on the
+ * device; legal while capturing. */
 HC_API hc_status hc_memory_report(hc_stream stream, hc_memory_kind kind,
 				  hc_pool_report_fn fn, void *arg);
 /* Flushes the drop queue twice, drops unpinned cached metadata and frees
- * every empty page of the stream's pools. */
+ * every empty page of the stream's pools.
+ * Context: any thread; takes @stream's lock.  Blocks: the second flush
+ * waits for the first one's fence, and the whole device's idle memory
+ * (every stream's, not only @stream's) is freed, each free possibly
+ * synchronising the device.  While @stream records it does nothing and
+ * returns HC_OK; while another stream of the device records, the flushes
+ * are put off and the backend refuses the frees. */
 HC_API hc_status hc_memory_cleanup(hc_stream stream);
 /* Persistent-mode windows nest: begin/end pairs.  An end without an open
- * window changes nothing and returns HC_OK. */
+ * window changes nothing and returns HC_OK.
+ * Context: any thread; take @stream's lock, never block; legal while
+ * capturing. */
 HC_API hc_status hc_memory_persistent_begin(hc_stream stream);
 HC_API hc_status hc_memory_persistent_end(hc_stream stream);
 
@@ -538,7 +702,9 @@ HC_API hc_status hc_memory_persistent_end(hc_stream stream);
 /* Writes the chain from @failure back to its root causes into @buf (always
  * NUL-terminated).  Returns HC_ERR_INVALID when the whole text does not fit
  * in @len bytes: @buf then holds it cut to @len - 1 bytes, and the error
- * message says how many bytes the whole text needs. */
+ * message says how many bytes the whole text needs.
+ * Context: any thread; takes the device's error-graph lock (a leaf), never
+ * waits on the device; legal while capturing. */
 HC_API hc_status hc_failure_explain(hc_device dev, hc_failure_id failure, char *buf,
 				    size_t len);
 

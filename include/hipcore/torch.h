@@ -22,9 +22,14 @@
  * hipcore_torch_record_stream, holds the block (hc_buffer_hold) until that
  * stream's work queued up to the free is done.
  *
- * Every function may be called from any thread.  Statuses are hc_status
- * values (0 is HC_OK); hipcore_torch_last_error says what went wrong in the
- * calling thread.
+ * Every function may be called from any thread, except
+ * hipcore_torch_shutdown, which no other call may overlap.  Allocations and
+ * frees of one device run one at a time (a per-device lock, as PyTorch's
+ * own allocator takes), so a recorded trace gives them in the order they
+ * ran; streams are looked up under a second per-device lock, taken only
+ * for a stream the calling thread did not use last.  Statuses are
+ * hc_status values (0 is HC_OK); hipcore_torch_last_error says what went
+ * wrong in the calling thread.
  */
 #ifndef HIPCORE_TORCH_H
 #define HIPCORE_TORCH_H
@@ -49,6 +54,9 @@ extern "C" {
  * Return: the address, or NULL for @size 0 and on failure (out of memory
  * after cleanup and retry, over the memory fraction, no device), unless
  * hipcore_torch_set_raise turned on exceptions.
+ * Context: any thread; the device's first call opens it and a stream's
+ * first use adopts it (hc_stream_adopt).  Serialised with the device's
+ * other allocs and frees; blocks as hc_alloc may on a pool miss.
  */
 HIPCORE_TORCH_API void *hipcore_torch_alloc(ssize_t size, int device, void *stream);
 
@@ -59,6 +67,7 @@ HIPCORE_TORCH_API void *hipcore_torch_alloc(ssize_t size, int device, void *stre
  * interface is C++, turns into a Python RuntimeError.  PyTorch 2.11 takes a
  * NULL from a pluggable allocator as a tensor at address 0, so
  * hipcore_torch.enable() turns this on.  Only a C++ caller may use it.
+ * Context: any thread; one atomic store, for every thread.
  */
 HIPCORE_TORCH_API int hipcore_torch_set_raise(int on);
 
@@ -67,6 +76,9 @@ HIPCORE_TORCH_API int hipcore_torch_set_raise(int on);
  * and @device are checked against the allocation; @stream is the stream the
  * free is ordered on (PyTorch passes the allocating one).  NULL is ignored;
  * a pointer not allocated here is counted (frees_unknown) and ignored.
+ * Context: any thread; serialised with the device's other allocs and
+ * frees.  Holds for each recorded stream (hc_buffer_hold), which may wait
+ * for the fence of that stream's previous drop-queue flush.
  */
 HIPCORE_TORCH_API void hipcore_torch_free(void *ptr, size_t size, int device, void *stream);
 
@@ -74,6 +86,8 @@ HIPCORE_TORCH_API void hipcore_torch_free(void *ptr, size_t size, int device, vo
  * hipcore_torch_record_stream - @stream uses the allocation at @ptr
  * (torch.Tensor.record_stream): when it is freed, its memory waits for the
  * work queued on @stream up to the free.
+ * Context: any thread; takes a process-wide lock over recorded streams
+ * and may adopt @stream; never waits on the device.
  * Return: HC_ERR_INVALID when @ptr is not a live allocation of this plug-in.
  */
 HIPCORE_TORCH_API int hipcore_torch_record_stream(void *ptr, void *stream);
@@ -82,6 +96,9 @@ HIPCORE_TORCH_API int hipcore_torch_record_stream(void *ptr, void *stream);
  * hipcore_torch_empty_cache - give every page that holds no live allocation
  * back to the runtime (torch.cuda.empty_cache): hc_memory_cleanup on every
  * adopted stream of every open device, then the devices' idle memory.
+ * Context: any thread; holds each device's stream-table lock while it
+ * cleans (a first alloc on a new stream waits), not the alloc/free lock.
+ * Blocks: fence waits and device frees, which may synchronise the device.
  */
 HIPCORE_TORCH_API int hipcore_torch_empty_cache(void);
 
@@ -90,6 +107,8 @@ HIPCORE_TORCH_API int hipcore_torch_empty_cache(void);
  * its total (torch.cuda.set_per_process_memory_fraction): an allocation
  * that would take the device memory libhipcore holds past the cap, after
  * cleanup, fails.  @fraction 0 or >= 1 removes the cap.
+ * Context: any thread; opens @device on first use; otherwise an atomic
+ * store that the next device allocation sees.
  */
 HIPCORE_TORCH_API int hipcore_torch_set_memory_fraction(double fraction, int device);
 
@@ -110,23 +129,32 @@ struct hipcore_torch_stats {
 };
 
 /* Return: HC_ERR_STATE when @device was never used, HC_ERR_INVALID for a
- * bad @out or struct_size. */
+ * bad @out or struct_size.
+ * Context: any thread; device-wide (hc_device_memory_usage locks each of
+ * the device's streams in turn); never waits on the device.  The figures
+ * are read one by one, not as one snapshot. */
 HIPCORE_TORCH_API int hipcore_torch_stats(int device, struct hipcore_torch_stats *out);
 
 /* Resets peak_in_use and peak_reserved to the current figures
- * (torch.cuda.reset_peak_memory_stats). */
+ * (torch.cuda.reset_peak_memory_stats).
+ * Context: any thread; atomics, no lock. */
 HIPCORE_TORCH_API int hipcore_torch_reset_peaks(int device);
 
-/* The libhipcore device behind @device, for the hc_* API. */
+/* The libhipcore device behind @device, for the hc_* API.
+ * Context: any thread; opens @device on first use. */
 HIPCORE_TORCH_API int hipcore_torch_device(int device, uint64_t *hc_device_id);
 
-/* This thread's last error message into @buf (always NUL-terminated). */
+/* This thread's last error message into @buf (always NUL-terminated).
+ * Context: any thread (the message is the caller's own). */
 HIPCORE_TORCH_API int hipcore_torch_last_error(char *buf, size_t len);
 
 /*
  * hipcore_torch_shutdown - close every device (their memory goes back to
  * the runtime; pointers still live become invalid).  For tests and for
  * programs that outlive their use of PyTorch; a later alloc opens anew.
+ * Context: no other call of this plug-in, in any thread, may overlap it
+ * (it closes devices that alloc and free reach without a lock).  Blocks as
+ * hc_device_close does.
  */
 HIPCORE_TORCH_API int hipcore_torch_shutdown(void);
 
