@@ -112,7 +112,8 @@ HIPCORE_TORCH_API int hipcore_torch_empty_cache(void);
  */
 HIPCORE_TORCH_API int hipcore_torch_set_memory_fraction(double fraction, int device);
 
-/* Figures of one device, since it was opened or the last reset_peaks. */
+/* Figures of one device since it was opened (peak_in_use: since the last
+ * reset_peaks). */
 struct hipcore_torch_stats {
 	uint32_t struct_size;    /* set by the caller: sizeof(struct hipcore_torch_stats) */
 	uint64_t allocs, frees;  /* successful calls */
@@ -135,8 +136,9 @@ struct hipcore_torch_stats {
  * are read one by one, not as one snapshot. */
 HIPCORE_TORCH_API int hipcore_torch_stats(int device, struct hipcore_torch_stats *out);
 
-/* Resets peak_in_use and peak_reserved to the current figures
- * (torch.cuda.reset_peak_memory_stats).
+/* Resets peak_in_use to the bytes in use now
+ * (torch.cuda.reset_peak_memory_stats).  peak_reserved is the backend's
+ * device peak since the device was opened and is not reset.
  * Context: any thread; atomics, no lock. */
 HIPCORE_TORCH_API int hipcore_torch_reset_peaks(int device);
 
