@@ -89,61 +89,6 @@ out_free:
 	return rc;
 }
 
-static void size_str(char *buf, size_t n, uint64_t v)
-{
-	static const char suffix[] = "GMK";
-	unsigned i;
-
-	for (i = 0; i < 3; i++) {
-		uint64_t unit = 1ull << (10 * (3 - i));
-
-		if (v && v % unit == 0) {
-			snprintf(buf, n, "%" PRIu64 "%c", v / unit, suffix[i]);
-			return;
-		}
-	}
-	snprintf(buf, n, "%" PRIu64, v);
-}
-
-/**
- * hs_layout_print() - write @n pools as layout-file lines.
- * Context: any.
- */
-void hs_layout_print(FILE *out, const hc_pool_spec *pools, size_t n)
-{
-	char a[32], b[32], c[32];
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		const hc_pool_spec *s = &pools[i];
-
-		switch (s->kind) {
-		case HC_POOL_SLICED:
-			size_str(a, sizeof(a), s->page_size);
-			size_str(b, sizeof(b), s->max_slice_size ? s->max_slice_size : s->page_size);
-			fprintf(out, "sliced page=%s max_slice=%s", a, b);
-			if (s->max_pool_size) {
-				size_str(c, sizeof(c), s->max_pool_size);
-				fprintf(out, " cap=%s", c);
-			}
-			fputc('\n', out);
-			break;
-		case HC_POOL_EXCLUSIVE:
-			size_str(a, sizeof(a), s->max_alloc_size);
-			fprintf(out, "exclusive max_alloc=%s dealloc_period=%" PRIu64 "\n", a,
-				s->dealloc_period);
-			break;
-		case HC_POOL_DIRECT:
-			size_str(a, sizeof(a), s->reclaim_at);
-			fprintf(out, "direct reclaim_at=%s\n", a);
-			break;
-		default:
-			fprintf(out, "# pool %zu: kind %d has no layout-file form\n", i, (int)s->kind);
-			break;
-		}
-	}
-}
-
 /* Candidate @small_page (0 = no sliced pool), @reclaim into @pools. */
 static size_t plan_candidate(hc_pool_spec *pools, uint64_t small_page, uint64_t reclaim)
 {
