@@ -56,6 +56,7 @@ tools_hipsim_hipsim_SOURCES = \
 	tools/hipsim/validate.c \
 	tools/hipsim/via_trace.h \
 	tools/hipsim/via_trace.c \
+	tools/hipsim/layout_print.c \
 	tools/hipsim/plan.c
 tools_hipsim_hipsim_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS) $(BABELTRACE2_CFLAGS)
 tools_hipsim_hipsim_CPPFLAGS = $(AM_CPPFLAGS) -DHS_PROFILE_DIR='"$(pkgdatadir)/profiles"'

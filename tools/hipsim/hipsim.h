@@ -24,7 +24,7 @@ int hipsim_compare_main(int argc, char **argv);
 int hipsim_calibrate_main(int argc, char **argv);
 int hipsim_validate_main(int argc, char **argv);
 int hipsim_plan_main(int argc, char **argv);
-/* plan.c: @n pools as layout-file lines (sliced/exclusive/direct, K/M/G sizes). */
+/* layout_print.c: @n pools as layout-file lines (K/M/G sizes, reclaim_at=peak). */
 void hs_layout_print(FILE *out, const hc_pool_spec *pools, size_t n);
 
 #endif /* HIPSIM_HIPSIM_H */
