@@ -79,13 +79,6 @@ static void xp_init(struct hc_pool *p, const hc_pool_spec *spec, uint64_t align)
 	p->park = HC_PARK_NONE;
 }
 
-static uint64_t eff_for(const struct hc_pool *p, uint64_t size)
-{
-	uint64_t eff = size + hc_pad(size, p->align);
-
-	return eff ? eff : p->align;
-}
-
 static void run_insert(struct hc_pool *p, struct hc_slice *s)
 {
 	s->node.k1 = s->addr;
@@ -400,7 +393,7 @@ static struct hc_slice *fit(const struct hc_pool *p, uint64_t eff)
 
 static struct hc_slice *xp_try_reserve(struct hc_pool *p, uint64_t size)
 {
-	uint64_t eff = eff_for(p, size);
+	uint64_t eff = hc_pool_block_bytes(p, size);
 	struct hc_slice *s, *r = NULL;
 
 	if (!p->xr || eff < size)
@@ -417,7 +410,7 @@ static struct hc_slice *xp_try_reserve(struct hc_pool *p, uint64_t size)
 
 static hc_status xp_alloc(struct hc_pool *p, uint64_t size, struct hc_slice **out)
 {
-	uint64_t eff = eff_for(p, size);
+	uint64_t eff = hc_pool_block_bytes(p, size);
 	struct hc_slice *s, *r = NULL;
 	hc_status rc;
 

@@ -232,6 +232,16 @@ static inline uint64_t hc_pad(uint64_t size, uint64_t align)
 	return (align - size % align) % align;
 }
 
+/* The bytes a block of @size takes in a pool that places blocks of any
+ * size in one address range (split.c, expandable.c): aligned, and never 0
+ * (a block has bytes). */
+static inline uint64_t hc_pool_block_bytes(const struct hc_pool *p, uint64_t size)
+{
+	uint64_t eff = size + hc_pad(size, p->align);
+
+	return eff ? eff : p->align;
+}
+
 /* pages.c: what every kind takes from below (the manager's core). */
 
 /* A cleared slice record from the slab, or NULL without host memory. */

@@ -89,14 +89,6 @@ static void split_init(struct hc_pool *p, const hc_pool_spec *spec, uint64_t ali
 	p->park = HC_PARK_SPLIT;
 }
 
-/* Effective size of a request: aligned, and never 0 (a block has bytes). */
-static uint64_t eff_for(const struct hc_pool *p, uint64_t size)
-{
-	uint64_t eff = size + hc_pad(size, p->align);
-
-	return eff ? eff : p->align;
-}
-
 static void free_insert(struct hc_pool *p, struct hc_slice *s)
 {
 	s->node.k1 = s->size;
@@ -206,7 +198,7 @@ static uint64_t reserved_now(const struct hc_pool *p)
 
 static struct hc_slice *split_try_reserve(struct hc_pool *p, uint64_t size)
 {
-	uint64_t eff = eff_for(p, size);
+	uint64_t eff = hc_pool_block_bytes(p, size);
 	struct hc_tnode *n;
 	struct hc_slice *s;
 
@@ -234,7 +226,7 @@ static struct hc_slice *split_try_reserve(struct hc_pool *p, uint64_t size)
 
 static hc_status split_alloc(struct hc_pool *p, uint64_t size, struct hc_slice **out)
 {
-	uint64_t eff = eff_for(p, size), reclaim;
+	uint64_t eff = hc_pool_block_bytes(p, size), reclaim;
 	struct hc_page *pg;
 	struct hc_slice *s;
 	hc_status st;
@@ -325,7 +317,7 @@ bool hc_split_park_shape(const struct hc_pool *p, const struct hc_slice *s, bool
 
 	/* the block is exactly E (no remainder kept as padding), and the
 	 * merged block M would start where s does */
-	if (eff != eff_for(p, s->size) || (s->prev && s->prev->sfree))
+	if (eff != hc_pool_block_bytes(p, s->size) || (s->prev && s->prev->sfree))
 		return false;
 	/* a free successor is the remainder this block's reservation left:
 	 * the newest stamp, as the reservation's remainder would get again */
