@@ -443,6 +443,33 @@ static void fit_copy(struct cal *c, enum copy_kind k, double *icpt, uint64_t *bw
 
 #define ALLOC_ROUNDS 3
 
+/*
+ * An allocation and its free (or a map and its unmap), timed over the
+ * same @n sizes @x (MiB above the first): each fitted as base + per-MiB
+ * cost by least squares weighted by 1/y^2 (relative error, so the small
+ * sizes count as much as the large).  A fit that fails leaves its
+ * figures as they were.
+ */
+static void fit_make_free(const double *x, const double *ya, const double *yf, unsigned n,
+			  uint64_t *make_base, uint64_t *make_mib, uint64_t *free_base,
+			  uint64_t *free_mib)
+{
+	double wa[MAX_SIZES], wf[MAX_SIZES], a, b;
+
+	for (unsigned i = 0; i < n; i++) {
+		wa[i] = ya[i] > 0 ? 1.0 / (ya[i] * ya[i]) : 1.0;
+		wf[i] = yf[i] > 0 ? 1.0 / (yf[i] * yf[i]) : 1.0;
+	}
+	if (fit_line(x, ya, wa, n, &a, &b) == 0) {
+		*make_base = ns_round(a);
+		*make_mib = ns_round(b);
+	}
+	if (fit_line(x, yf, wf, n, &a, &b) == 0) {
+		*free_base = ns_round(a);
+		*free_mib = ns_round(b);
+	}
+}
+
 /* Fits alloc and free of device (@host false) or pinned memory over sizes
  * 1 MiB to @max: base + per_mib * max(0, size - 1 MiB) / MiB.  The samples of
  * one size are all kept live before any is freed: a pool grows by fresh
@@ -452,9 +479,8 @@ static void fit_copy(struct cal *c, enum copy_kind k, double *icpt, uint64_t *bw
 static void fit_alloc(struct cal *c, bool host, uint64_t max, uint64_t *alloc_base,
 		      uint64_t *alloc_mib, uint64_t *free_base, uint64_t *free_mib)
 {
-	double x[MAX_SIZES], ya[MAX_SIZES] = { 0 }, yf[MAX_SIZES] = { 0 }, wa[MAX_SIZES], wf[MAX_SIZES];
+	double x[MAX_SIZES], ya[MAX_SIZES] = { 0 }, yf[MAX_SIZES] = { 0 };
 	uint64_t *fs = c->samples + c->reps;
-	double a, b;
 	unsigned n = 0;
 	hc_hal_dptr *dp = calloc(c->reps, sizeof(*dp));
 	void **hp = calloc(c->reps, sizeof(*hp));
@@ -503,18 +529,7 @@ static void fit_alloc(struct cal *c, bool host, uint64_t max, uint64_t *alloc_ba
 		yf[i] += median(fs, c->reps) / ALLOC_ROUNDS;
 		n = (unsigned)i + 1;
 	}
-	for (unsigned i = 0; i < n; i++) {
-		wa[i] = ya[i] > 0 ? 1.0 / (ya[i] * ya[i]) : 1.0;
-		wf[i] = yf[i] > 0 ? 1.0 / (yf[i] * yf[i]) : 1.0;
-	}
-	if (fit_line(x, ya, wa, n, &a, &b) == 0) {
-		*alloc_base = ns_round(a);
-		*alloc_mib = ns_round(b);
-	}
-	if (fit_line(x, yf, wf, n, &a, &b) == 0) {
-		*free_base = ns_round(a);
-		*free_mib = ns_round(b);
-	}
+	fit_make_free(x, ya, yf, n, alloc_base, alloc_mib, free_base, free_mib);
 out:
 	free(dp);
 	free(hp);
@@ -535,9 +550,8 @@ out:
 static void fit_vmm(struct cal *c, uint64_t gran, uint64_t max, struct hc_sim_profile *p)
 {
 	const struct hc_hal_ops *o = c->ops;
-	double x[MAX_SIZES], ya[MAX_SIZES] = { 0 }, yf[MAX_SIZES] = { 0 }, wa[MAX_SIZES], wf[MAX_SIZES];
+	double x[MAX_SIZES], ya[MAX_SIZES] = { 0 }, yf[MAX_SIZES] = { 0 };
 	uint64_t *fs = c->samples + c->reps, slot = gran, total, r = 0;
-	double a, b;
 	unsigned n = 0;
 
 	if (max < 4 * gran)
@@ -588,18 +602,8 @@ static void fit_vmm(struct cal *c, uint64_t gran, uint64_t max, struct hc_sim_pr
 		yf[i] += median(fs, c->reps) / ALLOC_ROUNDS;
 		n = (unsigned)i + 1;
 	}
-	for (unsigned i = 0; i < n; i++) {
-		wa[i] = ya[i] > 0 ? 1.0 / (ya[i] * ya[i]) : 1.0;
-		wf[i] = yf[i] > 0 ? 1.0 / (yf[i] * yf[i]) : 1.0;
-	}
-	if (fit_line(x, ya, wa, n, &a, &b) == 0) {
-		p->pmem_map_ns = ns_round(a);
-		p->pmem_map_ns_per_mib = ns_round(b);
-	}
-	if (fit_line(x, yf, wf, n, &a, &b) == 0) {
-		p->pmem_unmap_ns = ns_round(a);
-		p->pmem_unmap_ns_per_mib = ns_round(b);
-	}
+	fit_make_free(x, ya, yf, n, &p->pmem_map_ns, &p->pmem_map_ns_per_mib, &p->pmem_unmap_ns,
+		      &p->pmem_unmap_ns_per_mib);
 out_release:
 	cal_fail(c, o->va_release(c->dev, r, total), "va_release");
 }
