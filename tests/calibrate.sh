@@ -4,7 +4,8 @@
 # names its command; calibrate --backend hip without a device exits 2 with a
 # message and writes nothing; validate without a GPU exits 77 (skipped) with
 # a message; validate --measure-on sim compares the simulator with itself
-# (memory identical, time error +0.0 %, exit 0); usage errors exit 2.
+# (memory identical, time error +0.0 %, exit 0), under --pools and
+# --flush-count too, which move its figures as they must; usage errors exit 2.
 # On a machine where the hip backend opens, the no-GPU checks are skipped.
 set -u
 b=${top_builddir:-.}
@@ -68,6 +69,56 @@ grep -q '^    memory sampling  *[1-9][0-9]*/[1-9][0-9]*  *0.000  *0.000 ' "$tmp/
 awk '/total time, ms/ { total = $4 } /between the calls/ { between = $4; seen = 1 }
      END { exit !(seen && total > 0 && between <= 0.01 * total) }' "$tmp/c.txt" ||
 	fail "--call-times: the calls do not account for the simulated time"
+
+# the variant (--pools, --flush-count): applied to both sides, so memory
+# stays identical while the figures move the way the variant must move
+# them, named in the table's heading and recorded in the JSON
+fig() { # FILE SIDE KEY: the first KEY inside the SIDE ("measured", "predicted") object
+	awk -v side="\"$2\":" -v key="\"$3\":" '$1 == side { on = 1 }
+		on && $1 == key { v = $2; sub(/,$/, "", v); print v; exit }' "$1"
+}
+for v in default subslices exclusive; do
+	"$hipsim" validate --measure-on sim --steps 10 --repeats 1 --workload training --json \
+		--pools $v >"$tmp/$v.json" || fail "validate --pools $v: exit $?"
+	grep -q "^  \"pools\": \"$v\",\$" "$tmp/$v.json" || fail "validate --pools $v: not in the JSON"
+	grep -q '"memory_identical": true' "$tmp/$v.json" || fail "validate --pools $v: memory differs"
+done
+for side in measured predicted; do
+	d=$(fig "$tmp/default.json" $side device_allocs)
+	s=$(fig "$tmp/subslices.json" $side device_allocs)
+	e=$(fig "$tmp/exclusive.json" $side device_allocs)
+	[ -n "$d" ] && [ -n "$s" ] && [ -n "$e" ] && [ "$s" -lt "$d" ] && [ "$e" -gt "$d" ] ||
+		fail "validate --pools, $side: device allocations default ${d:-?}, subslices ${s:-?}, exclusive ${e:-?}"
+	d=$(fig "$tmp/default.json" $side peak_reserved_bytes)
+	e=$(fig "$tmp/exclusive.json" $side peak_reserved_bytes)
+	[ -n "$d" ] && [ -n "$e" ] && [ "$e" -gt "$d" ] ||
+		fail "validate --pools, $side: peak reserved default ${d:-?}, exclusive ${e:-?}"
+done
+grep -q '^  "flush_count": 0,$' "$tmp/default.json" || fail "validate: no default flush_count in the JSON"
+for n in 16 64; do
+	"$hipsim" validate --measure-on sim --steps 10 --repeats 1 --workload training --json \
+		--flush-count $n >"$tmp/f$n.json" || fail "validate --flush-count $n: exit $?"
+	grep -q "^  \"flush_count\": $n,\$" "$tmp/f$n.json" || fail "validate --flush-count $n: not in the JSON"
+done
+for side in measured predicted; do
+	a=$(fig "$tmp/f16.json" $side dq_flushes)
+	c=$(fig "$tmp/f64.json" $side dq_flushes)
+	[ -n "$a" ] && [ -n "$c" ] && [ "$a" -gt "$c" ] ||
+		fail "validate --flush-count, $side: 16 flushes ${a:-?} times, 64 ${c:-?}"
+done
+"$hipsim" validate --measure-on sim --steps 10 --repeats 1 --workload training \
+	--pools exclusive --flush-count 16 --stage-max 1M >"$tmp/v.txt" || fail "validate --pools exclusive: exit $?"
+grep -q '^workload training, pools exclusive, flush-count 16, flush-bytes default, stage-max 1048576 (measured' \
+	"$tmp/v.txt" || fail "validate: no variant in the heading: $(head -1 "$tmp/v.txt")"
+"$hipsim" validate --measure-on sim --pools nosuch >"$tmp/out" 2>"$tmp/err"
+[ $? -eq 2 ] || fail "validate --pools nosuch: not exit 2"
+grep -q "^hipsim validate: --pools: 'nosuch' is neither a pool layout" "$tmp/err" ||
+	fail "validate --pools nosuch: $(cat "$tmp/err")"
+"$hipsim" validate --measure-on sim --flush-count x >"$tmp/out" 2>"$tmp/err"
+[ $? -eq 2 ] || fail "validate --flush-count x: not exit 2"
+grep -q "^hipsim validate: --flush-count: 'x' is not a number" "$tmp/err" ||
+	fail "validate --flush-count x: $(cat "$tmp/err")"
+[ -s "$tmp/out" ] && fail "validate with a bad option printed a table"
 
 # the profile's file is opened before any measurement: a path that cannot
 # be written fails at once, and a failed write is reported

@@ -44,6 +44,8 @@ tools_hipsim_hipsim_SOURCES = \
 	tools/hipsim/svg.h \
 	tools/hipsim/svg.c \
 	tools/hipsim/run.c \
+	tools/hipsim/variant.h \
+	tools/hipsim/variant.c \
 	tools/hipsim/workloads.h \
 	tools/hipsim/workloads.c \
 	tools/hipsim/replay.h \

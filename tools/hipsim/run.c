@@ -12,9 +12,9 @@
 
 #include "tools/hipsim/driver.h"
 #include "tools/hipsim/hipsim.h"
-#include "tools/hipsim/layout_file.h"
 #include "tools/hipsim/options.h"
 #include "tools/hipsim/output.h"
+#include "tools/hipsim/variant.h"
 #include "tools/hipsim/workloads.h"
 
 static void run_usage(FILE *out)
@@ -33,10 +33,7 @@ static void run_usage(FILE *out)
 		"  --data            check the bytes: every read back is folded into the report's\n"
 		"                    checksum (and the loader reads back what it wrote); on the\n"
 		"                    simulator, data mode: real bytes behind device memory\n"
-		"  --pools NAME|FILE default (= workload), workload, expandable, subslices, exclusive, or a layout file\n"
-		"  --flush-count N   drop-queue entries that trigger a flush (the device policy)\n"
-		"  --flush-bytes N   drop-queue bytes that trigger a flush\n"
-		"  --stage-max BYTES largest write staged through pinned memory\n"
+		HS_VARIANT_USAGE
 		"  --model-kernels   launch the kernels without the workload's duration hints: the\n"
 		"                    simulator times them with its profile's kernel model\n"
 		"                    (kernel_default, kernel_per_mib), as hipsim validate does\n"
@@ -51,12 +48,10 @@ int hipsim_run_main(int argc, char **argv)
 		{ "workload", required_argument, 0, 'w' }, { "steps", required_argument, 0, 'n' },
 		{ "streams", required_argument, 0, 's' },  { "backend", required_argument, 0, 'b' },
 		{ "profile", required_argument, 0, 'p' },  { "capacity", required_argument, 0, 'c' },
-		{ "seed", required_argument, 0, 'S' },     { "pools", required_argument, 0, 'P' },
-		{ "json", no_argument, 0, 'j' },           { "svg", required_argument, 0, 'g' },
-		{ "data", no_argument, 0, 'D' },           { "model-kernels", no_argument, 0, 'M' },
-		{ "flush-count", required_argument, 0, 'C' }, { "flush-bytes", required_argument, 0, 'B' },
-		{ "stage-max", required_argument, 0, 'X' },
-		{ "help", no_argument, 0, 'h' },           { 0, 0, 0, 0 },
+		{ "seed", required_argument, 0, 'S' },     { "json", no_argument, 0, 'j' },
+		{ "svg", required_argument, 0, 'g' },      { "data", no_argument, 0, 'D' },
+		{ "model-kernels", no_argument, 0, 'M' },  { "help", no_argument, 0, 'h' },
+		HS_VARIANT_LONGOPTS,                       { 0, 0, 0, 0 },
 	};
 	struct hs_options opt = { .backend = "sim" };
 	struct workload_params wp = { .steps = 200, .streams = 4, .seed = 1 };
@@ -65,10 +60,10 @@ int hipsim_run_main(int argc, char **argv)
 	struct hs_driver d;
 	struct hs_report r;
 	struct hs_output svg;
+	struct hs_variant var = { 0 };
 	uint64_t v;
-	hc_pool_spec pool_specs[HS_LAYOUT_MAX_POOLS];
-	char err[600], profile_path[4096];
-	int c, status;
+	char profile_path[4096];
+	int c, rc, status;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
@@ -93,34 +88,17 @@ int hipsim_run_main(int argc, char **argv)
 			if (hs_opt_number("run", "--seed", optarg, 0, UINT64_MAX, &wp.seed))
 				return HIPSIM_EXIT_USAGE;
 			break;
-		case 'P':
-			if (hs_pools_option(optarg, &opt.layout, pool_specs, err, sizeof(err)) != 0) {
-				fprintf(stderr, "hipsim run: %s\n", err);
-				return HIPSIM_EXIT_USAGE;
-			}
-			opt.pools = optarg;
-			break;
 		case 'j': opt.json = true; break;
 		case 'D': opt.data_mode = true; break;
 		case 'M': opt.model_kernels = true; break;
-		case 'C':
-			if (hs_opt_number("run", "--flush-count", optarg, 0, UINT64_MAX,
-					  &opt.policy.dq_max_count))
-				return HIPSIM_EXIT_USAGE;
-			break;
-		case 'B':
-			if (hs_opt_number("run", "--flush-bytes", optarg, 0, UINT64_MAX,
-					  &opt.policy.dq_max_bytes))
-				return HIPSIM_EXIT_USAGE;
-			break;
-		case 'X':
-			if (hs_opt_number("run", "--stage-max", optarg, 0, UINT64_MAX,
-					  &opt.policy.stage_max_bytes))
-				return HIPSIM_EXIT_USAGE;
-			break;
 		case 'g': opt.svg = optarg; break;
 		case 'h': run_usage(stdout); return HIPSIM_EXIT_OK;
-		default: run_usage(stderr); return HIPSIM_EXIT_USAGE;
+		default:
+			if ((rc = hs_variant_option(&var, "run", c, optarg)) > 0)
+				break;
+			if (rc == 0)
+				run_usage(stderr);
+			return HIPSIM_EXIT_USAGE;
 		}
 	}
 	if (optind < argc) {
@@ -135,6 +113,7 @@ int hipsim_run_main(int argc, char **argv)
 	/* the plot's file before the run: a bad path fails now, not after it */
 	if (opt.svg && hs_output_open(&svg, "run", "--svg", opt.svg, false, false) != 0)
 		return HIPSIM_EXIT_USAGE;
+	hs_variant_apply(&var, &opt);
 	opt.steps = wp.steps;
 	opt.streams = wp.streams;
 	opt.seed = wp.seed; /* the workload's and the simulator's, as validate does */
@@ -144,14 +123,7 @@ int hipsim_run_main(int argc, char **argv)
 			hs_output_abort(&svg);
 		return HIPSIM_EXIT_USAGE;
 	}
-	/* the policy after the layout, as replay sets it: 0 fields keep the
-	 * library's defaults */
-	if ((opt.policy.dq_max_count || opt.policy.dq_max_bytes || opt.policy.stage_max_bytes) &&
-	    hc_device_set_policy(d.dev, &opt.policy) != HC_OK) {
-		hc_error_info e;
-
-		hc_last_error(&e);
-		fprintf(stderr, "hipsim run: cannot set the policy: %s\n", e.message);
+	if (hs_variant_set_policy(&d, "run") != 0) {
 		hs_driver_close(&d);
 		if (opt.svg)
 			hs_output_abort(&svg);

@@ -27,6 +27,14 @@
  * medians, and its memory figures and counts must agree between repeats
  * (else the row says "varies" and validation fails).
  *
+ * --pools, --flush-count, --flush-bytes and --stage-max (variant.h) set
+ * the pool layout and the device policy of every run, measured and
+ * predicted (and, with --via-trace, recorded and replayed), so that a
+ * variant's predicted time can be set beside its measured time, and the
+ * ratio between two variants' predictions beside the measured ratio
+ * (tests/gpu/whatif.sh).  The variant heads each table and is recorded in
+ * the JSON's top-level object.
+ *
  * Exit status: 0 memory figures identical everywhere, 1 a difference or a
  * failed operation, 2 usage, HIPSIM_EXIT_SKIP (77) no GPU (nothing run).
  */
@@ -41,6 +49,7 @@
 #include "tools/hipsim/driver.h"
 #include "tools/hipsim/hipsim.h"
 #include "tools/hipsim/options.h"
+#include "tools/hipsim/variant.h"
 #include "tools/hipsim/via_trace.h"
 #include "tools/hipsim/workloads.h"
 
@@ -51,6 +60,7 @@ static const char *const all_workloads[] = { "service", "training", "inference",
 struct vrun {
 	uint64_t peak_in_use, peak_reserved, device_allocs, host_waits;
 	uint64_t copies, copy_bytes, launches, failures;
+	uint64_t dq_flushes; /* reported, not compared: the policy's effect */
 	uint64_t total_ns, blocked_ns;
 	uint64_t total_min_ns, total_max_ns; /* over the repeats (measured side) */
 	char first_failure[1024];
@@ -65,7 +75,8 @@ struct vrun {
 };
 
 static int run_one(const char *backend, const char *profile, const struct workload *w,
-		   const struct workload_params *wp, bool call_times, struct vrun *out)
+		   const struct workload_params *wp, const struct hs_variant *var, bool call_times,
+		   struct vrun *out)
 {
 	struct hs_options opt = { .backend = backend, .profile = profile, .seed = wp->seed,
 				  .model_kernels = true, .op_times = true, .call_times = call_times };
@@ -78,9 +89,14 @@ static int run_one(const char *backend, const char *profile, const struct worklo
 
 	if (strcmp(backend, "hip") == 0)
 		opt.profile = NULL;
+	hs_variant_apply(var, &opt);
 	workload_prepare(wp->seed);
 	if (hs_driver_open(&d, &opt) != 0)
 		return -1;
+	if (hs_variant_set_policy(&d, "validate") != 0) {
+		hs_driver_close(&d);
+		return -1;
+	}
 	hc_device_now(d.dev, &t0);
 	w->run(&d, wp);
 	hs_driver_report(&d, w->name, &r);
@@ -100,6 +116,7 @@ static int run_one(const char *backend, const char *profile, const struct worklo
 	out->copy_bytes = r.stats.bytes_h2d + r.stats.bytes_d2h;
 	out->launches = r.stats.launches;
 	out->failures = r.failures;
+	out->dq_flushes = r.stats.dq_flushes;
 	out->total_ns = r.device_ns - (t0 - d.clock_start_ns); /* from t0, not from the open */
 	out->total_min_ns = out->total_max_ns = out->total_ns;
 	out->blocked_ns = r.stats.host_blocked_ns;
@@ -119,8 +136,8 @@ static int cmp_u64(const void *a, const void *b)
 /* Runs @n times into @out: times are medians; false when a figure other
  * than time differs between runs. */
 static int run_repeated(const char *backend, const struct workload *w,
-			const struct workload_params *wp, bool call_times, unsigned n,
-			struct vrun *out, bool *stable)
+			const struct workload_params *wp, const struct hs_variant *var,
+			bool call_times, unsigned n, struct vrun *out, bool *stable)
 {
 	uint64_t tot[64], blk[64], out_ns[64], op_ns[VALIDATE_MAX_OPS][64];
 	uint64_t call_ns[HS_CALL_KINDS][64];
@@ -128,7 +145,7 @@ static int run_repeated(const char *backend, const struct workload *w,
 
 	*stable = true;
 	for (unsigned i = 0; i < n; i++) {
-		if (run_one(backend, NULL, w, wp, call_times, &r) != 0)
+		if (run_one(backend, NULL, w, wp, var, call_times, &r) != 0)
 			return -1;
 		if (i == 0)
 			*out = r;
@@ -173,6 +190,7 @@ static double err_pct(uint64_t measured, uint64_t predicted)
 
 struct vresult {
 	const char *workload;
+	const char *variant; /* hs_variant_str() */
 	struct vrun m, p;
 	bool memory_same, counts_same, stable, calls;
 	unsigned repeats;
@@ -230,8 +248,8 @@ static void print_table(FILE *f, const struct vresult *v)
 	if (!v->stable)
 		fprintf(f, "workload %s: the measured runs VARY between repeats (figures of run 1)\n",
 			v->workload);
-	fprintf(f, "workload %s (measured: median of %u runs)\n  %-22s %16s %16s  %s\n", v->workload, v->repeats, "metric", "measured",
-		"predicted (sim)", "error");
+	fprintf(f, "workload %s, %s (measured: median of %u runs)\n  %-22s %16s %16s  %s\n",
+		v->workload, v->variant, v->repeats, "metric", "measured", "predicted (sim)", "error");
 	ROW_EQ("peak in use, bytes", peak_in_use);
 	ROW_EQ("peak reserved, bytes", peak_reserved);
 	ROW_EQ("device allocations", device_allocs);
@@ -239,6 +257,8 @@ static void print_table(FILE *f, const struct vresult *v)
 	ROW_EQ("copies", copies);
 	ROW_EQ("bytes copied", copy_bytes);
 	ROW_EQ("launches", launches);
+	fprintf(f, "  %-22s %16" PRIu64 " %16" PRIu64 "  %s\n", "drop-queue flushes",
+		v->m.dq_flushes, v->p.dq_flushes, "(not compared)");
 	fprintf(f, "  %-22s %16.3f %16.3f  %+.1f %%\n", "total time, ms", (double)v->m.total_ns / 1e6,
 		(double)v->p.total_ns / 1e6, v->total_err);
 	if (v->repeats > 1) /* the measurement's own noise, beside the error */
@@ -298,6 +318,7 @@ static json_t *run_json(const struct vrun *r, bool calls)
 			 (json_int_t)r->blocked_ns);
 
 	if (o) {
+		json_object_set_new(o, "dq_flushes", json_integer((json_int_t)r->dq_flushes));
 		json_object_set_new(o, "total_min_ns", json_integer((json_int_t)r->total_min_ns));
 		json_object_set_new(o, "total_max_ns", json_integer((json_int_t)r->total_max_ns));
 		json_object_set_new(o, "op_times", ops_json(r));
@@ -334,6 +355,7 @@ static json_t *result_json(const struct vresult *v)
  */
 struct vtresult {
 	const char *workload;
+	const char *variant; /* hs_variant_str() */
 	struct vrun m;
 	struct hs_vt_result t;
 	unsigned repeats;
@@ -361,9 +383,10 @@ static void vt_print(FILE *f, const struct vtresult *v)
 	const struct hs_vt_figures *r = &v->t.recorded, *p = &v->t.replayed;
 
 #define VT_ROW(name, mf, rf)                                                                    	fprintf(f, "  %-22s %14" PRIu64 " %14" PRIu64 " %14" PRIu64 "  %s\n", name, v->m.mf, r->rf, 		p->rf, v->m.mf == r->rf && r->rf == p->rf ? "identical" : "DIFFERENT")
-	fprintf(f, "workload %s via its trace (measured: median of %u untraced runs; recorded: one "
-		   "run under hipsim record, kernels timed; predicted: its trace replayed)\n",
-		v->workload, v->repeats);
+	fprintf(f, "workload %s, %s, via its trace (measured: median of %u untraced runs; "
+		   "recorded: one run under hipsim record, kernels timed; predicted: its trace "
+		   "replayed)\n",
+		v->workload, v->variant, v->repeats);
 	if (!v->ok) {
 		fprintf(f, "  via trace FAILED: %s\n", v->t.why);
 		return;
@@ -440,7 +463,9 @@ static void validate_usage(FILE *out)
 		"  --provider SO     the LTTng probe module for the recording (hipsim record\n"
 		"                    --provider; default: the installed one)\n"
 		"  --keep-traces DIR keep the traces and both reports in DIR\n"
-		"  --trace-timeout S each recording and replay at most S seconds (default 300)\n\n"
+		"  --trace-timeout S each recording and replay at most S seconds (default 300)\n"
+		"The variant, for every run (measured, predicted, recorded and replayed):\n"
+		HS_VARIANT_USAGE "\n"
 		"Exit status: 0 memory figures identical, 1 a difference or a failed operation,\n"
 		"2 usage, 77 no GPU (the hip backend did not open; nothing was compared).\n");
 }
@@ -456,9 +481,12 @@ int hipsim_validate_main(int argc, char **argv)
 		{ "via-trace", no_argument, 0, 'V' },	{ "provider", required_argument, 0, 'L' },
 		{ "keep-traces", required_argument, 0, 'K' },
 		{ "trace-timeout", required_argument, 0, 'T' },
+		HS_VARIANT_LONGOPTS,
 		{ 0, 0, 0, 0 },
 	};
 	struct hs_vt_args vt = { .timeout_s = 300 };
+	struct hs_variant var = { 0 };
+	char variant[256];
 	bool via_trace = false;
 	struct workload_params wp = { .steps = 200, .streams = 4, .seed = 1 };
 	const char *profile = NULL, *workload = "all", *measured = "hip";
@@ -468,7 +496,7 @@ int hipsim_validate_main(int argc, char **argv)
 	bool json = false, call_times = false;
 	unsigned repeats = 3;
 	json_t *arr = NULL;
-	int c, status = HIPSIM_EXIT_OK;
+	int c, rc, status = HIPSIM_EXIT_OK;
 	hc_device probe;
 	hc_error_info e;
 	hc_status st;
@@ -516,7 +544,12 @@ int hipsim_validate_main(int argc, char **argv)
 			measured = optarg;
 			break;
 		case 'h': validate_usage(stdout); return HIPSIM_EXIT_OK;
-		default: validate_usage(stderr); return HIPSIM_EXIT_USAGE;
+		default:
+			if ((rc = hs_variant_option(&var, "validate", c, optarg)) > 0)
+				break;
+			if (rc == 0)
+				validate_usage(stderr);
+			return HIPSIM_EXIT_USAGE;
 		}
 	}
 	if (optind < argc) {
@@ -559,13 +592,15 @@ int hipsim_validate_main(int argc, char **argv)
 	hc_device_close(probe);
 	if (json)
 		arr = json_array();
+	hs_variant_str(&var, variant, sizeof(variant));
 	vt.measured = measured;
 	vt.profile = profile;
+	vt.variant = &var;
 	for (size_t i = 0; via_trace && i < nnames; i++) {
 		const struct workload *w = workload_find(names[i]);
-		struct vtresult v = { .workload = w->name, .repeats = repeats };
+		struct vtresult v = { .workload = w->name, .variant = variant, .repeats = repeats };
 
-		if (run_repeated(measured, w, &wp, false, repeats, &v.m, &v.stable) != 0) {
+		if (run_repeated(measured, w, &wp, &var, false, repeats, &v.m, &v.stable) != 0) {
 			status = HIPSIM_EXIT_FAILED;
 			continue;
 		}
@@ -583,10 +618,11 @@ int hipsim_validate_main(int argc, char **argv)
 	}
 	for (size_t i = 0; !via_trace && i < nnames; i++) {
 		const struct workload *w = workload_find(names[i]);
-		struct vresult v = { .workload = w->name, .repeats = repeats, .calls = call_times };
+		struct vresult v = { .workload = w->name, .variant = variant, .repeats = repeats,
+				     .calls = call_times };
 
-		if (run_repeated(measured, w, &wp, call_times, repeats, &v.m, &v.stable) != 0 ||
-		    run_one("sim", profile, w, &wp, call_times, &v.p) != 0) {
+		if (run_repeated(measured, w, &wp, &var, call_times, repeats, &v.m, &v.stable) != 0 ||
+		    run_one("sim", profile, w, &wp, &var, call_times, &v.p) != 0) {
 			status = HIPSIM_EXIT_FAILED;
 			continue;
 		}
@@ -605,11 +641,21 @@ int hipsim_validate_main(int argc, char **argv)
 			print_table(stdout, &v);
 	}
 	if (arr) {
-		json_t *top = json_pack("{sssssIsIsIso}", "measured_on", measured, "profile",
-					profile ? profile : "built-in",
-					"steps", (json_int_t)wp.steps, "streams",
-					(json_int_t)wp.streams, "seed", (json_int_t)wp.seed,
-					"workloads", arr);
+		/* with the variant that produced the figures (0: the library's
+		 * default), before the workloads' figures */
+		json_t *top = json_pack("{sssssIsIsIsssIsIsIso}", "measured_on", measured, "profile",
+					profile ? profile : "built-in", "steps",
+					(json_int_t)wp.steps, "streams", (json_int_t)wp.streams,
+					"seed", (json_int_t)wp.seed, "pools",
+					var.pools ? var.pools : "default", "flush_count",
+					(json_int_t)var.policy.dq_max_count, "flush_bytes",
+					(json_int_t)var.policy.dq_max_bytes, "stage_max",
+					(json_int_t)var.policy.stage_max_bytes, "workloads", arr);
+
+		if (!top) {
+			fprintf(stderr, "hipsim validate: out of memory for the JSON\n");
+			return HIPSIM_EXIT_FAILED;
+		}
 		json_dumpf(top, stdout, JSON_INDENT(2));
 		fputc('\n', stdout);
 		json_decref(top);

@@ -9,7 +9,10 @@
  * hipcore:kernel_time; then `hipsim replay TRACE --profile P --json`
  * replays it on the simulator, each launch taking its measured duration
  * (read_ctf.c), and a launch without a measurement the simulator's kernel
- * model.  Both are this hipsim binary run again (/proc/self/exe),
+ * model.  Both get validate's --pools and policy options: a trace records
+ * that hc_install_memory_pools and hc_device_set_policy were called, not
+ * the pools and limits, and replay takes them from its command line.
+ * Both are this hipsim binary run again (/proc/self/exe),
  * each in its own process with its output in a file, each bounded by a
  * timeout (SIGTERM, which record forwards to its command and cleans up
  * after, then SIGKILL).  The two JSON reports give the figures: the traced
@@ -144,6 +147,28 @@ static int remove_one(const char *path, const struct stat *st, int type, struct 
 	return remove(path);
 }
 
+/* Appends @v's options (those not at their defaults) to @argv at *@n;
+ * the numbers are written into @num. */
+static void variant_args(const struct hs_variant *v, char **argv, int *n, char num[3][24])
+{
+	static const char *const opt[3] = { "--flush-count", "--flush-bytes", "--stage-max" };
+	uint64_t val[3];
+
+	if (!v)
+		return;
+	val[0] = v->policy.dq_max_count;
+	val[1] = v->policy.dq_max_bytes;
+	val[2] = v->policy.stage_max_bytes;
+	if (v->pools)
+		argv[(*n)++] = "--pools", argv[(*n)++] = (char *)v->pools;
+	for (int i = 0; i < 3; i++) {
+		if (!val[i])
+			continue;
+		snprintf(num[i], sizeof(num[i]), "%llu", (unsigned long long)val[i]);
+		argv[(*n)++] = (char *)opt[i], argv[(*n)++] = num[i];
+	}
+}
+
 static int mkdir_p(const char *path)
 {
 	return mkdir(path, 0755) == 0 || errno == EEXIST ? 0 : -1;
@@ -155,7 +180,7 @@ int hs_via_trace(const struct hs_vt_args *a, const char *workload,
 	char base[4096], tdir[4200], runj[4200], repj[4200], steps[24], streams[24], seed[24];
 	char tmpl[] = "/tmp/hipsim-vt.XXXXXX";
 	const char *self = "/proc/self/exe";
-	char *rec[32], *rep[16];
+	char *rec[40], *rep[24], vnum[3][24];
 	int n = 0, rc, status = -1;
 
 	memset(out, 0, sizeof(*out));
@@ -185,6 +210,7 @@ int hs_via_trace(const struct hs_vt_args *a, const char *workload,
 	rec[n++] = "--backend", rec[n++] = (char *)a->measured;
 	rec[n++] = "--workload", rec[n++] = (char *)workload, rec[n++] = "--steps", rec[n++] = steps;
 	rec[n++] = "--streams", rec[n++] = streams, rec[n++] = "--seed", rec[n++] = seed;
+	variant_args(a->variant, rec, &n, vnum);
 	rec[n++] = "--model-kernels", rec[n++] = "--json", rec[n] = NULL;
 	rc = run_bounded(rec, runj, "HIPCORE_TIME_KERNELS=1", a->timeout_s, out->why,
 			 sizeof(out->why));
@@ -201,6 +227,7 @@ int hs_via_trace(const struct hs_vt_args *a, const char *workload,
 	rep[n++] = (char *)self, rep[n++] = "replay", rep[n++] = tdir;
 	if (a->profile)
 		rep[n++] = "--profile", rep[n++] = (char *)a->profile;
+	variant_args(a->variant, rep, &n, vnum);
 	rep[n++] = "--seed", rep[n++] = seed, rep[n++] = "--json", rep[n] = NULL;
 	rc = run_bounded(rep, repj, NULL, a->timeout_s, out->why, sizeof(out->why));
 	if (rc < 0)

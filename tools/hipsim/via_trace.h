@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "tools/hipsim/variant.h"
 #include "tools/hipsim/workloads.h"
 
 struct hs_vt_args {
@@ -17,6 +18,10 @@ struct hs_vt_args {
 	const char *provider; /* record --provider SO, NULL: the installed module */
 	const char *keep_dir; /* keep the traces and reports here, NULL: a temporary dir */
 	unsigned timeout_s;   /* each of record and replay at most this long */
+	/* The pool layout and policy of both the recorded run and the replay
+	 * (their --pools, --flush-count, --flush-bytes, --stage-max); NULL:
+	 * the defaults. */
+	const struct hs_variant *variant;
 };
 
 /* What one hipsim JSON report says. */
@@ -41,7 +46,8 @@ struct hs_vt_result {
  *
  * Runs this binary (/proc/self/exe) twice: `record -o DIR -- ... run
  * --backend MEASURED --json` with HIPCORE_TIME_KERNELS=1, then `replay DIR
- * --profile P --seed S --json`, each bounded by @a->timeout_s.  A run or
+ * --profile P --seed S --json`, both with @a->variant's options, each
+ * bounded by @a->timeout_s.  A run or
  * replay whose events failed (exit 1) still gives its figures (failures
  * counts them).
  *
