@@ -50,6 +50,11 @@ EXTRA_DIST += tests/torch-corpus.sh tests/data/torch-corpus.tsv tests/corpus/tor
 	tests/corpus/torch/bert_train.csv.gz tests/corpus/torch/unet_train.csv.gz \
 	tests/corpus/torch/recsys_train.csv.gz tests/corpus/torch/cnn_infer_streams.csv.gz \
 	tests/corpus/torch/bert_infer.csv.gz tools/corpus/record_torch.py
+# LTTng recordings of PyTorch on libhipcore on a GPU replay to the live
+# run's figures (issue 26).
+TESTS += tests/torch-ctf-corpus.sh
+EXTRA_DIST += tests/torch-ctf-corpus.sh tests/corpus/ctf/live.tsv \
+	tests/corpus/ctf/torch-gpt2-train.tar.gz tests/corpus/ctf/torch-server-4streams.tar.gz
 include tests/reliability.mk
 # The PyTorch allocator plug-in, loaded and called as PyTorch does; it links
 # the shared library, as the plug-in does (one libhipcore in the process).
