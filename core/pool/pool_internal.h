@@ -89,7 +89,7 @@ struct hc_slice {
 	uint64_t size;             /* recorded size: requested bytes, or a free run */
 	uint64_t padding;          /* (align - size % align) % align while in use */
 	struct hc_slice *prev;     /* sliced, split: neighbours in page order */
-	struct hc_slice *next;
+	struct hc_slice *next;     /* dead: the next spare record (pages.c) */
 	struct hc_page *page;      /* sliced/exclusive/split: owning page */
 	bool touched;              /* capture: already in the touched list */
 	bool primed;               /* capture: pinned by priming */
@@ -97,7 +97,6 @@ struct hc_slice {
 	uint64_t addr;             /* page base + offset (or own allocation) */
 	uint64_t seq;              /* direct: slot index; persistent: creation order */
 	uint64_t span;             /* direct/persistent: bytes of its own allocation */
-	struct hc_slice *slab_next;
 } __attribute__((aligned(64)));
 
 struct hc_page {

@@ -3,12 +3,16 @@
  *
  * Used for the live ids of a replay: RMM pointer -> trace buffer id, trace
  * buffer id -> hc_buffer id, trace stream id -> dense index.  Linear probing
- * over a power-of-two table kept at most a quarter full; removal shifts the
+ * over a power-of-two table kept at most half full; removal shifts the
  * following entries back, so there are no tombstones and lookups stay short
- * however many keys come and go.  A quarter, not half: replay inserts and
- * removes once per allocation, and at half full the probes and the shifts
- * after a removal cost ~14 instructions more per replayed CSV event (16
- * bytes a slot: 64 per live key instead of 32).  Any key is allowed (0 and ~0 included):
+ * however many keys come and go.  Half, not a quarter (16 bytes a slot: 32
+ * per live key instead of 64): a quarter saved ~10 instructions per replayed
+ * CSV event in probes and shifts, but with thousands of pointers live and
+ * freed in random order (bench_replay --mixed) the larger table took a
+ * quarter of the replay's cache room, and callgrind's 1 MiB cache then
+ * counted 42 % more last-level read misses per event (0.248 against 0.144);
+ * on the VM a miss there costs about as much as a whole replayed event
+ * (doc/benchmarks-log.md, "Replay speed").  Any key is allowed (0 and ~0 included):
  * a slot is empty when its key is HS_IDMAP_EMPTY (~0), so slots are 16
  * bytes, and the key ~0 itself is kept beside the table.
  */
@@ -50,7 +54,7 @@ int hs_idmap_grow(struct hs_idmap *m);
 /* Whether one more key would pass the load limit (or there is no table). */
 static inline bool hs_idmap_full(const struct hs_idmap *m)
 {
-	return !m->slots || (m->count - m->has_max + 1) * 4 > m->mask + 1;
+	return !m->slots || (m->count - m->has_max + 1) * 2 > m->mask + 1;
 }
 
 /*
