@@ -506,7 +506,10 @@ out:
  */
 static void vmm_oom(uint64_t g, uint64_t total)
 {
-	const uint64_t span = round_up(total, g) + 64 * g;
+	/* past the device's memory by more than the map below asks beyond the
+	 * free bytes (1 GiB), so that the map is refused for memory, not for
+	 * running past the reservation */
+	const uint64_t span = round_up(total, g) + (2ull << 30) + 64 * g;
 	char in[4096], out[4096];
 	hc_hal_stream *s = NULL;
 	struct hc_hal_stats st0, st1;
