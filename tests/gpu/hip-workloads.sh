@@ -12,7 +12,11 @@
 # the simulator's.  One line per workload on stdout; the JSON reports in
 # $OUT (default ./hip-workloads-out).
 # Env: STEPS (default 200), BACKEND (default hip; BACKEND=sim dry-runs the
-# script without a GPU), HC_RUN_TIMEOUT (seconds per run, default 120).
+# script without a GPU), HC_RUN_TIMEOUT (seconds per run, default 120),
+# PROFILE (the simulator's profile: one of the GPU's kind, e.g.
+# h100-calibrated, since pool page sizes follow the device's memory; the
+# built-in H200 profile reserves a few hundred bytes differently on an
+# H100).
 # Exit status: 0 all pass, 1 a difference or failure, 2 usage, 77 no GPU.
 set -u
 hipsim=${1:-_build/d/tools/hipsim/hipsim}
@@ -20,6 +24,7 @@ out=${OUT:-./hip-workloads-out}
 steps=${STEPS:-200}
 backend=${BACKEND:-hip}
 limit=${HC_RUN_TIMEOUT:-120}
+profile=${PROFILE:+--profile $PROFILE}
 keys="failures read_checksum peak_in_use_bytes peak_reserved_bytes device_allocs bytes_h2d bytes_d2h"
 
 [ -x "$hipsim" ] || { echo "hip-workloads.sh: no hipsim at $hipsim" >&2; exit 2; }
@@ -41,7 +46,8 @@ for w in service training inference loader; do
 		echo "hip-workloads.sh: skipped: no GPU"
 		exit 77
 	fi
-	timeout "$limit" "$hipsim" run --backend sim --workload "$w" --steps "$steps" \
+	# shellcheck disable=SC2086
+	timeout "$limit" "$hipsim" run --backend sim $profile --workload "$w" --steps "$steps" \
 		--data --json >"$out/$w-sim.json" 2>"$out/$w-sim.err"
 	rs=$?
 	verdict=pass
