@@ -11,9 +11,11 @@
  * hc_hal_function as it likes.
  *
  * Errors: an op returns HC_OK or a status.  Before returning an error an op
- * calls hc_hal_error() so the thread's last-error detail names the runtime's
- * own code and name.  HC_ERR_OOM from mem_alloc/host_alloc means "the device
- * refused", which core answers with cleanup-and-retry.
+ * calls hc_hal_error() so the thread's error detail names the runtime's own
+ * code and name.  The detail is the HAL's own (hal/hal_error.c): hal/ and the
+ * backends link nothing of core/, which turns the detail into hc_last_error.
+ * HC_ERR_OOM from mem_alloc/host_alloc means "the device refused", which
+ * core answers with cleanup-and-retry.
  *
  * Ordering: operations queued on one hal stream run in order.  Nothing is
  * ordered across streams except through events.  "Blocks" below means the
@@ -365,13 +367,20 @@ HC_API const struct hc_hal_ops *hc_hal_find(const char *name);
 HC_API const struct hc_hal_ops *hc_sim_ops(void);
 HC_API const struct hc_hal_ops *hc_hip_ops(void);
 
+/* --- error detail (hal/hal_error.c) ------------------------------ */
 /*
- * hc_hal_error - record this thread's error detail and return @status.
+ * hc_hal_error - record this thread's HAL error detail and return @status.
  * @backend_code/@backend_name: the runtime's own code and name (0/NULL when
- * none).  Backends call it on every error path; core calls it too.
+ * none).  Backends and shims call it on every error path; core does not (it
+ * has hc_fail, core/status.c).
  */
 hc_status hc_hal_error(hc_status status, int backend_code, const char *backend_name,
 		       const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+/* How many details this thread recorded; core compares it with the count
+ * it last took to know whether the HAL spoke after core did. */
+uint64_t hc_hal_error_count(void);
+/* This thread's latest detail (status HC_OK and "" before the first). */
+const hc_error_info *hc_hal_error_last(void);
 
 /* --- the timing shim (hal/optime.c) ------------------------------- */
 /*
