@@ -33,6 +33,7 @@
 #include <stdint.h>
 
 #include "hipcore/hipcore.h"
+#include "hipcore/private.h"
 
 /*
  * Version 2 appended the virtual-memory ops (va_reserve, va_release,
@@ -360,12 +361,13 @@ struct hc_hal_ops {
 	hc_status (*pmem_unmap)(hc_hal_dev *dev, hc_hal_dptr addr, uint64_t size);
 };
 
-/* Backends, by name: "sim", "hip".  NULL when unknown.  Exported from
- * libhipcore.so (HC_API) for hipsim calibrate, which measures a backend
- * through its ops table; not public API (hal.h is not installed). */
-HC_API const struct hc_hal_ops *hc_hal_find(const char *name);
-HC_API const struct hc_hal_ops *hc_sim_ops(void);
-HC_API const struct hc_hal_ops *hc_hip_ops(void);
+/* Backends, by name: "sim", "hip".  NULL when unknown.  hc_hal_find is
+ * declared in hipcore/private.h: libhipcore.so exports it to hipsim
+ * calibrate, which measures a backend through its ops table, in the
+ * private interface HIPCORE_PRIVATE_1.  The backends' own functions are
+ * not exported. */
+const struct hc_hal_ops *hc_sim_ops(void);
+const struct hc_hal_ops *hc_hip_ops(void);
 
 /* --- error detail (hal/hal_error.c) ------------------------------ */
 /*

@@ -1,9 +1,11 @@
 # tests/interfaces.mk: the library's boundaries.
 # layering.sh: hal/ and the backends link nothing of core/, checked on the
 # built objects.  check_hal_error: the HAL's own error detail and how core
-# turns it into hc_last_error.
-TESTS += tests/layering.sh
-EXTRA_DIST += tests/layering.sh
+# turns it into hc_last_error.  exports.sh: libhipcore.so exports the public
+# header's functions (HIPCORE_1) and private.h's (HIPCORE_PRIVATE_1), no
+# more, as libhipcore.map says; the plug-in exports torch.h's.
+TESTS += tests/layering.sh tests/exports.sh
+EXTRA_DIST += tests/layering.sh tests/exports.sh
 AM_TESTS_ENVIRONMENT += NM='$(NM)'; export NM;
 if HAVE_CHECK
 check_PROGRAMS += tests/check_hal_error
