@@ -15,6 +15,7 @@
 
 #include "core/streamops.h"
 #include "trace/hipcore_trace.h"
+#include "util/env.h"
 
 struct hc_dev_slot hc_dev_table[HC_MAX_DEVICES];
 #define dev_table hc_dev_table
@@ -139,12 +140,7 @@ static hc_status open_backend(const char *name, const struct hc_hal_open_args *a
 
 static bool want_op_times(const hc_device_options *opts)
 {
-	const char *env;
-
-	if (opts && opts->op_times)
-		return true;
-	env = secure_getenv("HIPCORE_OP_TIMES");
-	return env && strcmp(env, "1") == 0;
+	return (opts && opts->op_times) || hc_env_flag(HC_ENV_OP_TIMES);
 }
 
 static hc_status publish(struct hc_dev *dev)

@@ -14,3 +14,12 @@ tests_check_hal_error_SOURCES = tests/check_hal_error.c
 tests_check_hal_error_CFLAGS = $(TEST_CFLAGS)
 tests_check_hal_error_LDADD = $(TEST_LDADD)
 endif
+# check_options: util/env.h's table of HIPCORE_* variables against the
+# sources (every name a row, getenv only in util/env.c) and the documents.
+if HAVE_CHECK
+check_PROGRAMS += tests/check_options
+TESTS += tests/check_options
+tests_check_options_SOURCES = tests/check_options.c
+tests_check_options_CFLAGS = $(TEST_CFLAGS)
+tests_check_options_LDADD = $(TEST_LDADD)
+endif
