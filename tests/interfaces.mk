@@ -23,3 +23,12 @@ tests_check_options_SOURCES = tests/check_options.c
 tests_check_options_CFLAGS = $(TEST_CFLAGS)
 tests_check_options_LDADD = $(TEST_LDADD)
 endif
+# check_stats_version: hc_device_stats filled as far as the caller's
+# struct_size reaches; the first version's callers, later callers, refusals.
+if HAVE_CHECK
+check_PROGRAMS += tests/check_stats_version
+TESTS += tests/check_stats_version
+tests_check_stats_version_SOURCES = tests/check_stats_version.c
+tests_check_stats_version_CFLAGS = $(TEST_CFLAGS)
+tests_check_stats_version_LDADD = $(TEST_LDADD)
+endif

@@ -494,7 +494,7 @@ static struct torch_device *device_used(int device, const char *fn)
 int hipcore_torch_stats(int device, struct hipcore_torch_stats *out)
 {
 	struct torch_device *td;
-	hc_device_stats ds;
+	hc_device_stats ds = { .struct_size = sizeof(ds) };
 	hc_memory_usage u;
 	hc_status rc;
 
