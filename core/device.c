@@ -15,6 +15,7 @@
 
 #include "core/streamops.h"
 #include "trace/hipcore_trace.h"
+#include "util/env.h"
 
 struct hc_dev_slot hc_dev_table[HC_MAX_DEVICES];
 #define dev_table hc_dev_table
@@ -139,12 +140,7 @@ static hc_status open_backend(const char *name, const struct hc_hal_open_args *a
 
 static bool want_op_times(const hc_device_options *opts)
 {
-	const char *env;
-
-	if (opts && opts->op_times)
-		return true;
-	env = secure_getenv("HIPCORE_OP_TIMES");
-	return env && strcmp(env, "1") == 0;
+	return (opts && opts->op_times) || hc_env_flag(HC_ENV_OP_TIMES);
 }
 
 static hc_status publish(struct hc_dev *dev)
@@ -387,48 +383,75 @@ hc_status hc_fault_inject(hc_device d, hc_fault_kind kind, uint64_t n, hc_fault_
 	return rc;
 }
 
+/* Every field after struct_size is a uint64_t, so "the whole fields that fit"
+ * is struct_size rounded down to them; a version that appends another kind
+ * of field must change that. */
+_Static_assert(offsetof(hc_device_stats, device_allocs) == 8 && sizeof(hc_device_stats) % 8 == 0,
+	       "hc_device_stats: a uint32_t struct_size, then uint64_t fields only");
+
+/* The bytes of a caller's hc_device_stats this library fills: the whole
+ * fields within @struct_size, at most this version's. */
+static size_t stats_fill_bytes(uint32_t struct_size)
+{
+	const size_t first = offsetof(hc_device_stats, device_allocs);
+	size_t n = struct_size < sizeof(hc_device_stats) ? struct_size : sizeof(hc_device_stats);
+
+	return first + (n - first) / sizeof(uint64_t) * sizeof(uint64_t);
+}
+
 hc_status hc_device_stats_get(hc_device d, hc_device_stats *out)
 {
+	const size_t first = offsetof(hc_device_stats, device_allocs);
 	struct hc_hal_stats hs;
+	hc_device_stats st;
 	struct hc_dev *dev;
+	size_t fill;
 	hc_status rc;
 
 	if (!out)
 		return hc_fail(HC_ERR_INVALID, "hc_device_stats_get: out is NULL");
+	if (out->struct_size < HC_DEVICE_STATS_SIZE_V1)
+		return hc_fail(HC_ERR_INVALID,
+			       "hc_device_stats_get: struct_size %u is below the first version's %zu "
+			       "(set it to sizeof(hc_device_stats))",
+			       out->struct_size, (size_t)HC_DEVICE_STATS_SIZE_V1);
 	rc = hc_dev_get(d, &dev);
 	if (rc != HC_OK)
 		return rc;
-	memset(out, 0, sizeof(*out));
+	memset(&st, 0, sizeof(st));
 	memset(&hs, 0, sizeof(hs));
 	pthread_mutex_lock(&dev->lock);
 	rc = dev->ops->ctl(dev->hal, HC_HAL_CTL_STATS, &hs);
 	pthread_mutex_unlock(&dev->lock);
 	if (rc != HC_OK && rc != HC_ERR_UNSUPPORTED)
 		return rc;
-	out->device_allocs = hs.device_allocs;
-	out->device_frees = hs.device_frees;
-	out->pinned_allocs = hs.host_allocs;
-	out->pinned_frees = hs.host_frees;
-	out->device_bytes_peak = hs.device_bytes_peak;
-	out->copies_h2d = hs.copies_h2d;
-	out->copies_d2h = hs.copies_d2h;
-	out->copies_d2d = hs.copies_d2d;
-	out->bytes_h2d = hs.bytes_h2d;
-	out->bytes_d2h = hs.bytes_d2h;
-	out->launches = hs.launches;
-	out->host_waits = hs.host_waits;
-	out->host_blocked_ns = hs.host_blocked_ns;
-	out->stream_waits = hs.stream_waits;
-	out->device_maps = hs.pmem_maps;
-	out->device_unmaps = hs.pmem_unmaps;
-	out->writes_staged = atomic_load(&dev->stats.writes_staged);
-	out->writes_direct = atomic_load(&dev->stats.writes_direct);
-	out->writes_pipelined = atomic_load(&dev->stats.writes_pipelined);
-	out->dq_flushes = atomic_load(&dev->stats.dq_flushes);
-	out->xstream_waits = atomic_load(&dev->stats.xstream_waits);
-	out->cache_hits = atomic_load(&dev->stats.cache_hits);
-	out->cache_misses = atomic_load(&dev->stats.cache_misses);
-	out->failures = atomic_load(&dev->stats.failures);
-	out->alloc_retries = atomic_load(&dev->stats.alloc_retries);
+	st.device_allocs = hs.device_allocs;
+	st.device_frees = hs.device_frees;
+	st.pinned_allocs = hs.host_allocs;
+	st.pinned_frees = hs.host_frees;
+	st.device_bytes_peak = hs.device_bytes_peak;
+	st.copies_h2d = hs.copies_h2d;
+	st.copies_d2h = hs.copies_d2h;
+	st.copies_d2d = hs.copies_d2d;
+	st.bytes_h2d = hs.bytes_h2d;
+	st.bytes_d2h = hs.bytes_d2h;
+	st.launches = hs.launches;
+	st.host_waits = hs.host_waits;
+	st.host_blocked_ns = hs.host_blocked_ns;
+	st.stream_waits = hs.stream_waits;
+	st.device_maps = hs.pmem_maps;
+	st.device_unmaps = hs.pmem_unmaps;
+	st.writes_staged = atomic_load(&dev->stats.writes_staged);
+	st.writes_direct = atomic_load(&dev->stats.writes_direct);
+	st.writes_pipelined = atomic_load(&dev->stats.writes_pipelined);
+	st.dq_flushes = atomic_load(&dev->stats.dq_flushes);
+	st.xstream_waits = atomic_load(&dev->stats.xstream_waits);
+	st.cache_hits = atomic_load(&dev->stats.cache_hits);
+	st.cache_misses = atomic_load(&dev->stats.cache_misses);
+	st.failures = atomic_load(&dev->stats.failures);
+	st.alloc_retries = atomic_load(&dev->stats.alloc_retries);
+	fill = stats_fill_bytes(out->struct_size);
+	memcpy((char *)out + first, (const char *)&st + first, fill - first);
+	out->struct_size = (uint32_t)fill;
 	return HC_OK;
 }

@@ -506,9 +506,10 @@ hc_status hc_et_fence_result(struct hc_strm *st, void *ev, hc_status rc)
 	}
 	items_retire(st, et->n, false);
 	et->lost = false;
-	if (have_saved) /* keep the wait's own detail for the caller */
-		hc_hal_error(rc, saved.backend_code, saved.backend_name[0] ? saved.backend_name : NULL,
-			     "%s", saved.message);
+	if (have_saved) { /* keep the wait's own detail for the caller */
+		saved.status = rc;
+		hc_error_restore(&saved);
+	}
 	return rc;
 }
 

@@ -17,5 +17,7 @@ hc_status hc_fail(hc_status status, const char *fmt, ...) __attribute__((format(
  * parentheses, its backend code and name stay. */
 hc_status hc_fail_over(hc_status status, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void hc_error_clear(void);
+/* Makes @saved (from hc_last_error) this thread's detail again. */
+void hc_error_restore(const hc_error_info *saved);
 
 #endif /* HIPCORE_CORE_INTERNAL_H */

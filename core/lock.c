@@ -4,6 +4,7 @@
  * design is in lock.h.
  */
 #include "core/lock.h"
+#include "util/env.h"
 
 #ifndef HC_LOCK_PTHREAD
 
@@ -11,7 +12,6 @@
 #include <linux/membarrier.h>
 #include <sched.h>
 #include <stdlib.h>
-#include <string.h>
 #include <time.h>
 
 __thread char hc_lock_token __attribute__((tls_model("initial-exec")));
@@ -31,10 +31,9 @@ static long (*membarrier_fn)(int, unsigned) = sys_membarrier;
  * the kernel says no.  Context: bias_mutex held. */
 static int bias_decide(void)
 {
-	const char *env = secure_getenv("HIPCORE_LOCK_BIAS");
 	long cmds;
 
-	if (env && strcmp(env, "0") == 0)
+	if (!hc_env_flag(HC_ENV_LOCK_BIAS))
 		return 2;
 	cmds = membarrier_fn(MEMBARRIER_CMD_QUERY, 0);
 	if (cmds < 0 || !(cmds & MEMBARRIER_CMD_PRIVATE_EXPEDITED) ||

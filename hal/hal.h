@@ -11,9 +11,11 @@
  * hc_hal_function as it likes.
  *
  * Errors: an op returns HC_OK or a status.  Before returning an error an op
- * calls hc_hal_error() so the thread's last-error detail names the runtime's
- * own code and name.  HC_ERR_OOM from mem_alloc/host_alloc means "the device
- * refused", which core answers with cleanup-and-retry.
+ * calls hc_hal_error() so the thread's error detail names the runtime's own
+ * code and name.  The detail is the HAL's own (hal/hal_error.c): hal/ and the
+ * backends link nothing of core/, which turns the detail into hc_last_error.
+ * HC_ERR_OOM from mem_alloc/host_alloc means "the device refused", which
+ * core answers with cleanup-and-retry.
  *
  * Ordering: operations queued on one hal stream run in order.  Nothing is
  * ordered across streams except through events.  "Blocks" below means the
@@ -31,6 +33,7 @@
 #include <stdint.h>
 
 #include "hipcore/hipcore.h"
+#include "hipcore/private.h"
 
 /*
  * Version 2 appended the virtual-memory ops (va_reserve, va_release,
@@ -358,20 +361,28 @@ struct hc_hal_ops {
 	hc_status (*pmem_unmap)(hc_hal_dev *dev, hc_hal_dptr addr, uint64_t size);
 };
 
-/* Backends, by name: "sim", "hip".  NULL when unknown.  Exported from
- * libhipcore.so (HC_API) for hipsim calibrate, which measures a backend
- * through its ops table; not public API (hal.h is not installed). */
-HC_API const struct hc_hal_ops *hc_hal_find(const char *name);
-HC_API const struct hc_hal_ops *hc_sim_ops(void);
-HC_API const struct hc_hal_ops *hc_hip_ops(void);
+/* Backends, by name: "sim", "hip".  NULL when unknown.  hc_hal_find is
+ * declared in hipcore/private.h: libhipcore.so exports it to hipsim
+ * calibrate, which measures a backend through its ops table, in the
+ * private interface HIPCORE_PRIVATE_1.  The backends' own functions are
+ * not exported. */
+const struct hc_hal_ops *hc_sim_ops(void);
+const struct hc_hal_ops *hc_hip_ops(void);
 
+/* --- error detail (hal/hal_error.c) ------------------------------ */
 /*
- * hc_hal_error - record this thread's error detail and return @status.
+ * hc_hal_error - record this thread's HAL error detail and return @status.
  * @backend_code/@backend_name: the runtime's own code and name (0/NULL when
- * none).  Backends call it on every error path; core calls it too.
+ * none).  Backends and shims call it on every error path; core does not (it
+ * has hc_fail, core/status.c).
  */
 hc_status hc_hal_error(hc_status status, int backend_code, const char *backend_name,
 		       const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+/* How many details this thread recorded; core compares it with the count
+ * it last took to know whether the HAL spoke after core did. */
+uint64_t hc_hal_error_count(void);
+/* This thread's latest detail (status HC_OK and "" before the first). */
+const hc_error_info *hc_hal_error_last(void);
 
 /* --- the timing shim (hal/optime.c) ------------------------------- */
 /*

@@ -5,6 +5,7 @@
 libhipcore_internal_la_SOURCES += \
 	hal/hal.h \
 	hal/hal.c \
+	hal/hal_error.c \
 	hal/fault.h \
 	hal/fault.c \
 	hal/builtins.h \

@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "hipcore/hipcore.h"
+#include "hipcore/private.h"
 
 /* Bandwidths in bytes per second, times in virtual nanoseconds. */
 struct hc_sim_profile {
@@ -90,8 +91,9 @@ struct hc_sim_profile {
 	uint64_t jitter_ppm;
 };
 
-/* sim_profile.c (exported from libhipcore.so for hipsim calibrate and
- * validate; not public API: sim.h is not installed) */
+/* sim_profile.c.  hc_sim_profile_keys, hc_sim_profile_builtin and
+ * hc_sim_profile_load are declared in hipcore/private.h: libhipcore.so
+ * exports them to hipsim calibrate and validate (HIPCORE_PRIVATE_1). */
 
 /* The profile format's keys (sim_profile.c's one table), in the order a
  * written profile lists them. */
@@ -108,21 +110,13 @@ struct hc_sim_profile_key {
 	bool required;
 	const char *section; /* a comment that opens a group of keys, or NULL */
 };
-/* The table and its length in @n. */
-HC_API const struct hc_sim_profile_key *hc_sim_profile_keys(size_t *n);
-
-/* Fills @out with the built-in "NVIDIA H200 (simulated)" profile. */
-HC_API void hc_sim_profile_builtin(struct hc_sim_profile *out);
 /*
  * hc_sim_profile_parse - parse profile text.
  * @origin names the text in messages ("file.profile", "<string>").
  * Return: HC_OK, HC_ERR_INVALID (NULL argument), HC_ERR_PARSE naming
  * origin:line and the key.  @out is written only on success.
  */
-HC_API hc_status hc_sim_profile_parse(const char *text, const char *origin, struct hc_sim_profile *out);
-/* Reads and parses @path: HC_ERR_IO naming the path and errno text, or
- * whatever hc_sim_profile_parse returns. */
-HC_API hc_status hc_sim_profile_load(const char *path, struct hc_sim_profile *out);
+hc_status hc_sim_profile_parse(const char *text, const char *origin, struct hc_sim_profile *out);
 
 /* sim_device.c */
 

@@ -188,7 +188,8 @@ START_TEST(zero_size_buffers_take_no_device_memory)
 {
 	hc_buffer z;
 	hc_buffer_info bi;
-	hc_device_stats before, after;
+	hc_device_stats before = { .struct_size = sizeof(before) };
+	hc_device_stats after = { .struct_size = sizeof(after) };
 	uint8_t byte = 7;
 
 	ck_assert_int_eq(hc_device_stats_get(dev, &before), HC_OK);
@@ -268,7 +269,7 @@ START_TEST(cleanup_and_retry_recovers_reserved_pages)
 	 * capacity until cleanup frees them, and the retry succeeds. */
 	hc_pool_layout sub = { .preset = HC_LAYOUT_SUBSLICES };
 	hc_buffer b[4], big;
-	hc_device_stats stats;
+	hc_device_stats stats = { .struct_size = sizeof(stats) };
 	hc_memory_usage u;
 
 	ck_assert_int_eq(hc_install_memory_pools(s, &sub), HC_OK);
@@ -312,7 +313,9 @@ START_TEST(idle_memory_moves_between_streams)
 {
 	static unsigned char page[4096];
 	hc_buffer a1, a2, b1;
-	hc_device_stats before, mid, after;
+	hc_device_stats before = { .struct_size = sizeof(before) };
+	hc_device_stats mid = { .struct_size = sizeof(mid) };
+	hc_device_stats after = { .struct_size = sizeof(after) };
 	hc_memory_usage du;
 	hc_stream t;
 
@@ -445,7 +448,7 @@ START_TEST(op_times_count_backend_calls)
 	hc_device d;
 	hc_stream st0;
 	hc_buffer b;
-	hc_device_stats ds;
+	hc_device_stats ds = { .struct_size = sizeof(ds) };
 	hc_op_time t[64];
 	size_t n = 0;
 	uint64_t allocs = 0, h2d = 0, total_ns = 0, now = 0;

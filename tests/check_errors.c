@@ -41,7 +41,7 @@ static void teardown(void)
 
 static uint64_t failures(void)
 {
-	hc_device_stats st;
+	hc_device_stats st = { .struct_size = sizeof(st) };
 
 	ck_assert_int_eq(hc_device_stats_get(dev, &st), HC_OK);
 	return st.failures;

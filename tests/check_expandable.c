@@ -33,7 +33,7 @@ static void open_sim(uint64_t capacity, bool data)
 
 static hc_device_stats stats(void)
 {
-	hc_device_stats st;
+	hc_device_stats st = { .struct_size = sizeof(st) };
 
 	ck_assert_int_eq(hc_device_stats_get(dev, &st), HC_OK);
 	return st;

@@ -392,7 +392,7 @@ START_TEST(sweep)
 	int wl = _i / 4;
 	hc_fault_kind kind = (hc_fault_kind)(_i % 4);
 	struct run r;
-	hc_device_stats st;
+	hc_device_stats st = { .struct_size = sizeof(st) };
 	uint64_t n = 0, ks[32];
 	size_t m;
 	unsigned tainted_runs = 0, runs = 0, oom_runs = 0, retry_runs = 0;
@@ -463,7 +463,7 @@ END_TEST
 START_TEST(alloc_persistent)
 {
 	struct run r;
-	hc_device_stats st;
+	hc_device_stats st = { .struct_size = sizeof(st) };
 	uint64_t n;
 
 	run_once(_i, HC_FAULT_DEVICE_ALLOC, 0, &r, &st);

@@ -102,7 +102,8 @@ END_TEST
 START_TEST(priming_keeps_the_working_set_and_recording_reuses_it)
 {
 	hc_buffer a, b;
-	hc_device_stats before, after;
+	hc_device_stats before = { .struct_size = sizeof(before) };
+	hc_device_stats after = { .struct_size = sizeof(after) };
 	hc_graph g;
 
 	ck_assert_int_eq(hc_graph_prepare(s), HC_OK);
@@ -237,7 +238,7 @@ static hc_kernel kern(const char *name)
 
 static hc_device_stats stats(void)
 {
-	hc_device_stats st;
+	hc_device_stats st = { .struct_size = sizeof(st) };
 
 	ck_assert_int_eq(hc_device_stats_get(dev, &st), HC_OK);
 	return st;
@@ -291,7 +292,8 @@ START_TEST(captured_writes_and_launches_replay_with_real_effects)
 	hc_kernel kc = kern("copy"), kf = kern("fill");
 	unsigned char p0[NB], p1[NB], junk[NB];
 	hc_buffer in, out, f, other;
-	hc_device_stats before, after;
+	hc_device_stats before = { .struct_size = sizeof(before) };
+	hc_device_stats after = { .struct_size = sizeof(after) };
 	hc_graph g;
 
 	fill_bytes(p0, NB, 0);
@@ -369,7 +371,8 @@ START_TEST(cache_pins_live_as_long_as_the_graph)
 {
 	hc_kernel kf = kern("fill");
 	hc_buffer f;
-	hc_device_stats a, b;
+	hc_device_stats a = { .struct_size = sizeof(a) };
+	hc_device_stats b = { .struct_size = sizeof(b) };
 	hc_graph g;
 
 	ck_assert_int_eq(hc_alloc(s, NB, &f), HC_OK);
@@ -413,7 +416,8 @@ START_TEST(a_capture_needing_a_new_device_page_is_rejected)
 {
 	hc_kernel kf = kern("fill");
 	hc_buffer f;
-	hc_device_stats a, b;
+	hc_device_stats a = { .struct_size = sizeof(a) };
+	hc_device_stats b = { .struct_size = sizeof(b) };
 	hc_graph g = { 0 };
 
 	ck_assert_int_eq(hc_alloc(s, NB, &f), HC_OK);
@@ -438,7 +442,8 @@ START_TEST(a_failed_end_discards_the_cache_pins)
 {
 	hc_kernel kf = kern("fill");
 	hc_buffer f, b;
-	hc_device_stats a, c;
+	hc_device_stats a = { .struct_size = sizeof(a) };
+	hc_device_stats c = { .struct_size = sizeof(c) };
 	hc_graph g = { 0 };
 
 	ck_assert_int_eq(hc_alloc(s, NB, &f), HC_OK);

@@ -298,6 +298,14 @@ static hc_status install_in_use(void)
 	return layout_preset(F.sa, HC_LAYOUT_EXCLUSIVE_PAGES);
 }
 
+/* hc_device_stats_get with the caller's struct_size @size. */
+static hc_status stats_get(hc_device d, uint32_t size)
+{
+	hc_device_stats st = { .struct_size = size };
+
+	return hc_device_stats_get(d, &st);
+}
+
 #define R HC_ERR_INVALID
 #define S HC_ERR_STALE
 #define T HC_ERR_STATE
@@ -324,8 +332,8 @@ static hc_status install_in_use(void)
 	X("hc_device_now", "NULL out", R, hc_device_now(F.a, NULL))                              \
 	X("hc_device_now", "closed device", S, hc_device_now(F.dc, &(uint64_t){ 0 }))            \
 	X("hc_device_stats_get", "NULL out", R, hc_device_stats_get(F.a, NULL))                  \
-	X("hc_device_stats_get", "closed device", S,                                             \
-	  hc_device_stats_get(F.dc, &(hc_device_stats){ 0 }))                                    \
+	X("hc_device_stats_get", "closed device", S, stats_get(F.dc, sizeof(hc_device_stats)))   \
+	X("hc_device_stats_get", "struct_size below the first version", R, stats_get(F.a, 8))    \
 	X("hc_device_set_policy", "NULL policy", R, hc_device_set_policy(F.a, NULL))             \
 	X("hc_device_set_policy", "closed device", S,                                            \
 	  hc_device_set_policy(F.dc, &(hc_policy){ 0 }))                                         \

@@ -39,7 +39,7 @@ static void teardown(void)
 
 static hc_device_stats stats(void)
 {
-	hc_device_stats st;
+	hc_device_stats st = { .struct_size = sizeof(st) };
 
 	ck_assert_int_eq(hc_device_stats_get(dev, &st), HC_OK);
 	return st;
@@ -107,7 +107,7 @@ START_TEST(staging_stats_per_decision)
 {
 	unsigned char *src = calloc(1, 101 * MIB);
 	hc_buffer b;
-	hc_device_stats st;
+	hc_device_stats st = { .struct_size = sizeof(st) };
 
 	ck_assert_ptr_nonnull(src);
 	ck_assert_int_eq(hc_alloc(s, 101 * MIB, &b), HC_OK);

@@ -163,7 +163,7 @@ START_TEST(threads_share_buffers)
 	}
 	ck_assert_int_eq(failures, 0);
 	{	/* the threads did meet on each other's buffers */
-		hc_device_stats st;
+		hc_device_stats st = { .struct_size = sizeof(st) };
 		ck_assert_int_eq(hc_device_stats_get(dev, &st), HC_OK);
 		ck_assert_uint_gt(st.xstream_waits, 0);
 		ck_assert_uint_gt(st.launches, 0);

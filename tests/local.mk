@@ -19,6 +19,7 @@ include tests/hip.mk
 include tests/replay.mk
 include tests/outputs.mk
 include tests/packaging.mk
+include tests/interfaces.mk
 if HAVE_CHECK
 check_PROGRAMS += tests/check_api
 TESTS += tests/check_api

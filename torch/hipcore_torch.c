@@ -31,6 +31,7 @@
 #include "hipcore/hipcore.h"
 #include "hipcore/torch.h"
 #include "torch/ptrmap.h"
+#include "util/env.h"
 
 #define TORCH_MAX_DEVICES 64
 
@@ -125,7 +126,7 @@ static int fail_hc(hc_status rc, const char *what)
 
 static const char *backend_name(void)
 {
-	const char *b = secure_getenv("HIPCORE_TORCH_BACKEND");
+	const char *b = hc_env_get(HC_ENV_TORCH_BACKEND);
 
 	return b && b[0] ? b : "hip";
 }
@@ -141,7 +142,7 @@ static bool pools_from_env(hc_pool_layout *l)
 	} names[] = { { "default", HC_LAYOUT_DEFAULT },	     { "workload", HC_LAYOUT_WORKLOAD },
 		      { "expandable", HC_LAYOUT_EXPANDABLE }, { "subslices", HC_LAYOUT_SUBSLICES },
 		      { "exclusive", HC_LAYOUT_EXCLUSIVE_PAGES } };
-	const char *v = secure_getenv("HIPCORE_TORCH_POOLS");
+	const char *v = hc_env_get(HC_ENV_TORCH_POOLS);
 
 	memset(l, 0, sizeof(*l));
 	if (!v || !v[0])
@@ -493,7 +494,7 @@ static struct torch_device *device_used(int device, const char *fn)
 int hipcore_torch_stats(int device, struct hipcore_torch_stats *out)
 {
 	struct torch_device *td;
-	hc_device_stats ds;
+	hc_device_stats ds = { .struct_size = sizeof(ds) };
 	hc_memory_usage u;
 	hc_status rc;
 

@@ -12,9 +12,10 @@
  *	a path		that file (must contain a '/'), e.g. a build tree's
  *			.libs/libhipcore-lttng.so
  *
- * The variable is read with secure_getenv(), so a setuid program never
- * loads a module named by its caller.  The read happens here and not in
- * the option table because it must run before any other library code.  A
+ * The variable is read with secure_getenv() through util/env.h's table,
+ * so a setuid program never loads a module named by its caller; the table
+ * is constant data, so reading it needs no other library code to have run
+ * before this constructor.  A
  * missing module or missing liblttng-ust leaves tracing silently off; the
  * library never prints.  The module is never dlclose()d (lttng-ust(3):
  * unloading a provider in use is unsafe).
@@ -25,6 +26,7 @@
 #include <string.h>
 
 #include "trace/hipcore_trace_load.h"
+#include "util/env.h"
 
 #ifndef HIPCORE_LTTNG_MODULE
 #error "HIPCORE_LTTNG_MODULE (the installed probe module path) must be defined"
@@ -62,7 +64,7 @@ bool hc_trace_provider_loaded(void)
 
 __attribute__((constructor)) static void hc_trace_load(void)
 {
-	const char *path = hc_trace_module_path(secure_getenv("HIPCORE_LTTNG"));
+	const char *path = hc_trace_module_path(hc_env_get(HC_ENV_LTTNG));
 	void *handle;
 
 	if (!path)

@@ -36,6 +36,7 @@
 #include <unistd.h>
 
 #include "trace/hipcore_track.h"
+#include "util/env.h"
 
 /* Set once by the constructor, read by the atfork handler. */
 static struct sockaddr_un track_addr;
@@ -87,7 +88,7 @@ out:
 
 __attribute__((constructor)) static void hc_track_init(void)
 {
-	const char *path = secure_getenv(HIPCORE_LTTNG_TRACK_ENV);
+	const char *path = hc_env_get(HC_ENV_LTTNG_TRACK);
 	size_t n;
 
 	if (!path || !*path)

@@ -19,7 +19,7 @@ libhipcore_internal_la_CPPFLAGS += $(hc_lttng_module_define)
 
 pkglib_LTLIBRARIES += libhipcore-lttng.la
 libhipcore_lttng_la_SOURCES = trace/hipcore_tp.c trace/hipcore_tp.h trace/hipcore_track.c \
-	trace/hipcore_track.h
+	trace/hipcore_track.h util/env.c util/env.h
 libhipcore_lttng_la_CPPFLAGS = $(AM_CPPFLAGS) $(LTTNG_UST_CFLAGS)
 libhipcore_lttng_la_LDFLAGS = -module -avoid-version -shared -Wl,--no-as-needed
 libhipcore_lttng_la_LIBADD = -llttng-ust $(LTTNG_UST_LIBS)

@@ -29,6 +29,7 @@
 #include <string.h>
 
 #include "core/pool/manager.h"
+#include "util/env.h"
 
 /* --- create / destroy ------------------------------------------------- */
 
@@ -105,7 +106,6 @@ hc_status hc_mm_create(const struct hc_layout *layout, const struct hc_mm_props 
 {
 	hc_pool_spec persistent = { .kind = HC_POOL_PERSISTENT };
 	struct hc_mm *mm;
-	const char *env;
 	hc_status s;
 
 	if (!layout || !p || !st || !st->alloc || !st->free || !out)
@@ -121,8 +121,7 @@ hc_status hc_mm_create(const struct hc_layout *layout, const struct hc_mm_props 
 	mm->core.va_size = p->va_size;
 	mm->align = p->alignment ? p->alignment : 1;
 	mm->max_page_size = p->max_page_size;
-	env = secure_getenv("HIPCORE_MM_PARK");
-	mm->park_on = !(env && strcmp(env, "0") == 0);
+	mm->park_on = hc_env_flag(HC_ENV_MM_PARK);
 	if (mm->core.shared) {
 		atomic_fetch_add_explicit(&mm->core.shared->managers, 1, memory_order_relaxed);
 		hc_mm_park_slot_claim(mm);

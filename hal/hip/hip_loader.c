@@ -35,6 +35,7 @@
 #include <string.h>
 
 #include "hal/hip/hip_rt.h"
+#include "util/env.h"
 
 struct hip_sym hip_syms[HIP_SYM_COUNT] = {
 #define HIP_SYM_INIT_(id, h, c, lib, opt, ret, params) { h, c, lib, opt, NULL, NULL, 0 },
@@ -278,7 +279,7 @@ static hc_status runtime_load(void)
 {
 	struct tried t = { .len = 0 };
 	struct loaded_runtimes loaded;
-	const char *env = secure_getenv("HIPCORE_HIP_LIBRARY");
+	const char *env = hc_env_get(HC_ENV_HIP_LIBRARY);
 
 	t.text[0] = '\0';
 	if (env && env[0]) {

@@ -36,6 +36,7 @@
 #include "hal/hip/hip_ktime.h"
 #include "hal/hip/hip_rt.h"
 #include "hal/hip/hip_vmm.h"
+#include "util/env.h"
 
 /* CUDA values (no CUDA headers at build time). */
 #define CUDA_ATTR_TEXTURE_ALIGNMENT 14
@@ -223,18 +224,12 @@ static hc_status hip_device_open(const struct hc_hal_open_args *args, hc_hal_dev
 		return hc_hal_error(HC_ERR_OOM, 0, NULL, "hip: no host memory for a device");
 	dev->rt = rt;
 	dev->ordinal = args->ordinal;
-	{
-		const char *env = secure_getenv("HIPCORE_TIME_KERNELS");
-		dev->time_kernels = (args->time_kernels || (env && strcmp(env, "1") == 0)) &&
-				    HIP_HAVE(EventElapsedTime);
-	}
-	{
-		/* HIPCORE_PINNED_REGISTER=0 keeps every pinned block on the
-		 * runtime's HostMalloc, to compare or where registering misbehaves. */
-		const char *env = secure_getenv("HIPCORE_PINNED_REGISTER");
-		dev->pin_register = !(env && strcmp(env, "0") == 0) && HIP_HAVE(HostRegister) &&
-				    HIP_HAVE(HostUnregister);
-	}
+	dev->time_kernels = (args->time_kernels || hc_env_flag(HC_ENV_TIME_KERNELS)) &&
+			    HIP_HAVE(EventElapsedTime);
+	/* HIPCORE_PINNED_REGISTER=0 keeps every pinned block on the runtime's
+	 * HostMalloc, to compare or where registering misbehaves. */
+	dev->pin_register = hc_env_flag(HC_ENV_PINNED_REGISTER) && HIP_HAVE(HostRegister) &&
+			    HIP_HAVE(HostUnregister);
 	pthread_mutex_init(&dev->lock, NULL);
 	LIST_INIT(&dev->streams);
 	LIST_INIT(&dev->events);

@@ -39,6 +39,7 @@
 #include <string.h>
 
 #include "hal/hip/hip_vmm.h"
+#include "util/env.h"
 
 #define ULL(x) ((unsigned long long)(x))
 
@@ -139,14 +140,13 @@ void hip_vmm_probe(struct hip_vmm *v, int cudev)
 		HS_MemGetAllocationGranularity, HS_MemAddressReserve, HS_MemAddressFree, HS_MemCreate,
 		HS_MemMap, HS_MemSetAccess, HS_MemUnmap, HS_MemRelease,
 	};
-	const char *env = secure_getenv("HIPCORE_VMM");
 	struct vmm_alloc_prop prop;
 	size_t g = 0;
 	int version = 0;
 
 	v->cudev = cudev;
 	v->gran = 0;
-	if (env && strcmp(env, "0") == 0)
+	if (!hc_env_flag(HC_ENV_VMM))
 		return;
 	for (size_t i = 0; i < sizeof(needed) / sizeof(needed[0]); i++)
 		if (!hip_syms[needed[i]].current)

@@ -238,8 +238,17 @@ HC_API hc_status hc_device_info_get(hc_device dev, hc_device_info *out);
 HC_API hc_status hc_device_now(hc_device dev, uint64_t *ns);
 
 /* Counters of one device since it was opened: what the backend did and
- * what the library decided.  Backends that cannot count leave fields 0. */
+ * what the library decided.  Backends that cannot count leave fields 0.
+ *
+ * Versioned by struct_size, which the caller sets to sizeof(hc_device_stats)
+ * of the header it was built with.  Versions only append fields, each a
+ * uint64_t.  The library fills the whole fields that fit in struct_size and
+ * leaves the bytes past them as they were; on return struct_size holds the
+ * bytes it filled (less than the caller's when the caller's header is newer
+ * than the library).  The first version ends after alloc_retries
+ * (HC_DEVICE_STATS_SIZE_V1); a smaller struct_size is HC_ERR_INVALID. */
 typedef struct hc_device_stats {
+	uint32_t struct_size;     /* set by the caller: sizeof(hc_device_stats) */
 	/* backend */
 	uint64_t device_allocs, device_frees;     /* pages taken from / given to the device */
 	uint64_t pinned_allocs, pinned_frees;     /* pinned host pages */
@@ -257,11 +266,19 @@ typedef struct hc_device_stats {
 	uint64_t cache_hits, cache_misses;
 	uint64_t failures;        /* failures recorded in the error graph */
 	uint64_t alloc_retries;   /* cleanup-and-retry runs */
-	/* backend, appended: expandable pools' mappings made and released */
+	/* backend, version 2: expandable pools' mappings made and released */
 	uint64_t device_maps, device_unmaps;
 } hc_device_stats;
 
-/* Context: any thread; takes the device lock (so it waits for a kernel
+/* The size of the first version: struct_size and the fields up to
+ * alloc_retries. */
+#define HC_DEVICE_STATS_SIZE_V1 offsetof(hc_device_stats, device_maps)
+
+/* Fills @out as far as @out->struct_size reaches (above).
+ * Return: HC_ERR_INVALID for a NULL @out or a struct_size below
+ * HC_DEVICE_STATS_SIZE_V1 (nothing written), HC_ERR_STALE for a closed
+ * device.
+ * Context: any thread; takes the device lock (so it waits for a kernel
  * load, a stream open or close in progress), not the stream locks.  Never
  * waits on the device; legal while capturing. */
 HC_API hc_status hc_device_stats_get(hc_device dev, hc_device_stats *out);

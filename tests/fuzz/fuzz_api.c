@@ -466,7 +466,7 @@ static void step(struct st *z)
 		}
 		break;
 	case 18: {
-		hc_device_stats ds;
+		hc_device_stats ds = { .struct_size = sizeof(ds) };
 		hc_memory_usage u;
 		CHECK(hc_device_stats_get(z->dev, &ds) == HC_OK);
 		CHECK(hc_device_memory_usage(z->dev, HC_MEMORY_DEVICE, &u) == HC_OK);

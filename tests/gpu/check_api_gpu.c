@@ -80,9 +80,8 @@ static void fill(unsigned char *p, uint64_t n, unsigned seed)
 
 static hc_device_stats stats(void)
 {
-	hc_device_stats s;
+	hc_device_stats s = { .struct_size = sizeof(s) };
 
-	memset(&s, 0, sizeof(s));
 	CHECK(hc_device_stats_get(dev, &s) == HC_OK, "stats");
 	return s;
 }
@@ -344,7 +343,8 @@ static void cross_stream(void)
 	hc_buffer in, out;
 	uint32_t *host = malloc(N * 4);
 	uint64_t info[2] = { N, 5 };
-	hc_device_stats s0, s1;
+	hc_device_stats s0 = { .struct_size = sizeof(s0) };
+	hc_device_stats s1 = { .struct_size = sizeof(s1) };
 
 	if (!host)
 		return;
@@ -377,7 +377,9 @@ static void kernel_and_cache(void)
 	hc_buffer in, out;
 	uint32_t *host = malloc(N * 4);
 	uint64_t info[2] = { N, 3 }, info2[2] = { N, 9 };
-	hc_device_stats s0, s1, s2;
+	hc_device_stats s0 = { .struct_size = sizeof(s0) };
+	hc_device_stats s1 = { .struct_size = sizeof(s1) };
+	hc_device_stats s2 = { .struct_size = sizeof(s2) };
 
 	if (!host)
 		return;

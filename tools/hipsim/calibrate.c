@@ -2,8 +2,8 @@
  * calibrate.c - `hipsim calibrate`: measure a backend, write a sim profile.
  *
  * Microbenchmarks run through one backend's HAL ops table directly
- * (hc_hip_ops() or hc_sim_ops(), both exported by libhipcore.la under the
- * hc_ prefix), timed with the backend's own clock (ops->ctl NOW_NS:
+ * (hc_hal_find("hip") or ("sim"): libhipcore.so's private interface,
+ * include/hipcore/private.h), timed with the backend's own clock (ops->ctl NOW_NS:
  * CLOCK_MONOTONIC on hip, virtual time on sim).  Every figure is the median
  * of --repeats samples.  Each measurement inverts the simulator's cost model
  * (sim/sim_copy.c, sim_memory.c, sim_stream.c, sim_kernels.c,

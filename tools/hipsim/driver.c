@@ -215,6 +215,7 @@ void hs_driver_report(struct hs_driver *d, const char *workload, struct hs_repor
 	r->streams = d->nstreams;
 	r->peak_in_use_bytes = d->peak_in_use;
 	r->padding_bytes_peak = d->padding_peak;
+	r->stats.struct_size = sizeof(r->stats);
 	hc_device_stats_get(d->dev, &r->stats);
 	/* Every byte a backend holds is in a pool or idle, so its own peak is
 	 * the reserved peak, exactly: samples taken after events miss what an
