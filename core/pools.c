@@ -191,8 +191,9 @@ hc_status hc_memory_persistent_end(hc_stream s)
 	return rc;
 }
 
-/* Keeps an owned copy of @layout as the device's layout for new streams. */
-static hc_status dev_set_layout(struct hc_dev *dev, const hc_pool_layout *layout)
+/* An owned copy of @layout's pool list (NULL when it has none), made
+ * before any lock so that storing it cannot fail. */
+static hc_status layout_copy(const hc_pool_layout *layout, hc_pool_spec **out)
 {
 	hc_pool_spec *copy = NULL;
 
@@ -202,20 +203,41 @@ static hc_status dev_set_layout(struct hc_dev *dev, const hc_pool_layout *layout
 			return hc_fail(HC_ERR_OOM, "hc_install_memory_pools: out of host memory");
 		memcpy(copy, layout->pools, layout->n_pools * sizeof(*copy));
 	}
+	*out = copy;
+	return HC_OK;
+}
+
+/* Makes @layout, whose pool list @copy owns, the device's layout for new
+ * streams; the old list is freed.  Takes the device lock: no stream lock
+ * may be held (the device lock comes first). */
+static void dev_set_layout(struct hc_dev *dev, const hc_pool_layout *layout, hc_pool_spec *copy)
+{
+	hc_pool_spec *old;
+
 	pthread_mutex_lock(&dev->lock);
-	free(dev->layout_pools);
+	old = dev->layout_pools;
 	dev->layout_pools = copy;
 	dev->layout.preset = layout->preset;
 	dev->layout.pools = copy;
 	dev->layout.n_pools = copy ? layout->n_pools : 0;
 	pthread_mutex_unlock(&dev->lock);
-	return HC_OK;
+	free(old);
 }
 
+/*
+ * Validates and resolves @layout, rebuilds @s's pools, and only then, when
+ * the stream took it or refused it only for its live memory (HC_ERR_IN_USE,
+ * documented as installing for later streams), stores it as the device's.
+ * Any other refusal (a capture on @s, a closed stream, no host memory)
+ * changes nothing.  The copy is made before the stream is locked and
+ * stored after it is released: the device lock is never taken under a
+ * stream lock.
+ */
 static hc_status install_memory_pools(hc_stream s, const hc_pool_layout *layout)
 {
 	struct hc_mm_props props;
 	struct hc_layout *resolved = NULL;
+	hc_pool_spec *copy = NULL;
 	struct hc_strm *st;
 	struct hc_dev *dev;
 	hc_status rc;
@@ -237,7 +259,7 @@ static hc_status install_memory_pools(hc_stream s, const hc_pool_layout *layout)
 	rc = hc_layout_resolve(layout, &props, &resolved);
 	if (rc != HC_OK)
 		return rc; /* message from the validator */
-	rc = dev_set_layout(dev, layout);
+	rc = layout_copy(layout, &copy);
 	if (rc != HC_OK)
 		goto out_free;
 	rc = hc_strm_lock(s, &st);
@@ -250,7 +272,12 @@ static hc_status install_memory_pools(hc_stream s, const hc_pool_layout *layout)
 		rc = hc_mm_install(st->dmm, resolved);
 	}
 	hc_strm_unlock(st);
+	if (rc == HC_OK || rc == HC_ERR_IN_USE) {
+		dev_set_layout(dev, layout, copy);
+		copy = NULL;
+	}
 out_free:
+	free(copy);
 	hc_layout_free(resolved);
 	return rc;
 }

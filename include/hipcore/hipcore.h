@@ -604,11 +604,11 @@ typedef struct hc_pool_layout {
  * when @stream still holds live memory (the layout is then installed for
  * later streams only).
  */
-/* Context: any thread; takes @stream's lock, the device lock and @stream's
- * lock again, one at a time.  Runs hc_memory_cleanup's work, so it may
- * block as cleanup does.  HC_ERR_STATE while a capture is prepared or
- * recording on @stream; as with HC_ERR_IN_USE, the layout is then already
- * installed for later streams. */
+/* Context: any thread; takes @stream's lock twice, then the device lock,
+ * one at a time.  Runs hc_memory_cleanup's work, so it may block as
+ * cleanup does.  HC_ERR_STATE, changing nothing (the layout for later
+ * streams included), while a capture is prepared or recording on @stream;
+ * so does any other refusal but HC_ERR_IN_USE. */
 HC_API hc_status hc_install_memory_pools(hc_stream stream, const hc_pool_layout *layout);
 
 typedef enum hc_memory_kind {
