@@ -119,8 +119,30 @@ hc_status hc_device_set_memory_limit(hc_device d, uint64_t bytes)
 	return rc;
 }
 
+/* The reports of one manager, copied under the stream's lock. */
+struct report_copy {
+	hc_pool_report *r;
+	size_t n;
+};
+
+static void report_collect(const hc_pool_report *r, void *arg)
+{
+	struct report_copy *c = arg;
+
+	if (c->n < HC_MM_MAX_POOLS + 1) /* the dynamic pools and the persistent one */
+		c->r[c->n++] = *r;
+}
+
+/*
+ * The reports are copied under the stream's lock and @fn runs after it is
+ * released, so @fn may call libhipcore on @stream too (it used to run under
+ * the lock, which is not recursive: such a call hung).  A manager has at
+ * most HC_MM_MAX_POOLS dynamic pools and the persistent one; their reports
+ * (about 30 KiB) are on the heap.
+ */
 hc_status hc_memory_report(hc_stream s, hc_memory_kind kind, hc_pool_report_fn fn, void *arg)
 {
+	struct report_copy c = { NULL, 0 };
 	struct hc_strm *st;
 	hc_status rc;
 
@@ -129,12 +151,19 @@ hc_status hc_memory_report(hc_stream s, hc_memory_kind kind, hc_pool_report_fn f
 	rc = check_kind("hc_memory_report", kind);
 	if (rc != HC_OK)
 		return rc;
+	c.r = malloc((HC_MM_MAX_POOLS + 1) * sizeof(*c.r));
+	if (!c.r)
+		return hc_fail(HC_ERR_OOM, "hc_memory_report: out of host memory");
 	rc = hc_strm_lock(s, &st);
 	if (rc != HC_OK)
-		return rc;
-	hc_mm_report(mm_of(st, kind), fn, arg);
+		goto out_free;
+	hc_mm_report(mm_of(st, kind), report_collect, &c);
 	hc_strm_unlock(st);
-	return HC_OK;
+	for (size_t i = 0; i < c.n; i++)
+		fn(&c.r[i], arg);
+out_free:
+	free(c.r);
+	return rc;
 }
 
 void hc_strm_cleanup_locked(struct hc_strm *st)

@@ -3,12 +3,21 @@
  * found by reading hipcore.h against core/ and pinned here by a test that
  * failed before its fix:
  *  - a refused hc_install_memory_pools changes nothing, the device's layout
- *    for later streams included.
- * All on the simulator.
+ *    for later streams included;
+ *  - hc_memory_report's callback may call libhipcore on the stream itself
+ *    (it used to run under the stream's lock: a self-deadlock).
+ * A call that used to hang runs in a helper thread bounded by a timeout,
+ * so a regression fails the test instead of hanging it (with or without
+ * CK_FORK).  All on the simulator.
  */
 #include <check.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "hipcore/hipcore.h"
 
@@ -24,6 +33,62 @@ static void open_dev(void)
 static void close_dev(void)
 {
 	ck_assert_int_eq(hc_device_close(dev), HC_OK);
+}
+
+/* --- a call bounded in time ------------------------------------------------ */
+
+struct bounded {
+	void (*fn)(void *);
+	void *arg;
+	pthread_mutex_t lock;
+	pthread_cond_t done_cv;
+	bool done;
+};
+
+static void *bounded_main(void *p)
+{
+	struct bounded *b = p;
+
+	b->fn(b->arg);
+	pthread_mutex_lock(&b->lock);
+	b->done = true;
+	pthread_cond_signal(&b->done_cv);
+	pthread_mutex_unlock(&b->lock);
+	return NULL;
+}
+
+/* Runs @fn(@arg) in a thread; whether it returned within @seconds.  A
+ * thread that did not is left behind (detached): the test fails. */
+static bool run_bounded(void (*fn)(void *), void *arg, int seconds)
+{
+	struct bounded *b = calloc(1, sizeof(*b));
+	struct timespec until;
+	pthread_t t;
+	bool done;
+	int rc = 0;
+
+	ck_assert_ptr_nonnull(b);
+	b->fn = fn;
+	b->arg = arg;
+	pthread_mutex_init(&b->lock, NULL);
+	pthread_cond_init(&b->done_cv, NULL);
+	ck_assert_int_eq(pthread_create(&t, NULL, bounded_main, b), 0);
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += seconds;
+	pthread_mutex_lock(&b->lock);
+	while (!b->done && rc != ETIMEDOUT)
+		rc = pthread_cond_timedwait(&b->done_cv, &b->lock, &until);
+	done = b->done;
+	pthread_mutex_unlock(&b->lock);
+	if (!done) {
+		pthread_detach(t);
+		return false; /* @b stays: the thread still uses it */
+	}
+	pthread_join(t, NULL);
+	pthread_cond_destroy(&b->done_cv);
+	pthread_mutex_destroy(&b->lock);
+	free(b);
+	return true;
 }
 
 /* --- pool counts ------------------------------------------------------------ */
@@ -107,14 +172,72 @@ START_TEST(install_in_use_installs_for_later_streams)
 }
 END_TEST
 
+/* --- 2. hc_memory_report's callback ----------------------------------------- */
+
+struct reentry {
+	hc_stream s;
+	int reports;
+	int failures;
+	uint64_t in_use_seen;
+};
+
+/* Calls the library on the stream being reported: a usage query, an
+ * allocation and its free. */
+static void report_reenters(const hc_pool_report *r, void *arg)
+{
+	struct reentry *x = arg;
+	hc_memory_usage u;
+	hc_buffer b;
+
+	(void)r;
+	x->reports++;
+	if (hc_memory_usage_get(x->s, HC_MEMORY_DEVICE, &u) != HC_OK)
+		x->failures++;
+	x->in_use_seen = u.bytes_in_use;
+	if (hc_alloc(x->s, 1000, &b) != HC_OK || hc_free(b) != HC_OK)
+		x->failures++;
+}
+
+static void report_call(void *arg)
+{
+	struct reentry *x = arg;
+
+	if (hc_memory_report(x->s, HC_MEMORY_DEVICE, report_reenters, x) != HC_OK)
+		x->failures++;
+}
+
+START_TEST(report_callback_may_call_the_library)
+{
+	struct reentry x = { 0 };
+	hc_buffer held;
+	int n;
+
+	open_dev();
+	ck_assert_int_eq(hc_stream_open(dev, &x.s), HC_OK);
+	ck_assert_int_eq(hc_alloc(x.s, 3000, &held), HC_OK);
+	n = pools_of(x.s);
+	ck_assert_msg(run_bounded(report_call, &x, 20),
+		      "hc_memory_report hung: its callback called hc_memory_usage_get on the stream");
+	ck_assert_int_eq(x.failures, 0);
+	ck_assert_int_eq(x.reports, n); /* one call per pool, as before */
+	ck_assert_uint_eq(x.in_use_seen, 3000);
+	ck_assert_int_eq(hc_free(held), HC_OK);
+	close_dev();
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *su = suite_create("api_edges");
 	TCase *install = tcase_create("install");
+	TCase *report = tcase_create("report");
 
 	tcase_add_test(install, install_refused_by_capture_changes_nothing);
 	tcase_add_test(install, install_in_use_installs_for_later_streams);
 	suite_add_tcase(su, install);
+	tcase_set_timeout(report, 60);
+	tcase_add_test(report, report_callback_may_call_the_library);
+	suite_add_tcase(su, report);
 	return su;
 }
 

@@ -48,8 +48,8 @@
  *    off its drop-queue flushes meanwhile.  On the recording stream itself,
  *    hc_sync, hc_read, hc_stream_close and hc_graph_destroy return
  *    HC_ERR_STATE before waiting, and hc_memory_cleanup does nothing.
- *  - Callbacks (hc_release_fn, hc_pool_report_fn) may run with stream locks
- *    held: they must not call libhipcore.
+ *  - hc_release_fn callbacks may run with stream locks held: they must not
+ *    call libhipcore.  hc_pool_report_fn runs with no lock held.
  *  - hc_device_close() must not run while another thread calls into the
  *    same device.
  */
@@ -673,10 +673,13 @@ typedef struct hc_pool_report {
 
 typedef void (*hc_pool_report_fn)(const hc_pool_report *report, void *arg);
 
-/* Calls @fn once per pool of @stream, in routing order.
- * Context: any thread; @fn runs in the caller's thread with @stream's lock
- * held, so it must not call libhipcore on @stream.  Never waits on the
- * device; legal while capturing. */
+/* Calls @fn once per pool of @stream, in routing order, with the figures
+ * of one moment.
+ * Context: any thread; takes @stream's lock to copy the reports, then runs
+ * @fn in the caller's thread with no lock held, so @fn may call libhipcore,
+ * on @stream too (what it changes is not in the reports).  Never waits on
+ * the device; legal while capturing.
+ * Return: HC_ERR_OOM (@fn not called) when the copy finds no host memory. */
 HC_API hc_status hc_memory_report(hc_stream stream, hc_memory_kind kind,
 				  hc_pool_report_fn fn, void *arg);
 /* Flushes the drop queue twice, drops unpinned cached metadata and frees
