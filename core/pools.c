@@ -100,7 +100,12 @@ hc_status hc_device_idle_release(hc_device d)
 	hc_status rc;
 
 	rc = hc_dev_get(d, &dev);
-	if (rc == HC_OK)
+	/* A free while a stream records would invalidate its capture (and
+	 * be refused: the entry would stay idle all the same). */
+	if (rc == HC_OK && atomic_load_explicit(&dev->recording, memory_order_acquire))
+		rc = hc_fail(HC_ERR_STATE,
+			     "hc_device_idle_release: a stream of the device records a capture");
+	else if (rc == HC_OK)
 		hc_idle_trim(&dev->idle, &(struct hc_idle_hal){ dev->ops, dev->hal }, 0);
 	HC_TRACE_CALL(device_idle_release, 0, d.id, 0, 0, rc, t0);
 	return rc;
@@ -166,13 +171,25 @@ out_free:
 	return rc;
 }
 
+/*
+ * While another stream of the device records, the flushes are put off
+ * (flush.c) and what would be given back to the backend stays: pinned
+ * pages (host_free) and the idle cache (mem_free), whose frees the backend
+ * refuses then and which would invalidate that capture.  The device pools'
+ * empty pages still go to the idle cache, which takes no backend call.
+ */
 void hc_strm_cleanup_locked(struct hc_strm *st)
 {
+	bool others;
+
 	if (hc_capture_is_recording(&st->capture))
 		return;
+	others = atomic_load_explicit(&st->dev->recording, memory_order_acquire) != 0;
 	hc_strm_dq_flush_all(st);
 	hc_strm_cache_clear_unpinned(st);
 	hc_mm_cleanup(st->dmm, true);
+	if (others)
+		return;
 	hc_mm_cleanup(st->pmm, true);
 	hc_idle_trim(&st->dev->idle, &(struct hc_idle_hal){ st->dev->ops, st->dev->hal }, 0);
 }

@@ -5,7 +5,10 @@
  *  - a refused hc_install_memory_pools changes nothing, the device's layout
  *    for later streams included;
  *  - hc_memory_report's callback may call libhipcore on the stream itself
- *    (it used to run under the stream's lock: a self-deadlock).
+ *    (it used to run under the stream's lock: a self-deadlock);
+ *  - the device's idle cache keeps an entry whose free the backend refuses
+ *    while another stream records, and a miss on one stream leaves another
+ *    stream's capture valid.
  * A call that used to hang runs in a helper thread bounded by a timeout,
  * so a regression fails the test instead of hanging it (with or without
  * CK_FORK).  All on the simulator.
@@ -226,11 +229,84 @@ START_TEST(report_callback_may_call_the_library)
 }
 END_TEST
 
+/* --- 3. the idle cache while another stream records ----------------------- */
+
+static hc_device_stats stats_of(void)
+{
+	hc_device_stats st;
+
+	ck_assert_int_eq(hc_device_stats_get(dev, &st), HC_OK);
+	return st;
+}
+
+static uint64_t idle_bytes(void)
+{
+	uint64_t n;
+
+	ck_assert_int_eq(hc_device_idle_bytes(dev, &n), HC_OK);
+	return n;
+}
+
+/*
+ * Stream c's 32 MiB goes to the idle cache when c closes.  While b records
+ * a capture, a 96 MiB miss on stream a would free that entry to make room
+ * (the watermark), and hc_device_idle_release and a cleanup would free it
+ * too: the backend refuses every free then.  The entry stays in the cache
+ * (it used to be taken out first and lost: never freed, the device's
+ * allocations outnumbering its frees for good), the miss and the release
+ * are refused before they reach the backend (HC_ERR_STATE) and the cleanup
+ * leaves idle memory alone, so b's capture stays valid (the refused frees
+ * and allocation used to invalidate it).  Once b's capture is over,
+ * everything is freed.
+ */
+START_TEST(idle_entry_survives_another_streams_capture)
+{
+	hc_stream a, b, c;
+	hc_buffer x, y;
+	hc_graph g;
+	hc_device_stats st;
+	uint64_t idle;
+
+	open_dev();
+	ck_assert_int_eq(hc_stream_open(dev, &a), HC_OK);
+	ck_assert_int_eq(hc_stream_open(dev, &b), HC_OK);
+	ck_assert_int_eq(hc_stream_open(dev, &c), HC_OK);
+	ck_assert_int_eq(hc_alloc(c, 32 * MIB, &x), HC_OK);
+	ck_assert_int_eq(hc_free(x), HC_OK);
+	ck_assert_int_eq(hc_stream_close(c), HC_OK);
+	idle = idle_bytes();
+	ck_assert_uint_ge(idle, 32 * MIB);
+
+	ck_assert_int_eq(hc_graph_prepare(b), HC_OK);
+	ck_assert_int_eq(hc_graph_begin(b), HC_OK);
+	ck_assert_int_eq(hc_alloc(a, 96 * MIB, &y), HC_ERR_STATE);
+	ck_assert_uint_eq(idle_bytes(), idle);
+	ck_assert_int_eq(hc_device_idle_release(dev), HC_ERR_STATE);
+	ck_assert_uint_eq(idle_bytes(), idle);
+	ck_assert_int_eq(hc_memory_cleanup(a), HC_OK);
+	ck_assert_uint_eq(idle_bytes(), idle);
+	ck_assert_int_eq(hc_graph_end(b, &g), HC_OK);
+	ck_assert_int_eq(hc_graph_destroy(g), HC_OK);
+
+	/* after the capture: the miss works, and every byte goes back */
+	ck_assert_int_eq(hc_alloc(a, 96 * MIB, &y), HC_OK);
+	ck_assert_int_eq(hc_free(y), HC_OK);
+	ck_assert_int_eq(hc_stream_close(a), HC_OK);
+	ck_assert_int_eq(hc_stream_close(b), HC_OK);
+	ck_assert_int_eq(hc_device_idle_release(dev), HC_OK);
+	ck_assert_uint_eq(idle_bytes(), 0);
+	st = stats_of();
+	ck_assert_uint_eq(st.device_allocs, st.device_frees);
+	close_dev();
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *su = suite_create("api_edges");
 	TCase *install = tcase_create("install");
 	TCase *report = tcase_create("report");
+	TCase *idle = tcase_create("idle");
 
 	tcase_add_test(install, install_refused_by_capture_changes_nothing);
 	tcase_add_test(install, install_in_use_installs_for_later_streams);
@@ -238,6 +314,8 @@ static Suite *suite(void)
 	tcase_set_timeout(report, 60);
 	tcase_add_test(report, report_callback_may_call_the_library);
 	suite_add_tcase(su, report);
+	tcase_add_test(idle, idle_entry_survives_another_streams_capture);
+	suite_add_tcase(su, idle);
 	return su;
 }
 

@@ -390,7 +390,8 @@ HC_API hc_status hc_stream_adopt(hc_device dev, void *native, hc_stream *out);
  * waits, frees) and retries once.  While @stream records, the retry is
  * skipped and a device allocation is refused by the backend and makes
  * hc_graph_end fail; while another stream of the device records, a miss
- * that reaches the backend is refused too (HC_ERR_STATE).
+ * the idle cache cannot serve is refused (HC_ERR_STATE) before it frees
+ * idle memory or asks the backend, so that capture stays valid.
  * Return: HC_ERR_TOO_BIG when no pool of the layout takes @size,
  * HC_ERR_OOM when the device refuses it after cleanup and retry. */
 HC_API hc_status hc_alloc(hc_stream stream, uint64_t size, hc_buffer *out);
@@ -646,9 +647,10 @@ HC_API hc_status hc_device_idle_bytes(hc_device dev, uint64_t *out);
  * backend (the runtime's free, which synchronises the device).  Pages the
  * streams' pools still hold stay: hc_memory_cleanup empties those first.
  * Context: any thread; takes no stream lock (the idle cache's own, never
- * across a free).  Blocks: each free may synchronise the device.  No
- * capture check: while a stream of the device records, the backend
- * refuses the frees, whose status is not returned.
+ * across a free).  Blocks: each free may synchronise the device.
+ * HC_ERR_STATE, freeing nothing, while a stream of the device records (a
+ * free would invalidate its capture).  A free the backend refuses leaves
+ * its memory idle.
  */
 HC_API hc_status hc_device_idle_release(hc_device dev);
 /*
@@ -689,7 +691,9 @@ HC_API hc_status hc_memory_report(hc_stream stream, hc_memory_kind kind,
  * (every stream's, not only @stream's) is freed, each free possibly
  * synchronising the device.  While @stream records it does nothing and
  * returns HC_OK; while another stream of the device records, the flushes
- * are put off and the backend refuses the frees. */
+ * are put off and nothing is given back to the backend (the pools' empty
+ * device pages go to the idle cache; pinned pages and idle memory stay),
+ * since a free would invalidate that capture. */
 HC_API hc_status hc_memory_cleanup(hc_stream stream);
 /* Persistent-mode windows nest: begin/end pairs.  An end without an open
  * window changes nothing and returns HC_OK.
