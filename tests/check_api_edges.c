@@ -8,7 +8,11 @@
  *    (it used to run under the stream's lock: a self-deadlock);
  *  - the device's idle cache keeps an entry whose free the backend refuses
  *    while another stream records, and a miss on one stream leaves another
- *    stream's capture valid.
+ *    stream's capture valid;
+ *  - hc_stream_close decides under the device and stream locks together,
+ *    so a capture begun or a close made by another thread meanwhile is
+ *    seen, and it refuses while another stream records instead of closing
+ *    without its waits.
  * A call that used to hang runs in a helper thread bounded by a timeout,
  * so a regression fails the test instead of hanging it (with or without
  * CK_FORK).  All on the simulator.
@@ -301,12 +305,280 @@ START_TEST(idle_entry_survives_another_streams_capture)
 }
 END_TEST
 
+/* --- 4. hc_stream_close ---------------------------------------------------- */
+
+/* While stream a records, closing stream b would wait for b's work and
+ * its drop queue's fences: host waits the backend refuses then (and that
+ * invalidate a's capture), after which the close went on without them,
+ * its consumers' unpins posted before their work was known done.  The
+ * close is refused instead (HC_ERR_STATE, b still open), as
+ * hc_graph_destroy is, and works once a's capture is over. */
+START_TEST(close_refused_while_another_stream_records)
+{
+	unsigned char bytes[4096], back[4096];
+	hc_stream a, b;
+	hc_buffer x;
+	hc_graph g;
+	hc_memory_usage u;
+
+	memset(bytes, 0x5a, sizeof(bytes));
+	open_dev();
+	ck_assert_int_eq(hc_stream_open(dev, &a), HC_OK);
+	ck_assert_int_eq(hc_stream_open(dev, &b), HC_OK);
+	ck_assert_int_eq(hc_alloc(b, sizeof(bytes), &x), HC_OK);
+	ck_assert_int_eq(hc_write(b, x, 0, bytes, sizeof(bytes), HC_ALLOC_NATIVE, NULL, NULL),
+			 HC_OK);
+	ck_assert_int_eq(hc_graph_prepare(a), HC_OK);
+	ck_assert_int_eq(hc_graph_begin(a), HC_OK);
+	ck_assert_int_eq(hc_stream_close(b), HC_ERR_STATE);
+	ck_assert_int_eq(hc_memory_usage_get(b, HC_MEMORY_DEVICE, &u), HC_OK);
+	ck_assert_uint_eq(u.number_allocs, 1);
+	ck_assert_int_eq(hc_graph_end(a, &g), HC_OK); /* not invalidated */
+	ck_assert_int_eq(hc_graph_destroy(g), HC_OK);
+	ck_assert_int_eq(hc_read(b, x, 0, back, sizeof(back), NULL), HC_OK); /* b works on */
+	ck_assert_int_eq(hc_stream_close(b), HC_OK);
+	ck_assert_int_eq(hc_stream_close(a), HC_OK);
+	close_dev();
+}
+END_TEST
+
+/*
+ * Holding the device lock for as long as a test needs: thread "holder"
+ * runs hc_sync on stream x, whose drop queue then calls a pinned write's
+ * release callback with x's lock held (hc_release_fn's rule), and the
+ * callback blocks until the test lets it go; thread "usage" runs
+ * hc_device_memory_usage, which takes the device lock and then waits for
+ * x's lock.  A close started meanwhile waits for the device lock.
+ */
+struct gate {
+	pthread_mutex_t lock;
+	pthread_cond_t cv;
+	bool armed, entered, open;
+	int released;
+};
+
+static struct gate gate = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, false, false,
+			    false, 0 };
+
+static void gate_release(void *arg)
+{
+	(void)arg;
+	pthread_mutex_lock(&gate.lock);
+	gate.released++;
+	if (gate.armed) {
+		gate.entered = true;
+		pthread_cond_broadcast(&gate.cv);
+		while (!gate.open)
+			pthread_cond_wait(&gate.cv, &gate.lock);
+	}
+	pthread_mutex_unlock(&gate.lock);
+}
+
+static bool gate_wait_entered(int seconds)
+{
+	struct timespec until;
+	int rc = 0;
+	bool in;
+
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += seconds;
+	pthread_mutex_lock(&gate.lock);
+	while (!gate.entered && rc != ETIMEDOUT)
+		rc = pthread_cond_timedwait(&gate.cv, &gate.lock, &until);
+	in = gate.entered;
+	pthread_mutex_unlock(&gate.lock);
+	return in;
+}
+
+static void gate_open(void)
+{
+	pthread_mutex_lock(&gate.lock);
+	gate.open = true;
+	pthread_cond_broadcast(&gate.cv);
+	pthread_mutex_unlock(&gate.lock);
+}
+
+struct call {
+	hc_stream s;
+	_Atomic int rc;
+	pthread_t t;
+};
+
+static void *sync_main(void *p)
+{
+	struct call *c = p;
+
+	c->rc = hc_sync(c->s);
+	return NULL;
+}
+
+static void *usage_main(void *p)
+{
+	struct call *c = p;
+	hc_memory_usage u;
+
+	c->rc = hc_device_memory_usage(dev, HC_MEMORY_DEVICE, &u);
+	return NULL;
+}
+
+static void *close_main(void *p)
+{
+	struct call *c = p;
+
+	c->rc = hc_stream_close(c->s);
+	return NULL;
+}
+
+static void start(struct call *c, void *(*fn)(void *), hc_stream s)
+{
+	c->s = s;
+	c->rc = -1;
+	ck_assert_int_eq(pthread_create(&c->t, NULL, fn, c), 0);
+}
+
+/* Joins @c within @seconds (polling its status, which each thread sets
+ * last); false when it is still running. */
+static bool finish(struct call *c, int seconds)
+{
+	for (int i = 0; i < seconds * 100 && c->rc == -1; i++)
+		usleep(10000);
+	if (c->rc == -1)
+		return false;
+	pthread_join(c->t, NULL);
+	return true;
+}
+
+/* Blocks the device lock: stream x's release callback holds x's lock, and
+ * a device-wide usage query holds the device lock waiting for it.  Whether
+ * the query got the device lock before a close started after it is a
+ * matter of time (no call says it waits): the tests check that it did and
+ * try again otherwise (SETUP_LOST), a few times, before they judge. */
+static void hold_device_lock(hc_stream x, struct call *holder, struct call *usage)
+{
+	static unsigned char src[1024];
+	hc_buffer b;
+
+	memset(&gate, 0, sizeof(gate));
+	pthread_mutex_init(&gate.lock, NULL);
+	pthread_cond_init(&gate.cv, NULL);
+	ck_assert_int_eq(hc_alloc(x, sizeof(src), &b), HC_OK);
+	ck_assert_int_eq(hc_write(x, b, 0, src, sizeof(src), HC_ALLOC_PINNED, gate_release, NULL),
+			 HC_OK);
+	ck_assert_int_eq(gate.released, 0); /* queued behind a fence: hc_sync runs it */
+	gate.armed = true;
+	start(holder, sync_main, x);
+	ck_assert_msg(gate_wait_entered(20), "the release callback did not run");
+	start(usage, usage_main, x);
+	usleep(300000); /* the usage query takes the device lock, waits for x */
+}
+
+static void let_device_lock_go(struct call *holder, struct call *usage)
+{
+	gate_open();
+	ck_assert_msg(finish(holder, 20), "hc_sync did not return");
+	ck_assert_msg(finish(usage, 20), "hc_device_memory_usage did not return");
+	ck_assert_int_eq(holder->rc, HC_OK);
+	ck_assert_int_eq(usage->rc, HC_OK);
+}
+
+#define SETUP_LOST 1000 /* the device lock was not held in time: try again */
+#define ATTEMPTS 5
+
+/* One try of the race below; its verdict, or SETUP_LOST. */
+static int close_against_capture(void)
+{
+	struct call holder, usage, closer;
+	hc_stream s, x;
+	hc_graph g;
+	int lost = 0;
+
+	open_dev();
+	ck_assert_int_eq(hc_stream_open(dev, &s), HC_OK);
+	ck_assert_int_eq(hc_stream_open(dev, &x), HC_OK);
+	hold_device_lock(x, &holder, &usage);
+	start(&closer, close_main, s);
+	usleep(300000); /* the close waits for the device lock */
+	if (usage.rc != -1 || closer.rc != -1 || hc_graph_prepare(s) != HC_OK) {
+		lost = SETUP_LOST; /* the close got the device lock first */
+	} else {
+		ck_assert_int_eq(hc_graph_begin(s), HC_OK);
+	}
+	let_device_lock_go(&holder, &usage);
+	ck_assert_msg(finish(&closer, 20), "hc_stream_close did not return");
+	if (lost) {
+		close_dev();
+		return lost;
+	}
+	ck_assert_int_eq(closer.rc, HC_ERR_STATE);
+	ck_assert_int_eq(hc_graph_end(s, &g), HC_OK);
+	ck_assert_int_eq(hc_graph_destroy(g), HC_OK);
+	ck_assert_int_eq(hc_sync(x), HC_OK);
+	ck_assert_int_eq(hc_stream_close(s), HC_OK);
+	ck_assert_int_eq(hc_stream_close(x), HC_OK);
+	close_dev();
+	return 0;
+}
+
+/* A close waiting for the device lock while another thread begins a
+ * capture on the stream: the close used to check the capture before it
+ * took the device lock, and then tore down a recording stream (its
+ * backend stream left capturing, every later wait of the device refused).
+ * It decides under the device and stream locks now: HC_ERR_STATE. */
+START_TEST(close_sees_a_capture_begun_while_it_waited)
+{
+	int i = 0;
+
+	while (close_against_capture() == SETUP_LOST)
+		ck_assert_msg(++i < ATTEMPTS, "the device lock was never held in time");
+}
+END_TEST
+
+static int close_against_close(void)
+{
+	struct call holder, usage, c1, c2;
+	hc_stream s, x;
+	int ok, lost = 0;
+
+	open_dev();
+	ck_assert_int_eq(hc_stream_open(dev, &s), HC_OK);
+	ck_assert_int_eq(hc_stream_open(dev, &x), HC_OK);
+	hold_device_lock(x, &holder, &usage);
+	start(&c1, close_main, s);
+	start(&c2, close_main, s);
+	usleep(300000); /* both wait for the device lock */
+	if (usage.rc != -1 || c1.rc != -1 || c2.rc != -1)
+		lost = SETUP_LOST;
+	let_device_lock_go(&holder, &usage);
+	ck_assert_msg(finish(&c1, 20) && finish(&c2, 20), "hc_stream_close did not return");
+	ok = (c1.rc == HC_OK) + (c2.rc == HC_OK);
+	ck_assert_int_eq(ok, 1);
+	ck_assert(c1.rc == HC_ERR_STALE || c2.rc == HC_ERR_STALE);
+	ck_assert_int_eq(hc_stream_close(s), HC_ERR_STALE);
+	ck_assert_int_eq(hc_sync(x), HC_OK);
+	ck_assert_int_eq(hc_stream_close(x), HC_OK);
+	close_dev();
+	return lost;
+}
+
+/* Two threads closing one stream: both used to pass the check and tear it
+ * down twice (the second time a closed stream, or one opened in its slot
+ * meanwhile).  One closes it, the other gets HC_ERR_STALE. */
+START_TEST(close_twice_at_once_closes_once)
+{
+	int i = 0;
+
+	while (close_against_close() == SETUP_LOST)
+		ck_assert_msg(++i < ATTEMPTS, "the device lock was never held in time");
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *su = suite_create("api_edges");
 	TCase *install = tcase_create("install");
 	TCase *report = tcase_create("report");
 	TCase *idle = tcase_create("idle");
+	TCase *close = tcase_create("close");
 
 	tcase_add_test(install, install_refused_by_capture_changes_nothing);
 	tcase_add_test(install, install_in_use_installs_for_later_streams);
@@ -316,6 +588,11 @@ static Suite *suite(void)
 	suite_add_tcase(su, report);
 	tcase_add_test(idle, idle_entry_survives_another_streams_capture);
 	suite_add_tcase(su, idle);
+	tcase_set_timeout(close, 60);
+	tcase_add_test(close, close_refused_while_another_stream_records);
+	tcase_add_test(close, close_sees_a_capture_begun_while_it_waited);
+	tcase_add_test(close, close_twice_at_once_closes_once);
+	suite_add_tcase(su, close);
 	return su;
 }
 

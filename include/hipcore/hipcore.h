@@ -45,9 +45,12 @@
  *    refuses a device allocation or free and a host wait on any stream of
  *    that device, with HC_ERR_STATE (the simulator also invalidates every
  *    capture recording there: hc_graph_end then fails).  The library puts
- *    off its drop-queue flushes meanwhile.  On the recording stream itself,
- *    hc_sync, hc_read, hc_stream_close and hc_graph_destroy return
- *    HC_ERR_STATE before waiting, and hc_memory_cleanup does nothing.
+ *    off its drop-queue flushes meanwhile, and refuses (HC_ERR_STATE) on
+ *    any stream the calls whose waits or frees it cannot put off:
+ *    hc_stream_close, hc_graph_destroy, hc_device_idle_release, and an
+ *    hc_alloc miss the idle cache cannot serve.  On the recording stream
+ *    itself, hc_sync and hc_read return HC_ERR_STATE before waiting too,
+ *    and hc_memory_cleanup does nothing.
  *  - hc_release_fn callbacks may run with stream locks held: they must not
  *    call libhipcore.  hc_pool_report_fn runs with no lock held.
  *  - hc_device_close() must not run while another thread calls into the
@@ -344,14 +347,17 @@ HC_API hc_status hc_stream_open(hc_device dev, hc_stream *out);
 /* Waits for the stream's work, releases its drop queue and pools.  Its
  * buffers and graphs become stale.  HC_ERR_STATE, changing nothing, while a
  * graph capture is prepared or recording on it (hc_graph_begin and
- * hc_graph_end end it; hc_device_close closes the stream regardless).
- * Context: any thread, none using the stream at the same time; takes the
- * device lock, then the stream's.  Blocks: waits for the stream's work
- * (its graphs' replays included) and its drop queue's fences; its pools'
- * device memory goes to the device's idle cache.  These waits are not
- * checked against other streams' captures: while another stream of the
- * device records, the backend refuses them and the close goes on without
- * having waited. */
+ * hc_graph_end end it; hc_device_close closes the stream regardless), and
+ * while another stream of the device records (the close's waits would
+ * invalidate that capture; close after its hc_graph_end).
+ * Context: any thread; takes the stream's lock (to find its device), then
+ * the device lock and the stream's together, and decides there: a capture
+ * begun on the stream or a close of it by another thread meanwhile is seen
+ * (HC_ERR_STATE, HC_ERR_STALE).  Blocks: waits for the stream's work (its
+ * graphs' replays included) and its drop queue's fences; its pools'
+ * device memory goes to the device's idle cache.  A capture another thread
+ * begins on another stream while the close runs is not waited for: the
+ * backend refuses the close's waits then. */
 HC_API hc_status hc_stream_close(hc_stream stream);
 /* Blocks the host until every operation queued on the stream is done.
  * Context: any thread; holds the stream lock while it waits, so other calls
