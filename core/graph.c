@@ -42,18 +42,21 @@ static void unpin_all(struct hc_mm *mm, const struct hc_slice_ref *refs, size_t 
 		hc_mm_unpin(mm, refs[i]);
 }
 
-/* Releases what @g holds.  Context: device lock held; @g's stream unlocked. */
-static void graph_release(struct hc_dev *dev, struct hc_graph_rec *g)
+/* Releases what @g holds.  Context: device lock held; @g's stream locked
+ * when @locked, else unlocked. */
+static void graph_release(struct hc_dev *dev, struct hc_graph_rec *g, bool locked)
 {
 	struct hc_strm *st = g->stream;
 
-	hc_lock_acquire(&st->lock);
+	if (!locked)
+		hc_lock_acquire(&st->lock);
 	if (st->open && st->gen == g->stream_gen) {
 		unpin_all(st->dmm, g->retained, g->nretained);
 		unpin_all(st->pmm, g->pretained, g->npretained);
 		hc_mc_graph_release(st->cache, g->cache_graph_id);
 	}
-	hc_lock_release(&st->lock);
+	if (!locked)
+		hc_lock_release(&st->lock);
 	if (g->hal)
 		dev->ops->graph_destroy(dev->hal, g->hal);
 	free(g->retained);
@@ -68,14 +71,14 @@ void hc_graphs_destroy_stream(struct hc_dev *dev, struct hc_strm *st)
 {
 	for (uint32_t i = 0; i < dev->ngraphs; i++)
 		if (dev->graphs[i].live && dev->graphs[i].stream == st)
-			graph_release(dev, &dev->graphs[i]);
+			graph_release(dev, &dev->graphs[i], true);
 }
 
 void hc_graphs_destroy_all(struct hc_dev *dev)
 {
 	for (uint32_t i = 0; i < dev->ngraphs; i++)
 		if (dev->graphs[i].live)
-			graph_release(dev, &dev->graphs[i]);
+			graph_release(dev, &dev->graphs[i], false);
 	free(dev->graphs);
 	dev->graphs = NULL;
 	dev->ngraphs = dev->capgraphs = 0;
@@ -276,7 +279,7 @@ hc_status hc_graph_end(hc_stream s, hc_graph *out)
 		dev->graphs[idx] = rec;
 		out->id = hc_handle_pack(HC_KIND_GRAPH, dev->slot, st->slot, rec.gen, idx);
 	} else {
-		graph_release(dev, &rec);
+		graph_release(dev, &rec, false);
 	}
 	pthread_mutex_unlock(&dev->lock);
 	HC_TRACE(graph_end, s.id, out->id, (int32_t)rc, hc_trace_since_ns(t0));
@@ -371,7 +374,7 @@ hc_status hc_graph_destroy(hc_graph g)
 	/* The graph's last replay may still run: wait before unpinning. */
 	rc = hc_strm_sync_wait(st);
 	hc_lock_release(&st->lock);
-	graph_release(dev, rec);
+	graph_release(dev, rec, false);
 out_unlock:
 	pthread_mutex_unlock(&dev->lock);
 	HC_TRACE(graph_destroy, 0, g.id, (int32_t)rc, hc_trace_since_ns(t0));

@@ -289,6 +289,7 @@ static inline void hc_strm_unlock(struct hc_strm *st)
 /* @adopt: wrap the caller's stream @native instead of creating one. */
 hc_status hc_strm_create(struct hc_dev *dev, bool adopt, void *native, struct hc_strm **out);
 void hc_strm_teardown(struct hc_strm *st);
+void hc_strm_teardown_locked(struct hc_strm *st);
 /* Waits for @fence on the host; a late failure taints in-flight work. */
 hc_status hc_strm_fence_wait(struct hc_strm *st, void *fence);
 /* Records a fence on @st that hc_strm_fence_wait knows; destroys it. */
@@ -329,6 +330,7 @@ hc_status hc_strm_reserve(struct hc_strm *st, struct hc_mm *mm, uint64_t size,
 void hc_strm_cleanup_locked(struct hc_strm *st);
 
 /* graph.c */
+/* Releases the graphs @st captured.  Context: device lock and @st's held. */
 void hc_graphs_destroy_stream(struct hc_dev *dev, struct hc_strm *st);
 void hc_graphs_destroy_all(struct hc_dev *dev);
 

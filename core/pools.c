@@ -100,7 +100,12 @@ hc_status hc_device_idle_release(hc_device d)
 	hc_status rc;
 
 	rc = hc_dev_get(d, &dev);
-	if (rc == HC_OK)
+	/* A free while a stream records would invalidate its capture (and
+	 * be refused: the entry would stay idle all the same). */
+	if (rc == HC_OK && atomic_load_explicit(&dev->recording, memory_order_acquire))
+		rc = hc_fail(HC_ERR_STATE,
+			     "hc_device_idle_release: a stream of the device records a capture");
+	else if (rc == HC_OK)
 		hc_idle_trim(&dev->idle, &(struct hc_idle_hal){ dev->ops, dev->hal }, 0);
 	HC_TRACE_CALL(device_idle_release, 0, d.id, 0, 0, rc, t0);
 	return rc;
@@ -119,8 +124,30 @@ hc_status hc_device_set_memory_limit(hc_device d, uint64_t bytes)
 	return rc;
 }
 
+/* The reports of one manager, copied under the stream's lock. */
+struct report_copy {
+	hc_pool_report *r;
+	size_t n;
+};
+
+static void report_collect(const hc_pool_report *r, void *arg)
+{
+	struct report_copy *c = arg;
+
+	if (c->n < HC_MM_MAX_POOLS + 1) /* the dynamic pools and the persistent one */
+		c->r[c->n++] = *r;
+}
+
+/*
+ * The reports are copied under the stream's lock and @fn runs after it is
+ * released, so @fn may call libhipcore on @stream too (it used to run under
+ * the lock, which is not recursive: such a call hung).  A manager has at
+ * most HC_MM_MAX_POOLS dynamic pools and the persistent one; their reports
+ * (about 30 KiB) are on the heap.
+ */
 hc_status hc_memory_report(hc_stream s, hc_memory_kind kind, hc_pool_report_fn fn, void *arg)
 {
+	struct report_copy c = { NULL, 0 };
 	struct hc_strm *st;
 	hc_status rc;
 
@@ -129,21 +156,40 @@ hc_status hc_memory_report(hc_stream s, hc_memory_kind kind, hc_pool_report_fn f
 	rc = check_kind("hc_memory_report", kind);
 	if (rc != HC_OK)
 		return rc;
+	c.r = malloc((HC_MM_MAX_POOLS + 1) * sizeof(*c.r));
+	if (!c.r)
+		return hc_fail(HC_ERR_OOM, "hc_memory_report: out of host memory");
 	rc = hc_strm_lock(s, &st);
 	if (rc != HC_OK)
-		return rc;
-	hc_mm_report(mm_of(st, kind), fn, arg);
+		goto out_free;
+	hc_mm_report(mm_of(st, kind), report_collect, &c);
 	hc_strm_unlock(st);
-	return HC_OK;
+	for (size_t i = 0; i < c.n; i++)
+		fn(&c.r[i], arg);
+out_free:
+	free(c.r);
+	return rc;
 }
 
+/*
+ * While another stream of the device records, the flushes are put off
+ * (flush.c) and what would be given back to the backend stays: pinned
+ * pages (host_free) and the idle cache (mem_free), whose frees the backend
+ * refuses then and which would invalidate that capture.  The device pools'
+ * empty pages still go to the idle cache, which takes no backend call.
+ */
 void hc_strm_cleanup_locked(struct hc_strm *st)
 {
+	bool others;
+
 	if (hc_capture_is_recording(&st->capture))
 		return;
+	others = atomic_load_explicit(&st->dev->recording, memory_order_acquire) != 0;
 	hc_strm_dq_flush_all(st);
 	hc_strm_cache_clear_unpinned(st);
 	hc_mm_cleanup(st->dmm, true);
+	if (others)
+		return;
 	hc_mm_cleanup(st->pmm, true);
 	hc_idle_trim(&st->dev->idle, &(struct hc_idle_hal){ st->dev->ops, st->dev->hal }, 0);
 }
@@ -191,8 +237,9 @@ hc_status hc_memory_persistent_end(hc_stream s)
 	return rc;
 }
 
-/* Keeps an owned copy of @layout as the device's layout for new streams. */
-static hc_status dev_set_layout(struct hc_dev *dev, const hc_pool_layout *layout)
+/* An owned copy of @layout's pool list (NULL when it has none), made
+ * before any lock so that storing it cannot fail. */
+static hc_status layout_copy(const hc_pool_layout *layout, hc_pool_spec **out)
 {
 	hc_pool_spec *copy = NULL;
 
@@ -202,20 +249,41 @@ static hc_status dev_set_layout(struct hc_dev *dev, const hc_pool_layout *layout
 			return hc_fail(HC_ERR_OOM, "hc_install_memory_pools: out of host memory");
 		memcpy(copy, layout->pools, layout->n_pools * sizeof(*copy));
 	}
+	*out = copy;
+	return HC_OK;
+}
+
+/* Makes @layout, whose pool list @copy owns, the device's layout for new
+ * streams; the old list is freed.  Takes the device lock: no stream lock
+ * may be held (the device lock comes first). */
+static void dev_set_layout(struct hc_dev *dev, const hc_pool_layout *layout, hc_pool_spec *copy)
+{
+	hc_pool_spec *old;
+
 	pthread_mutex_lock(&dev->lock);
-	free(dev->layout_pools);
+	old = dev->layout_pools;
 	dev->layout_pools = copy;
 	dev->layout.preset = layout->preset;
 	dev->layout.pools = copy;
 	dev->layout.n_pools = copy ? layout->n_pools : 0;
 	pthread_mutex_unlock(&dev->lock);
-	return HC_OK;
+	free(old);
 }
 
+/*
+ * Validates and resolves @layout, rebuilds @s's pools, and only then, when
+ * the stream took it or refused it only for its live memory (HC_ERR_IN_USE,
+ * documented as installing for later streams), stores it as the device's.
+ * Any other refusal (a capture on @s, a closed stream, no host memory)
+ * changes nothing.  The copy is made before the stream is locked and
+ * stored after it is released: the device lock is never taken under a
+ * stream lock.
+ */
 static hc_status install_memory_pools(hc_stream s, const hc_pool_layout *layout)
 {
 	struct hc_mm_props props;
 	struct hc_layout *resolved = NULL;
+	hc_pool_spec *copy = NULL;
 	struct hc_strm *st;
 	struct hc_dev *dev;
 	hc_status rc;
@@ -237,7 +305,7 @@ static hc_status install_memory_pools(hc_stream s, const hc_pool_layout *layout)
 	rc = hc_layout_resolve(layout, &props, &resolved);
 	if (rc != HC_OK)
 		return rc; /* message from the validator */
-	rc = dev_set_layout(dev, layout);
+	rc = layout_copy(layout, &copy);
 	if (rc != HC_OK)
 		goto out_free;
 	rc = hc_strm_lock(s, &st);
@@ -250,7 +318,12 @@ static hc_status install_memory_pools(hc_stream s, const hc_pool_layout *layout)
 		rc = hc_mm_install(st->dmm, resolved);
 	}
 	hc_strm_unlock(st);
+	if (rc == HC_OK || rc == HC_ERR_IN_USE) {
+		dev_set_layout(dev, layout, copy);
+		copy = NULL;
+	}
 out_free:
+	free(copy);
 	hc_layout_free(resolved);
 	return rc;
 }

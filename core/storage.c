@@ -39,7 +39,11 @@ static void capture_note_memop(struct hc_strm *st)
  * request of its size (of a size up to the bound the caller allows, for
  * alloc_fit: the splitting direct pool with several streams open).  While
  * the stream records a capture nothing is cached or adopted: the calls go
- * to the backend and break the capture.
+ * to the backend and break the capture.  While another stream records, an
+ * idle entry may still be adopted (a device-side wait), but a request the
+ * cache cannot serve is refused (HC_ERR_STATE) before it frees idle memory
+ * or asks the backend, either of which would invalidate that capture, as
+ * storage_vmm.c refuses a map.
  */
 static hc_status device_storage_alloc_fit(void *ctx, uint64_t size, uint64_t max,
 					  uint64_t *addr, uint64_t *got)
@@ -61,6 +65,12 @@ static hc_status device_storage_alloc_fit(void *ctx, uint64_t size, uint64_t max
 
 		if (hc_idle_take_fit(&dev->idle, &h, st->handle.id, st->hal, size, max, addr, got))
 			return HC_OK;
+		/* Another stream records: the backend would refuse the
+		 * allocation and the frees that make room for it, and
+		 * invalidate that capture; refused here, it goes on. */
+		if (atomic_load_explicit(&dev->recording, memory_order_acquire))
+			return hc_fail(HC_ERR_STATE,
+				       "no device allocation while a stream of the device records");
 		/* Over the cap is a refusal like the device's own: cleanup and
 		 * retry follow in the caller. */
 		if (limit && !hc_idle_fit_limit(&dev->idle, &h, size, limit))

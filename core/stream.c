@@ -147,15 +147,14 @@ err_release_slot:
 }
 
 /*
- * hc_strm_teardown - wait for the stream's work, release everything it holds.
- * Context: device lock held (or the device is closing); takes the stream lock.
- * Buffers still live are freed: closing a stream ends its buffers.
+ * hc_strm_teardown_locked - wait for the stream's work, release everything
+ * it holds.  Context: device lock held (or the device is closing) and the
+ * stream's.  Buffers still live are freed: closing a stream ends its buffers.
  */
-void hc_strm_teardown(struct hc_strm *st)
+void hc_strm_teardown_locked(struct hc_strm *st)
 {
 	struct hc_dev *dev = st->dev;
 
-	hc_lock_acquire(&st->lock);
 	hc_strm_inbox_drain(st);
 	dev->ops->stream_sync(dev->hal, st->hal);
 	hc_strm_queues_fini(st); /* drop queue drained, cache values freed */
@@ -184,6 +183,14 @@ void hc_strm_teardown(struct hc_strm *st)
 	st->inbox.cap = 0;
 	pthread_mutex_unlock(&st->inbox.lock);
 	st->open = false;
+}
+
+/* hc_strm_teardown - the same, taking the stream lock.  Context: device
+ * lock held (or the device is closing). */
+void hc_strm_teardown(struct hc_strm *st)
+{
+	hc_lock_acquire(&st->lock);
+	hc_strm_teardown_locked(st);
 	hc_lock_release(&st->lock);
 }
 
@@ -273,6 +280,37 @@ hc_status hc_stream_adopt(hc_device d, void *native, hc_stream *out)
 	return rc;
 }
 
+/*
+ * Whether @st, found from @s with no lock held, may be closed: decided with
+ * the device lock and the stream's held together, the lock order, and kept
+ * until the teardown is over.  Deciding under the stream's lock alone and
+ * then taking the device lock let another thread begin a capture on the
+ * stream, or close it, in between: a recording stream was torn down (its
+ * backend stream left capturing, which refused every later wait and
+ * allocation of the device) or one stream torn down twice.
+ * Another stream's capture refuses the close too: the teardown's waits
+ * (the stream's work, its drop queue's fences) are host waits the backend
+ * refuses then, and that invalidate that capture; the close used to go on
+ * without them, releasing memory, and posting unpins, that work not known
+ * to be done might still use.  hc_graph_begin takes no device lock, so a
+ * capture begun on another stream during the teardown is still not waited
+ * for (hc_graph_destroy has the same window).
+ */
+static hc_status close_check(hc_stream s, struct hc_strm *st)
+{
+	if (!st->open || st->handle.id != s.id)
+		return hc_fail(HC_ERR_STALE, "hc_stream_close: stream %#llx was closed meanwhile",
+			       (unsigned long long)s.id);
+	if (hc_capture_is_active(&st->capture))
+		return hc_fail(HC_ERR_STATE, "hc_stream_close: a graph capture is active on this stream");
+	if (atomic_load_explicit(&st->dev->recording, memory_order_acquire))
+		return hc_fail(HC_ERR_STATE,
+			       "hc_stream_close: another stream of the device records a capture, which "
+			       "the close's waits would invalidate; close it after that stream's "
+			       "hc_graph_end");
+	return HC_OK;
+}
+
 static hc_status close_call(hc_stream s)
 {
 	uint64_t t0 = HC_TRACE_T0(stream_close);
@@ -280,22 +318,24 @@ static hc_status close_call(hc_stream s)
 	struct hc_dev *dev;
 	hc_status rc;
 
-	rc = hc_strm_lock(s, &st);
+	rc = hc_strm_lock(s, &st); /* finds the device; slots live as long as it */
 	if (rc != HC_OK)
 		return rc;
-	if (hc_capture_is_active(&st->capture)) {
-		hc_strm_unlock(st);
-		return hc_fail(HC_ERR_STATE, "hc_stream_close: a graph capture is active on this stream");
-	}
 	dev = st->dev;
 	hc_strm_unlock(st);
 	pthread_mutex_lock(&dev->lock);
-	/* Graphs captured on this stream hold its slices: they end with it. */
-	hc_graphs_destroy_stream(dev, st);
-	hc_strm_teardown(st);
+	hc_lock_acquire(&st->lock);
+	rc = close_check(s, st);
+	if (rc == HC_OK) {
+		/* Graphs captured on this stream hold its slices: they end with it. */
+		hc_graphs_destroy_stream(dev, st);
+		hc_strm_teardown_locked(st);
+	}
+	hc_lock_release(&st->lock);
 	pthread_mutex_unlock(&dev->lock);
-	HC_TRACE(stream_close, s.id, (int32_t)HC_OK, hc_trace_since_ns(t0));
-	return HC_OK;
+	if (rc == HC_OK)
+		HC_TRACE(stream_close, s.id, (int32_t)HC_OK, hc_trace_since_ns(t0));
+	return rc;
 }
 
 hc_status hc_stream_close(hc_stream s)

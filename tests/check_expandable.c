@@ -4,7 +4,8 @@
  * survives growth across granules, frees that keep their granules mapped
  * until a cleanup unmaps exactly the untouched ones, a refused map that
  * loses nothing, the capture rule, memory one stream unmapped mapped by
- * another, and the pool's validator over a manager with counting storage.
+ * another, the pool's validator over a manager with counting storage, and
+ * the address-ordered list of mappings under random use.
  */
 #include <check.h>
 #include <stdlib.h>
@@ -487,6 +488,64 @@ START_TEST(watermark_unmaps_around_holes)
 }
 END_TEST
 
+/* The mappings are linked in address order (cleanup and the watermark
+ * walk that list, not the range): random reservations, releases and
+ * cleanups, with and without the watermark, map below, between and above
+ * the mappings there are and unmap any of them; the validator checks the
+ * list against the granules after every step, and the fake storage that
+ * every mapped granule is mapped once. */
+START_TEST(mapping_list_follows_random_use)
+{
+	struct vfake f = { 0 };
+	struct hc_storage st = { .alloc = vf_alloc, .free = vf_free, .ctx = &f,
+				 .va_reserve = vf_reserve, .va_release = vf_release,
+				 .map = vf_map, .unmap = vf_unmap };
+	struct hc_mm_props p = { .max_page_size = 1 << 30, .alignment = 256,
+				 .vmm_granularity = G, .va_size = 64 * MIB };
+	hc_pool_layout in = { .preset = HC_LAYOUT_EXPLICIT, .pools = watermark_pools, .n_pools = 3 };
+	hc_pool_layout preset = { .preset = HC_LAYOUT_EXPANDABLE };
+	struct hc_slice_ref live[16];
+	uint64_t rng = 0x2545f4914f6cdd1dull + (uint64_t)_i, addr, maps_before;
+	struct hc_layout *l;
+	struct hc_mm *mm;
+	int n = 0;
+
+	ck_assert_int_eq(hc_layout_resolve(_i & 1 ? &in : &preset, &p, &l), HC_OK);
+	ck_assert_int_eq(hc_mm_create(l, &p, &st, &mm), HC_OK);
+	hc_layout_free(l);
+	for (int step = 0; step < 2000; step++) {
+		uint64_t r;
+
+		rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+		r = rng % 10;
+		if (r < 5 && n < 16) {
+			uint64_t size = MIB + (rng >> 16) % (5 * MIB);
+
+			if (hc_mm_reserve(mm, size, &live[n], &addr) == HC_OK)
+				n++;
+		} else if (r < 9 && n) {
+			int k = (int)((rng >> 24) % (uint64_t)n);
+
+			ck_assert_int_eq(hc_mm_release(mm, live[k]), HC_OK);
+			live[k] = live[--n];
+		} else {
+			maps_before = f.maps;
+			ck_assert_int_eq(hc_mm_cleanup(mm, true), HC_OK);
+			ck_assert_uint_eq(f.maps, maps_before);
+		}
+		ck_assert_msg(hc_mm_valid(mm), "step %d", step);
+	}
+	while (n)
+		ck_assert_int_eq(hc_mm_release(mm, live[--n]), HC_OK);
+	ck_assert_int_eq(hc_mm_cleanup(mm, true), HC_OK);
+	ck_assert_uint_eq(f.mapped, 0);
+	ck_assert_uint_gt(f.unmaps, 10);
+	ck_assert(hc_mm_valid(mm));
+	hc_mm_destroy(mm);
+	ck_assert_uint_eq(f.size, 0);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *su = suite_create("expandable");
@@ -502,6 +561,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, validator_counts);
 	tcase_add_test(tc, preset_keeps_mappings_until_cleanup);
 	tcase_add_test(tc, watermark_unmaps_around_holes);
+	tcase_add_loop_test(tc, mapping_list_follows_random_use, 0, 4);
 	suite_add_tcase(su, tc);
 	return su;
 }

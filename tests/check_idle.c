@@ -212,6 +212,47 @@ START_TEST(matches_the_array_it_replaced)
 }
 END_TEST
 
+/* While a stream of the device captures, the backend refuses every free:
+ * a trim or a make-room stops at the first refusal and the entry stays,
+ * in its place (the oldest), fence and all; the cache used to take it out
+ * first and lose it.  After the capture the same trim frees it first. */
+START_TEST(refused_free_keeps_the_entry)
+{
+	struct hc_idle c;
+	struct ref r = { .n = 0 };
+	hc_hal_stream *rec;
+	hc_hal_graph *g = NULL;
+	struct hc_hal_stats st;
+	uint64_t a1, a2, a3, got = 0;
+
+	hc_idle_init(&c);
+	a1 = put(&c, &r, 4 << 20);
+	a2 = put(&c, &r, 8 << 20);
+	a3 = put(&c, &r, 4 << 20);
+	ck_assert_int_eq(ops->stream_create(dev, &rec), HC_OK);
+	ck_assert_int_eq(ops->capture_begin(dev, rec), HC_OK);
+	hc_idle_trim(&c, &H, 0);
+	ck_assert_uint_eq(hc_idle_bytes(&c), 16u << 20);
+	hc_idle_make_room(&c, &H, 1ull << 40);
+	ck_assert_uint_eq(hc_idle_bytes(&c), 16u << 20);
+	ck_assert_int_eq(ops->capture_end(dev, rec, &g), HC_ERR_STATE); /* invalidated */
+	ck_assert_int_eq(ops->stream_destroy(dev, rec), HC_OK);
+
+	hc_idle_trim(&c, &H, 12 << 20); /* the oldest, a1, goes */
+	ck_assert_uint_eq(hc_idle_bytes(&c), 12u << 20);
+	ck_assert(hc_idle_take(&c, &H, 1, strm, 4 << 20, &got));
+	ck_assert_uint_eq(got, a3);
+	ck_assert(hc_idle_take(&c, &H, 1, strm, 8 << 20, &got));
+	ck_assert_uint_eq(got, a2);
+	ck_assert_int_eq(ops->mem_free(dev, a2), HC_OK);
+	ck_assert_int_eq(ops->mem_free(dev, a3), HC_OK);
+	(void)a1;
+	hc_idle_fini(&c, &H);
+	ck_assert_int_eq(ops->ctl(dev, HC_HAL_CTL_STATS, &st), HC_OK);
+	ck_assert_uint_eq(st.device_allocs, st.device_frees);
+}
+END_TEST
+
 static Suite *idle_suite(void)
 {
 	Suite *s = suite_create("idle");
@@ -219,6 +260,7 @@ static Suite *idle_suite(void)
 
 	tcase_add_checked_fixture(t, setup, teardown);
 	tcase_add_test(t, oldest_of_a_size_first);
+	tcase_add_test(t, refused_free_keeps_the_entry);
 	tcase_add_loop_test(t, matches_the_array_it_replaced, 0, 4);
 	tcase_set_timeout(t, 60);
 	suite_add_tcase(s, t);

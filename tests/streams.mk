@@ -10,3 +10,13 @@ tests_check_stress_SOURCES = tests/check_stress.c
 tests_check_stress_CFLAGS = $(TEST_CFLAGS)
 tests_check_stress_LDADD = $(TEST_LDADD)
 endif
+# tests/check_api_edges: the public calls' Context: edges (a refused install,
+# a report callback calling back, the idle cache and stream close while
+# another stream records, close racing a capture); threaded, bounded.
+if HAVE_CHECK
+check_PROGRAMS += tests/check_api_edges
+TESTS += tests/check_api_edges
+tests_check_api_edges_SOURCES = tests/check_api_edges.c
+tests_check_api_edges_CFLAGS = $(TEST_CFLAGS)
+tests_check_api_edges_LDADD = $(TEST_LDADD) -lpthread
+endif

@@ -28,10 +28,15 @@
  * granules: one call for the request rounded up).  A free maps nothing
  * and unmaps nothing: its granules stay mapped, a cache for the next
  * request.  A runtime unmaps only whole mappings, so every mapping is
- * recorded (@map_start, @map_len); the explicit cleanup (hc_memory_cleanup,
- * the cleanup-and-retry before an HC_ERR_OOM is returned, install)
- * unmaps every mapping no live block touches, adjacent ones in one call,
- * and destroy unmaps everything and releases the range.  Reserved bytes
+ * recorded (@map_start, @map_len) and linked in address order
+ * (@map_next, @map_prev); the explicit cleanup (hc_memory_cleanup, the
+ * cleanup-and-retry before an HC_ERR_OOM is returned, install) walks that
+ * list and unmaps every mapping no live block touches, adjacent ones in
+ * one call, and destroy unmaps everything and releases the range.  Neither
+ * they nor the watermark visit granules nothing maps: they used to walk
+ * the whole range, a cost in reserved addresses (by default the device's
+ * memory: 32768 granules on 64 GiB) rather than in mappings
+ * (bench/callgrind-xp-cleanup).  Reserved bytes
  * are the mapped bytes; "pages" in reports counts mappings.
  *
  * reclaim_at = HC_RECLAIM_AT_PEAK adds the split pool's watermark: before
@@ -67,6 +72,11 @@ struct hc_xrange {
 	uint32_t *touch;       /* live blocks touching each granule */
 	uint32_t *map_start;   /* per granule: first granule of its mapping, or UNMAPPED */
 	uint32_t *map_len;     /* at a mapping's first granule: its granules */
+	/* The mappings in address order, linked through their first granules
+	 * (UNMAPPED ends the list): cleanup and the watermark visit mappings,
+	 * not the range's granules, most of which nothing maps. */
+	uint32_t *map_next, *map_prev;
+	uint32_t map_first, map_last;
 	struct hc_page page;   /* the blocks' page: the whole range */
 };
 
@@ -138,8 +148,11 @@ static hc_status range_open(struct hc_pool *p)
 	xr->touch = calloc(xr->ngran, sizeof(*xr->touch));
 	xr->map_start = malloc((size_t)xr->ngran * sizeof(*xr->map_start));
 	xr->map_len = calloc(xr->ngran, sizeof(*xr->map_len));
-	if (!xr->touch || !xr->map_start || !xr->map_len)
+	xr->map_next = malloc((size_t)xr->ngran * sizeof(*xr->map_next));
+	xr->map_prev = malloc((size_t)xr->ngran * sizeof(*xr->map_prev));
+	if (!xr->touch || !xr->map_start || !xr->map_len || !xr->map_next || !xr->map_prev)
 		goto err_host;
+	xr->map_first = xr->map_last = UNMAPPED;
 	memset(xr->map_start, 0xff, (size_t)xr->ngran * sizeof(*xr->map_start));
 	rc = st->va_reserve(st->ctx, want, &xr->base);
 	if (rc != HC_OK) {
@@ -168,6 +181,8 @@ err_free:
 		free(xr->touch);
 		free(xr->map_start);
 		free(xr->map_len);
+		free(xr->map_next);
+		free(xr->map_prev);
 		free(xr);
 	}
 	return rc;
@@ -185,12 +200,51 @@ static bool needs_map(const struct hc_xrange *xr, const struct hc_slice *s, uint
 	return false;
 }
 
+/*
+ * Links the new mapping at granule @g (@n granules, not yet recorded) into
+ * the address-ordered list.  Its neighbours are found from the granules
+ * beside it when they are mapped (growth at the top: the one below), else
+ * by walking down from the highest mapping: the cost is in mappings.
+ */
+static void map_link(struct hc_xrange *xr, uint32_t g, uint32_t n)
+{
+	uint32_t prev, next;
+
+	if (g > 0 && xr->map_start[g - 1] != UNMAPPED) {
+		prev = xr->map_start[g - 1];
+		next = xr->map_next[prev];
+	} else if (g + n < xr->ngran && xr->map_start[g + n] != UNMAPPED) {
+		next = xr->map_start[g + n];
+		prev = xr->map_prev[next];
+	} else {
+		for (prev = xr->map_last; prev != UNMAPPED && prev > g; prev = xr->map_prev[prev])
+			;
+		next = prev != UNMAPPED ? xr->map_next[prev] : xr->map_first;
+	}
+	xr->map_prev[g] = prev;
+	xr->map_next[g] = next;
+	*(prev != UNMAPPED ? &xr->map_next[prev] : &xr->map_first) = g;
+	*(next != UNMAPPED ? &xr->map_prev[next] : &xr->map_last) = g;
+}
+
+static void map_unlink(struct hc_xrange *xr, uint32_t g)
+{
+	uint32_t prev = xr->map_prev[g], next = xr->map_next[g];
+
+	*(prev != UNMAPPED ? &xr->map_next[prev] : &xr->map_first) = next;
+	*(next != UNMAPPED ? &xr->map_prev[next] : &xr->map_last) = prev;
+}
+
 /* Records the mapping of granules [@g, @g + @n); or forgets it (@on false). */
 static void map_note(struct hc_pool *p, uint32_t g, uint32_t n, bool on)
 {
 	struct hc_xrange *xr = p->xr;
 	uint32_t i;
 
+	if (on)
+		map_link(xr, g, n);
+	else
+		map_unlink(xr, g);
 	for (i = 0; i < n; i++)
 		xr->map_start[g + i] = on ? g : UNMAPPED;
 	xr->map_len[g] = on ? n : 0;
@@ -343,7 +397,7 @@ static void reclaim(struct hc_pool *p, uint64_t addr, uint64_t eff)
 {
 	struct hc_xrange *xr = p->xr;
 	uint64_t need = unmapped_in(xr, addr, eff), used, peak, wm;
-	uint32_t g0, g1, g, from = 0, n = 0;
+	uint32_t g0, g1, m, below, from = 0, n = 0;
 
 	if (!need || !p->npages || p->spec.reclaim_at != HC_RECLAIM_AT_PEAK)
 		return;
@@ -358,18 +412,16 @@ static void reclaim(struct hc_pool *p, uint64_t addr, uint64_t eff)
 #define MAPPED_NOW() (p->shared ? atomic_load_explicit(&p->shared->reserved, memory_order_relaxed) \
 				: p->use.bytes_reserved)
 	span_of(xr, addr, eff, &g0, &g1);
-	for (g = xr->ngran; g-- > 0 && MAPPED_NOW() + need > wm;) {
-		uint32_t m = xr->map_start[g], len;
+	for (m = xr->map_last; m != UNMAPPED && MAPPED_NOW() + need > wm; m = below) {
+		uint32_t len = xr->map_len[m];
 
-		if (m == UNMAPPED) {
-			/* a gap ends the stretch: one call covers adjacent mappings only */
-			if (n && unmap_runs(p, from, n) != HC_OK)
+		below = xr->map_prev[m];
+		/* a gap ends the stretch: one call covers adjacent mappings only */
+		if (n && m + len != from) {
+			if (unmap_runs(p, from, n) != HC_OK)
 				return;
 			n = 0;
-			continue;
 		}
-		len = xr->map_len[m];
-		g = m;
 		if ((m <= g1 && m + len > g0) || !untouched(xr, m, len)) {
 			if (n && unmap_runs(p, from, n) != HC_OK)
 				return;
@@ -469,27 +521,26 @@ static void xp_on_free(struct hc_pool *p, struct hc_slice *s)
 }
 
 /* Unmaps every mapping no live block touches (@all: every mapping), each
- * stretch of adjacent ones in one call; stops at the first refusal. */
+ * stretch of adjacent ones in one call; stops at the first refusal.  Walks
+ * the mappings, not the range: its cost is in mapped granules. */
 static hc_status unmap_idle(struct hc_pool *p, bool all)
 {
 	struct hc_xrange *xr = p->xr;
-	uint32_t g = 0, from = 0, n = 0;
+	uint32_t m = xr->map_first, from = 0, n = 0;
 	hc_status rc = HC_OK;
 
-	while (g < xr->ngran && rc == HC_OK) {
-		uint32_t len = xr->map_start[g] == g ? xr->map_len[g] : 0;
+	for (; m != UNMAPPED && rc == HC_OK; m = xr->map_next[m]) {
+		uint32_t len = xr->map_len[m];
 
-		if (len && (all || untouched(xr, g, len))) {
-			if (!n)
-				from = g;
-			n += len;
-			g += len;
-			continue;
+		if (n && (from + n != m || !(all || untouched(xr, m, len)))) {
+			rc = unmap_runs(p, from, n); /* unlinks only mappings below m */
+			n = 0;
 		}
-		if (n)
-			rc = unmap_runs(p, from, n);
-		n = 0;
-		g += len ? len : 1;
+		if (rc == HC_OK && (all || untouched(xr, m, len))) {
+			if (!n)
+				from = m;
+			n += len;
+		}
 	}
 	if (n && rc == HC_OK)
 		rc = unmap_runs(p, from, n);
@@ -525,6 +576,8 @@ static void xp_destroy(struct hc_pool *p)
 	free(xr->touch);
 	free(xr->map_start);
 	free(xr->map_len);
+	free(xr->map_next);
+	free(xr->map_prev);
 	free(xr);
 	p->xr = NULL;
 }
@@ -590,6 +643,15 @@ static bool xp_valid(const struct hc_pool *p, const struct hc_slice *parked, hc_
 		mapped += xr->gran;
 	}
 	free(touch);
+	/* the mapping list: each mapping once, in address order */
+	{
+		uint32_t m, before = UNMAPPED, listed = 0;
+
+		for (m = xr->map_first; ok && m != UNMAPPED; before = m, m = xr->map_next[m])
+			ok = m < xr->ngran && xr->map_start[m] == m && xr->map_prev[m] == before &&
+			     (before == UNMAPPED || before < m) && ++listed <= maps;
+		ok = ok && before == xr->map_last && listed == maps;
+	}
 	u->bytes_reserved += mapped;
 	return ok && maps == p->npages;
 }

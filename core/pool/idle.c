@@ -160,11 +160,12 @@ static void entry_remove(struct hc_idle *c, uint32_t i, struct hc_idle_entry *ou
 	atomic_fetch_sub_explicit(&c->bytes, out->size, memory_order_relaxed);
 }
 
-/* Appends an entry (newest) to both lists.  Return: false when out of
- * host memory (nothing changed). */
-static bool entry_add(struct hc_idle *c, const struct hc_idle_entry *v)
+/* Adds an entry to both lists: the newest (appended), or with @oldest an
+ * entry put back, in its place by age (it was the oldest when taken out).
+ * Return: false when out of host memory (nothing changed). */
+static bool entry_insert(struct hc_idle *c, const struct hc_idle_entry *v, bool oldest)
 {
-	uint32_t b = bucket_get(c, v->size), i;
+	uint32_t b = bucket_get(c, v->size), i, j, k;
 	struct hc_idle_entry *x;
 
 	if (b == HC_IDLE_NIL)
@@ -178,8 +179,8 @@ static bool entry_add(struct hc_idle *c, const struct hc_idle_entry *v)
 				bucket_del(c, b);
 			return false;
 		}
-		for (uint32_t k = c->cap; k < cap; k++)
-			ne[k].next = k + 1 < cap ? k + 1 : HC_IDLE_NIL;
+		for (uint32_t n = c->cap; n < cap; n++)
+			ne[n].next = n + 1 < cap ? n + 1 : HC_IDLE_NIL;
 		c->e = ne;
 		c->free_slot = c->cap;
 		c->cap = cap;
@@ -188,31 +189,54 @@ static bool entry_add(struct hc_idle *c, const struct hc_idle_entry *v)
 	x = &c->e[i];
 	c->free_slot = x->next;
 	*x = *v;
-	x->prev = c->tail;
-	x->next = HC_IDLE_NIL;
-	if (c->tail != HC_IDLE_NIL)
-		c->e[c->tail].next = i;
-	else
-		c->head = i;
-	c->tail = i;
-	x->sprev = c->tab[b].tail;
-	x->snext = HC_IDLE_NIL;
-	if (c->tab[b].tail != HC_IDLE_NIL)
-		c->e[c->tab[b].tail].snext = i;
-	else
-		c->tab[b].head = i;
-	c->tab[b].tail = i;
+	/* before @j in all entries and @k in its size's: the end for a new
+	 * entry; for one put back, the first entry released after it (the
+	 * head, unless another thread put back an older one meanwhile) */
+	j = k = HC_IDLE_NIL;
+	if (oldest) {
+		for (j = c->head; j != HC_IDLE_NIL && c->e[j].seq < x->seq; j = c->e[j].next)
+			;
+		for (k = c->tab[b].head; k != HC_IDLE_NIL && c->e[k].seq < x->seq; k = c->e[k].snext)
+			;
+	}
+	x->next = j;
+	x->prev = j != HC_IDLE_NIL ? c->e[j].prev : c->tail;
+	*(x->prev != HC_IDLE_NIL ? &c->e[x->prev].next : &c->head) = i;
+	*(j != HC_IDLE_NIL ? &c->e[j].prev : &c->tail) = i;
+	x->snext = k;
+	x->sprev = k != HC_IDLE_NIL ? c->e[k].sprev : c->tab[b].tail;
+	*(x->sprev != HC_IDLE_NIL ? &c->e[x->sprev].snext : &c->tab[b].head) = i;
+	*(k != HC_IDLE_NIL ? &c->e[k].sprev : &c->tab[b].tail) = i;
 	c->n++;
 	atomic_fetch_add_explicit(&c->bytes, v->size, memory_order_relaxed);
 	return true;
 }
 
-static void entry_free(const struct hc_idle_hal *h, struct hc_idle_entry *x)
+/*
+ * Frees entry @x, which the caller took off the lists (the oldest one), to
+ * the device.  When the backend refuses (HC_ERR_STATE while a stream of
+ * the device records a capture, a failing runtime), the entry goes back
+ * where it was, fence and all, and false tells the caller to stop: taken
+ * out first and freed after the lock, a refused entry used to be neither
+ * idle nor freed, its device memory lost for good.  Only without the host
+ * memory to put it back is it dropped.  Context: @c's lock not held.
+ */
+static bool entry_free(struct hc_idle *c, const struct hc_idle_hal *h, struct hc_idle_entry *x)
 {
-	if (x->fence)
+	bool back;
+
+	if (h->ops->mem_free(h->dev, x->addr) == HC_OK) {
+		if (x->fence)
+			h->ops->event_destroy(h->dev, x->fence);
+		HC_TRACE(device_free, x->from, x->addr, x->size);
+		return true;
+	}
+	pthread_mutex_lock(&c->lock);
+	back = entry_insert(c, x, true);
+	pthread_mutex_unlock(&c->lock);
+	if (!back && x->fence)
 		h->ops->event_destroy(h->dev, x->fence);
-	HC_TRACE(device_free, x->from, x->addr, x->size);
-	(void)h->ops->mem_free(h->dev, x->addr);
+	return false;
 }
 
 void hc_idle_fini(struct hc_idle *c, const struct hc_idle_hal *h)
@@ -304,7 +328,8 @@ void hc_idle_make_room(struct hc_idle *c, const struct hc_idle_hal *h, uint64_t 
 		}
 		entry_remove(c, c->head, &x);
 		pthread_mutex_unlock(&c->lock);
-		entry_free(h, &x);
+		if (!entry_free(c, h, &x))
+			return; /* the backend refuses frees now */
 	}
 }
 
@@ -320,7 +345,8 @@ void hc_idle_trim(struct hc_idle *c, const struct hc_idle_hal *h, uint64_t keep)
 		}
 		entry_remove(c, c->head, &x);
 		pthread_mutex_unlock(&c->lock);
-		entry_free(h, &x);
+		if (!entry_free(c, h, &x))
+			return; /* the backend refuses frees now */
 	}
 }
 
@@ -360,8 +386,8 @@ hc_status hc_idle_put(struct hc_idle *c, const struct hc_idle_hal *h, uint64_t w
 	if (h->ops->event_record(h->dev, from, &fence) != HC_OK)
 		goto free_now;
 	pthread_mutex_lock(&c->lock);
-	if (!entry_add(c, &(struct hc_idle_entry){ .addr = addr, .size = size, .seq = c->seq + 1,
-						  .from = who, .fence = fence })) {
+	if (!entry_insert(c, &(struct hc_idle_entry){ .addr = addr, .size = size, .seq = c->seq + 1,
+						  .from = who, .fence = fence }, false)) {
 		pthread_mutex_unlock(&c->lock);
 		h->ops->event_destroy(h->dev, fence);
 		goto free_now;

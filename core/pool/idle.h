@@ -25,6 +25,10 @@
  * (replay stays deterministic).  Adopting, trimming and releasing
  * cost O(1) whatever the number of idle entries.
  *
+ * A free the backend refuses (while a stream of the device records a
+ * capture, say) puts its entry back where it was and ends that trim: the
+ * memory stays idle, never lost between the cache and the device.
+ *
  * Locking: @lock is a leaf, taken under a stream lock (the storage
  * callbacks) or none, and never held across a HAL call that can block.
  */
@@ -108,10 +112,12 @@ bool hc_idle_take_fit(struct hc_idle *c, const struct hc_idle_hal *h, uint64_t w
 /*
  * hc_idle_make_room - before a new device allocation of @size: free the
  * oldest entries while held + idle + @size would pass max(held peak,
- * held + @size).  Context: a stream lock held.  Calls mem_free.
+ * held + @size), or until the backend refuses a free (that entry stays).
+ * Context: a stream lock held.  Calls mem_free.
  */
 void hc_idle_make_room(struct hc_idle *c, const struct hc_idle_hal *h, uint64_t size);
-/* hc_idle_trim - free the oldest entries until at most @keep bytes stay. */
+/* hc_idle_trim - free the oldest entries until at most @keep bytes stay,
+ * or until the backend refuses a free (that entry stays). */
 void hc_idle_trim(struct hc_idle *c, const struct hc_idle_hal *h, uint64_t keep);
 /*
  * hc_idle_fit_limit - before a new device allocation of @size: free the

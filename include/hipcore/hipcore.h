@@ -45,11 +45,14 @@
  *    refuses a device allocation or free and a host wait on any stream of
  *    that device, with HC_ERR_STATE (the simulator also invalidates every
  *    capture recording there: hc_graph_end then fails).  The library puts
- *    off its drop-queue flushes meanwhile.  On the recording stream itself,
- *    hc_sync, hc_read, hc_stream_close and hc_graph_destroy return
- *    HC_ERR_STATE before waiting, and hc_memory_cleanup does nothing.
- *  - Callbacks (hc_release_fn, hc_pool_report_fn) may run with stream locks
- *    held: they must not call libhipcore.
+ *    off its drop-queue flushes meanwhile, and refuses (HC_ERR_STATE) on
+ *    any stream the calls whose waits or frees it cannot put off:
+ *    hc_stream_close, hc_graph_destroy, hc_device_idle_release, and an
+ *    hc_alloc miss the idle cache cannot serve.  On the recording stream
+ *    itself, hc_sync and hc_read return HC_ERR_STATE before waiting too,
+ *    and hc_memory_cleanup does nothing.
+ *  - hc_release_fn callbacks may run with stream locks held: they must not
+ *    call libhipcore.  hc_pool_report_fn runs with no lock held.
  *  - hc_device_close() must not run while another thread calls into the
  *    same device.
  */
@@ -361,14 +364,17 @@ HC_API hc_status hc_stream_open(hc_device dev, hc_stream *out);
 /* Waits for the stream's work, releases its drop queue and pools.  Its
  * buffers and graphs become stale.  HC_ERR_STATE, changing nothing, while a
  * graph capture is prepared or recording on it (hc_graph_begin and
- * hc_graph_end end it; hc_device_close closes the stream regardless).
- * Context: any thread, none using the stream at the same time; takes the
- * device lock, then the stream's.  Blocks: waits for the stream's work
- * (its graphs' replays included) and its drop queue's fences; its pools'
- * device memory goes to the device's idle cache.  These waits are not
- * checked against other streams' captures: while another stream of the
- * device records, the backend refuses them and the close goes on without
- * having waited. */
+ * hc_graph_end end it; hc_device_close closes the stream regardless), and
+ * while another stream of the device records (the close's waits would
+ * invalidate that capture; close after its hc_graph_end).
+ * Context: any thread; takes the stream's lock (to find its device), then
+ * the device lock and the stream's together, and decides there: a capture
+ * begun on the stream or a close of it by another thread meanwhile is seen
+ * (HC_ERR_STATE, HC_ERR_STALE).  Blocks: waits for the stream's work (its
+ * graphs' replays included) and its drop queue's fences; its pools'
+ * device memory goes to the device's idle cache.  A capture another thread
+ * begins on another stream while the close runs is not waited for: the
+ * backend refuses the close's waits then. */
 HC_API hc_status hc_stream_close(hc_stream stream);
 /* Blocks the host until every operation queued on the stream is done.
  * Context: any thread; holds the stream lock while it waits, so other calls
@@ -407,7 +413,8 @@ HC_API hc_status hc_stream_adopt(hc_device dev, void *native, hc_stream *out);
  * waits, frees) and retries once.  While @stream records, the retry is
  * skipped and a device allocation is refused by the backend and makes
  * hc_graph_end fail; while another stream of the device records, a miss
- * that reaches the backend is refused too (HC_ERR_STATE).
+ * the idle cache cannot serve is refused (HC_ERR_STATE) before it frees
+ * idle memory or asks the backend, so that capture stays valid.
  * Return: HC_ERR_TOO_BIG when no pool of the layout takes @size,
  * HC_ERR_OOM when the device refuses it after cleanup and retry. */
 HC_API hc_status hc_alloc(hc_stream stream, uint64_t size, hc_buffer *out);
@@ -621,11 +628,11 @@ typedef struct hc_pool_layout {
  * when @stream still holds live memory (the layout is then installed for
  * later streams only).
  */
-/* Context: any thread; takes @stream's lock, the device lock and @stream's
- * lock again, one at a time.  Runs hc_memory_cleanup's work, so it may
- * block as cleanup does.  HC_ERR_STATE while a capture is prepared or
- * recording on @stream; as with HC_ERR_IN_USE, the layout is then already
- * installed for later streams. */
+/* Context: any thread; takes @stream's lock twice, then the device lock,
+ * one at a time.  Runs hc_memory_cleanup's work, so it may block as
+ * cleanup does.  HC_ERR_STATE, changing nothing (the layout for later
+ * streams included), while a capture is prepared or recording on @stream;
+ * so does any other refusal but HC_ERR_IN_USE. */
 HC_API hc_status hc_install_memory_pools(hc_stream stream, const hc_pool_layout *layout);
 
 typedef enum hc_memory_kind {
@@ -663,9 +670,10 @@ HC_API hc_status hc_device_idle_bytes(hc_device dev, uint64_t *out);
  * backend (the runtime's free, which synchronises the device).  Pages the
  * streams' pools still hold stay: hc_memory_cleanup empties those first.
  * Context: any thread; takes no stream lock (the idle cache's own, never
- * across a free).  Blocks: each free may synchronise the device.  No
- * capture check: while a stream of the device records, the backend
- * refuses the frees, whose status is not returned.
+ * across a free).  Blocks: each free may synchronise the device.
+ * HC_ERR_STATE, freeing nothing, while a stream of the device records (a
+ * free would invalidate its capture).  A free the backend refuses leaves
+ * its memory idle.
  */
 HC_API hc_status hc_device_idle_release(hc_device dev);
 /*
@@ -690,10 +698,13 @@ typedef struct hc_pool_report {
 
 typedef void (*hc_pool_report_fn)(const hc_pool_report *report, void *arg);
 
-/* Calls @fn once per pool of @stream, in routing order.
- * Context: any thread; @fn runs in the caller's thread with @stream's lock
- * held, so it must not call libhipcore on @stream.  Never waits on the
- * device; legal while capturing. */
+/* Calls @fn once per pool of @stream, in routing order, with the figures
+ * of one moment.
+ * Context: any thread; takes @stream's lock to copy the reports, then runs
+ * @fn in the caller's thread with no lock held, so @fn may call libhipcore,
+ * on @stream too (what it changes is not in the reports).  Never waits on
+ * the device; legal while capturing.
+ * Return: HC_ERR_OOM (@fn not called) when the copy finds no host memory. */
 HC_API hc_status hc_memory_report(hc_stream stream, hc_memory_kind kind,
 				  hc_pool_report_fn fn, void *arg);
 /* Flushes the drop queue twice, drops unpinned cached metadata and frees
@@ -703,7 +714,9 @@ HC_API hc_status hc_memory_report(hc_stream stream, hc_memory_kind kind,
  * (every stream's, not only @stream's) is freed, each free possibly
  * synchronising the device.  While @stream records it does nothing and
  * returns HC_OK; while another stream of the device records, the flushes
- * are put off and the backend refuses the frees. */
+ * are put off and nothing is given back to the backend (the pools' empty
+ * device pages go to the idle cache; pinned pages and idle memory stay),
+ * since a free would invalidate that capture. */
 HC_API hc_status hc_memory_cleanup(hc_stream stream);
 /* Persistent-mode windows nest: begin/end pairs.  An end without an open
  * window changes nothing and returns HC_OK.

@@ -296,8 +296,13 @@ static void op_graph(struct st *z, int s, uint8_t which)
 static void close_stream(struct st *z, int s)
 {
 	hc_status rc = hc_stream_close(z->s[s]);
+	bool others = false;
 
-	if (z->cap[s] != CAP_NONE) { /* prepared or recording: refused */
+	for (int j = 0; j < NSTREAMS; j++)
+		others |= j != s && z->cap[j] == CAP_RECORDING;
+	/* prepared or recording, or another stream records (the close's
+	 * waits would invalidate that capture): refused */
+	if (z->cap[s] != CAP_NONE || others) {
 		CHECK(rc == HC_ERR_STATE);
 		return;
 	}
