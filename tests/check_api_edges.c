@@ -237,7 +237,7 @@ END_TEST
 
 static hc_device_stats stats_of(void)
 {
-	hc_device_stats st;
+	hc_device_stats st = { .struct_size = sizeof(st) };
 
 	ck_assert_int_eq(hc_device_stats_get(dev, &st), HC_OK);
 	return st;
