@@ -4,7 +4,7 @@
 if HAVE_CHECK
 check_PROGRAMS += tests/check_calibrate
 TESTS += tests/check_calibrate
-tests_check_calibrate_SOURCES = tests/check_calibrate.c tools/hipsim/calibrate.h \
+tests_check_calibrate_SOURCES = tests/check_calibrate.c $(TEST_RUNNER) tools/hipsim/calibrate.h \
 	tools/hipsim/calibrate.c tools/hipsim/options.c tools/hipsim/output.c
 tests_check_calibrate_CFLAGS = $(TEST_CFLAGS)
 tests_check_calibrate_LDADD = $(TEST_LDADD) -lm

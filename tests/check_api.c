@@ -3,12 +3,12 @@
  * on the simulator: lifecycles, stale handles, bad input, usage, layouts,
  * cleanup-and-retry.
  */
-#include <check.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "config.h"
 #include "hipcore/hipcore.h"
+#include "tests/runner.h"
 
 #define MIB HC_MIB
 
@@ -548,13 +548,4 @@ static Suite *api_suite(void)
 	return su;
 }
 
-int main(void)
-{
-	SRunner *sr = srunner_create(api_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+HC_TEST_PROGRAM(api_suite);

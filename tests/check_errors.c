@@ -5,12 +5,12 @@
  * kernels, the conservative handling of a fence fault, isolation between
  * streams, and hc_failure_explain's text and bad input.
  */
-#include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "hipcore/hipcore.h"
+#include "tests/runner.h"
 
 #define N 1024
 
@@ -563,13 +563,4 @@ static Suite *errors_suite(void)
 	return su;
 }
 
-int main(void)
-{
-	SRunner *sr = srunner_create(errors_suite());
-	int nfail;
-
-	srunner_run_all(sr, CK_NORMAL);
-	nfail = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return nfail ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+HC_TEST_PROGRAM(errors_suite);

@@ -6,12 +6,12 @@
  * loses nothing, the capture rule, memory one stream unmapped mapped by
  * another, and the pool's validator over a manager with counting storage.
  */
-#include <check.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/pool/manager.h"
 #include "hipcore/hipcore.h"
+#include "tests/runner.h"
 
 #define MIB HC_MIB
 
@@ -506,13 +506,4 @@ static Suite *suite(void)
 	return su;
 }
 
-int main(void)
-{
-	SRunner *sr = srunner_create(suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+HC_TEST_PROGRAM(suite);

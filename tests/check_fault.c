@@ -6,12 +6,12 @@
  * the shim's.  That a call was refused before reaching the backend is
  * checked through the counts.
  */
-#include <check.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/internal.h"
 #include "hal/fault.h"
+#include "tests/runner.h"
 
 struct toy_dev {
 	int open;
@@ -593,13 +593,4 @@ static Suite *fault_suite(void)
 	return s;
 }
 
-int main(void)
-{
-	SRunner *sr = srunner_create(fault_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+HC_TEST_PROGRAM(fault_suite);

@@ -5,11 +5,11 @@
  * and launches recorded with their info words and replayed in data mode,
  * the metadata cache's pins, captures rejected for needing new pages.
  */
-#include <check.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "hipcore/hipcore.h"
+#include "tests/runner.h"
 
 #define MIB HC_MIB
 
@@ -558,13 +558,4 @@ static Suite *graph_suite(void)
 	return su;
 }
 
-int main(void)
-{
-	SRunner *sr = srunner_create(graph_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+HC_TEST_PROGRAM(graph_suite);

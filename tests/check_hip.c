@@ -5,7 +5,6 @@
  * HIPCORE_HIP_LIBRARY picks the library; hc_hip_runtime_reset() unloads it
  * between cases so each case loads what it names (CK_FORK=no works too).
  */
-#include <check.h>
 #include <dlfcn.h>
 #include <hip/hip_runtime_api.h>
 #include <stdio.h>
@@ -16,6 +15,7 @@
 #include "core/internal.h"
 #include "hal/fault.h"
 #include "hal/hip/hip_rt.h"
+#include "tests/runner.h"
 
 static char fake_path[1024], partial_path[1024], hip_path[1024];
 static void *fake; /* our own handle on the fake: keeps its state across reloads */
@@ -1288,11 +1288,9 @@ static Suite *hip_suite(void)
 	return s;
 }
 
-int main(void)
+/* Opens the fake runtime once for the whole run and finds its controls. */
+static int fake_load(int argc, char **argv)
 {
-	SRunner *sr;
-	int failed;
-
 	paths_init();
 	fake = dlopen(fake_path, RTLD_NOW | RTLD_LOCAL);
 	if (!fake) {
@@ -1315,11 +1313,13 @@ int main(void)
 		dlclose(fake);
 		return EXIT_FAILURE;
 	}
-	sr = srunner_create(hip_suite());
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
+	return 0;
+}
+
+static void fake_unload(void)
+{
 	hc_hip_runtime_reset();
 	dlclose(fake);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }
+
+HC_TEST_PROGRAM_HOOKED(fake_load, fake_unload, hip_suite);

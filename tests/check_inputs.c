@@ -19,7 +19,6 @@
  * directory.  Every bound used is a second or a few MiB, so the suite runs
  * in seconds (valgrind too).
  */
-#include <check.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -41,6 +40,7 @@
 #include "tools/hipsim/read_options.h"
 #include "tools/hipsim/read_rmm.h"
 #include "tools/hipsim/replay_event.h"
+#include "tests/runner.h"
 
 #define HDR "Thread,Time,Action,Pointer,Size,Stream\n"
 
@@ -831,13 +831,4 @@ static Suite *inputs_suite(void)
 	return s;
 }
 
-int main(void)
-{
-	SRunner *sr = srunner_create(inputs_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+HC_TEST_PROGRAM(inputs_suite);

@@ -10,7 +10,6 @@
  * Subcommands run in this process with stdout and stderr captured;
  * standard output's own write errors are main()'s (tests/hipsim-outputs.sh).
  */
-#include <check.h>
 #include <fcntl.h>
 #include <jansson.h>
 #include <math.h>
@@ -23,6 +22,7 @@
 #include "config.h"
 #include "tools/hipsim/hipsim.h"
 #include "tools/hipsim/svg.h"
+#include "tests/runner.h"
 
 static char tmpdir[256];
 static char out_text[1 << 16], err_text[1 << 16];
@@ -643,12 +643,10 @@ END_TEST
 
 /* --- the suite ------------------------------------------------------------------ */
 
-int main(void)
+static Suite *outputs_suite(void)
 {
 	Suite *s = suite_create("outputs");
 	TCase *tc = tcase_create("outputs");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_set_timeout(tc, 60);
@@ -670,9 +668,7 @@ int main(void)
 	tcase_add_test(tc, svg_escapes_the_trace_path);
 	tcase_add_test(tc, svg_many_streams);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return s;
 }
+
+HC_TEST_PROGRAM(outputs_suite);

@@ -9,11 +9,11 @@
  * drives random reserve/release/pin/cleanup/install sequences with
  * fixed seeds and checks the invariants after every step.
  */
-#include <check.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/pool/pool.h"
+#include "tests/runner.h"
 
 #define KIB ((uint64_t)1024)
 #define MIB (1024 * KIB)
@@ -2989,13 +2989,4 @@ static Suite *pools_suite(void)
 	return s;
 }
 
-int main(void)
-{
-	SRunner *sr = srunner_create(pools_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+HC_TEST_PROGRAM(pools_suite);

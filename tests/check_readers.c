@@ -7,7 +7,6 @@
  *
  * Inputs are written by the tests into a fresh temporary directory.
  */
-#include <check.h>
 #include <dirent.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -27,6 +26,7 @@
 #include "tools/hipsim/read_isolated.h"
 #include "tools/hipsim/read_rmm.h"
 #include "tools/hipsim/replay_event.h"
+#include "tests/runner.h"
 
 static char tmpdir[256];
 
@@ -1280,13 +1280,4 @@ static Suite *readers_suite(void)
 	return s;
 }
 
-int main(void)
-{
-	SRunner *sr = srunner_create(readers_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+HC_TEST_PROGRAM(readers_suite);

@@ -9,7 +9,6 @@
  * reserves one page per stream on the first allocation, and pages stay
  * reserved until the device closes (after the report), so device_frees is 0.
  */
-#include <check.h>
 #include <fcntl.h>
 #include <jansson.h>
 #include <stdio.h>
@@ -21,6 +20,7 @@
 #include "hipcore/hipcore.h"
 #include "tools/hipsim/hipsim.h"
 #include "tools/hipsim/layout_file.h"
+#include "tests/runner.h"
 
 static char tmpdir[256];
 static char out_text[1 << 16], err_text[1 << 16];
@@ -522,12 +522,10 @@ START_TEST(compare_what_if)
 }
 END_TEST
 
-int main(void)
+static Suite *replay_suite(void)
 {
 	Suite *s = suite_create("replay");
 	TCase *tc = tcase_create("replay");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, replay_rmm_ok);
@@ -546,9 +544,7 @@ int main(void)
 	tcase_add_test(tc, compare_keys_status);
 	tcase_add_test(tc, compare_what_if);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return s;
 }
+
+HC_TEST_PROGRAM(replay_suite);

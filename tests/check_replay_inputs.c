@@ -8,7 +8,6 @@
  * partial replay says so in its JSON and text; option errors name the
  * option.
  */
-#include <check.h>
 #include <fcntl.h>
 #include <jansson.h>
 #include <stdio.h>
@@ -20,6 +19,7 @@
 
 #include "config.h"
 #include "tools/hipsim/hipsim.h"
+#include "tests/runner.h"
 
 #define HDR "Thread,Time,Action,Pointer,Size,Stream\n"
 
@@ -416,13 +416,4 @@ static Suite *replay_inputs_suite(void)
 	return s;
 }
 
-int main(void)
-{
-	SRunner *sr = srunner_create(replay_inputs_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+HC_TEST_PROGRAM(replay_inputs_suite);

@@ -8,7 +8,6 @@
  * stream_sync 500; a 1 MiB pinned copy lasts 8000 + ceil(2^20 / 55) = 27066,
  * a 1 MiB pageable H2D 10000 + 2^20 / 8 = 141072.
  */
-#include <check.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +16,7 @@
 
 #include "hal/hal.h"
 #include "sim/sim.h"
+#include "tests/runner.h"
 
 #define MIB HC_MIB
 #define PINNED_1M (8000 + 19066)
@@ -1775,13 +1775,4 @@ static Suite *make_sim_suite(void)
 	return s;
 }
 
-int main(void)
-{
-	SRunner *sr = srunner_create(make_sim_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
-}
+HC_TEST_PROGRAM(make_sim_suite);

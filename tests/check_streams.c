@@ -5,11 +5,11 @@
  * behaviour, launches of the built-in kernels and the info cache, policies,
  * and bad input.
  */
-#include <check.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "hipcore/hipcore.h"
+#include "tests/runner.h"
 
 #define MIB HC_MIB
 
@@ -841,13 +841,4 @@ Suite *streams_suite(void)
 	return su;
 }
 
-int main(void)
-{
-	SRunner *sr = srunner_create(streams_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+HC_TEST_PROGRAM(streams_suite);

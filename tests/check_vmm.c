@@ -9,7 +9,6 @@
  * The profile "costs" below gives every virtual-memory figure its own value
  * so that a host clock difference names the figure it came from.
  */
-#include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +16,7 @@
 
 #include "hal/hal.h"
 #include "sim/sim.h"
+#include "tests/runner.h"
 
 #define MIB HC_MIB
 #define G (2 * MIB) /* the built-in profile's granule */
@@ -492,12 +492,10 @@ START_TEST(profile_keys_parse_and_check_their_range)
 }
 END_TEST
 
-int main(void)
+static Suite *vmm_suite(void)
 {
 	Suite *s = suite_create("vmm");
 	TCase *tc = tcase_create("sim");
-	SRunner *r;
-	int failed;
 
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, props_give_the_granule_and_zero_turns_it_off);
@@ -512,9 +510,7 @@ int main(void)
 	tcase_add_test(tc, allocations_keep_their_alignment_beside_reservations);
 	tcase_add_test(tc, profile_keys_parse_and_check_their_range);
 	suite_add_tcase(s, tc);
-	r = srunner_create(s);
-	srunner_run_all(r, CK_NORMAL);
-	failed = srunner_ntests_failed(r);
-	srunner_free(r);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return s;
 }
+
+HC_TEST_PROGRAM(vmm_suite);

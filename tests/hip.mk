@@ -5,14 +5,14 @@ if HAVE_CHECK
 if HIPCORE_HIP
 check_PROGRAMS += tests/check_hip
 TESTS += tests/check_hip
-tests_check_hip_SOURCES = tests/check_hip.c
+tests_check_hip_SOURCES = tests/check_hip.c $(TEST_RUNNER)
 tests_check_hip_CFLAGS = $(TEST_CFLAGS)
 tests_check_hip_CPPFLAGS = $(AM_CPPFLAGS) $(HIP_CPPFLAGS) -D__HIP_PLATFORM_AMD__
 tests_check_hip_LDADD = $(TEST_LDADD)
 endif
 check_PROGRAMS += tests/check_fault
 TESTS += tests/check_fault
-tests_check_fault_SOURCES = tests/check_fault.c
+tests_check_fault_SOURCES = tests/check_fault.c $(TEST_RUNNER)
 tests_check_fault_CFLAGS = $(TEST_CFLAGS)
 tests_check_fault_LDADD = $(TEST_LDADD)
 endif

@@ -2,7 +2,7 @@
 if HAVE_CHECK
 check_PROGRAMS += tests/check_pools
 TESTS += tests/check_pools
-tests_check_pools_SOURCES = tests/check_pools.c
+tests_check_pools_SOURCES = tests/check_pools.c $(TEST_RUNNER)
 tests_check_pools_CFLAGS = $(TEST_CFLAGS)
 tests_check_pools_LDADD = $(TEST_LDADD)
 endif
@@ -10,7 +10,7 @@ endif
 if HAVE_CHECK
 check_PROGRAMS += tests/check_idle
 TESTS += tests/check_idle
-tests_check_idle_SOURCES = tests/check_idle.c
+tests_check_idle_SOURCES = tests/check_idle.c $(TEST_RUNNER)
 tests_check_idle_CFLAGS = $(TEST_CFLAGS)
 tests_check_idle_LDADD = $(TEST_LDADD)
 endif
@@ -18,7 +18,7 @@ endif
 if HAVE_CHECK
 check_PROGRAMS += tests/check_expandable
 TESTS += tests/check_expandable
-tests_check_expandable_SOURCES = tests/check_expandable.c
+tests_check_expandable_SOURCES = tests/check_expandable.c $(TEST_RUNNER)
 tests_check_expandable_CFLAGS = $(TEST_CFLAGS)
 tests_check_expandable_LDADD = $(TEST_LDADD)
 endif

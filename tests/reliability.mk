@@ -5,7 +5,7 @@
 if HAVE_CHECK
 check_PROGRAMS += tests/check_faults
 TESTS += tests/check_faults
-tests_check_faults_SOURCES = tests/check_faults.c
+tests_check_faults_SOURCES = tests/check_faults.c $(TEST_RUNNER)
 tests_check_faults_CFLAGS = $(TEST_CFLAGS)
 tests_check_faults_LDADD = $(TEST_LDADD)
 endif
@@ -20,7 +20,7 @@ EXTRA_DIST += tests/data/ctf-bad-payload.bin tests/data/ctf-error-at-end.bin \
 if HAVE_CHECK
 check_PROGRAMS += tests/check_misuse
 TESTS += tests/check_misuse
-tests_check_misuse_SOURCES = tests/check_misuse.c
+tests_check_misuse_SOURCES = tests/check_misuse.c $(TEST_RUNNER)
 tests_check_misuse_CFLAGS = $(TEST_CFLAGS)
 tests_check_misuse_LDADD = $(TEST_LDADD)
 endif
