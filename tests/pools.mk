@@ -18,7 +18,7 @@ endif
 if HAVE_CHECK
 check_PROGRAMS += tests/check_expandable
 TESTS += tests/check_expandable
-tests_check_expandable_SOURCES = tests/check_expandable.c $(TEST_RUNNER)
+tests_check_expandable_SOURCES = tests/check_expandable.c $(TEST_RUNNER) $(SIM_DEVICE_FIXTURE)
 tests_check_expandable_CFLAGS = $(TEST_CFLAGS)
 tests_check_expandable_LDADD = $(TEST_LDADD)
 endif

@@ -27,7 +27,7 @@ EXTRA_DIST += tests/data/ctf-small/ust/uid/0/64-bit/metadata \
 if HAVE_CHECK
 check_PROGRAMS += tests/check_inputs
 TESTS += tests/check_inputs
-tests_check_inputs_SOURCES = tests/check_inputs.c $(TEST_RUNNER)
+tests_check_inputs_SOURCES = tests/check_inputs.c $(TEST_RUNNER) $(SCRATCH_FIXTURE) $(CHILDREN_FIXTURE)
 tests_check_inputs_CFLAGS = $(TEST_CFLAGS) $(BABELTRACE2_CFLAGS) $(ZLIB_CFLAGS) \
 	-DHC_ABS_TOP_SRCDIR='"$(abs_top_srcdir)"'
 tests_check_inputs_LDADD = tools/hipsim/libhipsim-read.la $(CHECK_LIBS) $(BABELTRACE2_LIBS) $(ZLIB_LIBS)
@@ -37,7 +37,7 @@ endif
 if HAVE_CHECK
 check_PROGRAMS += tests/check_replay
 TESTS += tests/check_replay
-tests_check_replay_SOURCES = tests/check_replay.c $(TEST_RUNNER) tools/hipsim/replay.h \
+tests_check_replay_SOURCES = tests/check_replay.c $(TEST_RUNNER) $(HIPSIM_CLI_FIXTURE) tools/hipsim/replay.h \
 	tools/hipsim/replay.c tools/hipsim/compare.c tools/hipsim/driver.c tools/hipsim/report.c \
 	tools/hipsim/options.c tools/hipsim/output.c tools/hipsim/plot.c tools/hipsim/svg.c \
 	tools/hipsim/layout_file.h tools/hipsim/layout_file.c
@@ -48,7 +48,8 @@ tests_check_replay_LDADD = tools/hipsim/libhipsim-read.la $(TEST_LDADD) $(JANSSO
 # `hipsim replay` on gzip, pipes, mid-run logs, many streams, partial traces.
 check_PROGRAMS += tests/check_replay_inputs
 TESTS += tests/check_replay_inputs
-tests_check_replay_inputs_SOURCES = tests/check_replay_inputs.c $(TEST_RUNNER) tools/hipsim/replay.h \
+tests_check_replay_inputs_SOURCES = tests/check_replay_inputs.c $(TEST_RUNNER) $(HIPSIM_CLI_FIXTURE) \
+	$(CHILDREN_FIXTURE) tools/hipsim/replay.h \
 	tools/hipsim/replay.c tools/hipsim/driver.c tools/hipsim/report.c \
 	tools/hipsim/options.c tools/hipsim/output.c tools/hipsim/plot.c tools/hipsim/svg.c \
 	tools/hipsim/layout_file.h tools/hipsim/layout_file.c

@@ -23,7 +23,7 @@ endif
 if HAVE_CHECK
 check_PROGRAMS += tests/check_vmm
 TESTS += tests/check_vmm
-tests_check_vmm_SOURCES = tests/check_vmm.c $(TEST_RUNNER)
+tests_check_vmm_SOURCES = tests/check_vmm.c $(TEST_RUNNER) $(SIM_HAL_FIXTURE)
 tests_check_vmm_CFLAGS = $(TEST_CFLAGS)
 tests_check_vmm_LDADD = $(TEST_LDADD)
 endif
