@@ -1,8 +1,14 @@
-# tests/check_pools: the memory manager (core/pool/pool.h) over a fake storage.
+# tests/check_pools: the memory manager (core/pool/pool.h) over a fake
+# storage, one suite per file of tests/pools/ (tests/pools/check_pools.c
+# lists them).
 if HAVE_CHECK
 check_PROGRAMS += tests/check_pools
 TESTS += tests/check_pools
-tests_check_pools_SOURCES = tests/check_pools.c $(TEST_RUNNER)
+tests_check_pools_SOURCES = $(TEST_RUNNER) tests/pools/check_pools.c tests/pools/pools_suites.h \
+	tests/pools/fake_storage.c tests/pools/helpers.c \
+	tests/pools/placement.c tests/pools/kinds.c tests/pools/lifecycle.c \
+	tests/pools/refusals.c tests/pools/layouts.c tests/pools/workload_split.c \
+	tests/pools/capture.c tests/pools/property.c tests/pools/park.c tests/pools/park_split.c
 tests_check_pools_CFLAGS = $(TEST_CFLAGS)
 tests_check_pools_LDADD = $(TEST_LDADD)
 endif
