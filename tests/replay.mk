@@ -1,11 +1,16 @@
-# tests/replay.mk: hipsim's trace readers, linked from their objects (not hipsim).
+# tests/replay.mk: hipsim's trace readers, linked from their objects (not
+# hipsim): tests/check_readers, one suite per file of tests/readers/.
 if HAVE_CHECK
 check_PROGRAMS += tests/check_readers
 TESTS += tests/check_readers
-tests_check_readers_SOURCES = tests/check_readers.c $(TEST_RUNNER) \
+tests_check_readers_SOURCES = $(TEST_RUNNER) $(SCRATCH_FIXTURE) $(CHILDREN_FIXTURE) \
+	tests/readers/check_readers.c tests/readers/readers_suites.h tests/readers/helpers.c \
+	tests/readers/idmap.c tests/readers/rmm.c tests/readers/isolated.c \
+	tests/readers/streaming.c tests/readers/ctf.c tests/readers/ctf_damaged.c \
 	tests/fuzz/ctf_source.h tests/fuzz/ctf_source.c
-tests_check_readers_CFLAGS = $(TEST_CFLAGS) $(BABELTRACE2_CFLAGS) -DHC_ABS_TOP_SRCDIR='"$(abs_top_srcdir)"'
-tests_check_readers_LDADD = tools/hipsim/libhipsim-read.la $(CHECK_LIBS) $(BABELTRACE2_LIBS)
+tests_check_readers_CFLAGS = $(TEST_CFLAGS) $(BABELTRACE2_CFLAGS) $(ZLIB_CFLAGS) \
+	-DHC_ABS_TOP_SRCDIR='"$(abs_top_srcdir)"'
+tests_check_readers_LDADD = tools/hipsim/libhipsim-read.la $(CHECK_LIBS) $(BABELTRACE2_LIBS) $(ZLIB_LIBS)
 endif
 EXTRA_DIST += tests/data/ctf-small/ust/uid/0/64-bit/metadata \
 	tests/data/ctf-small/ust/uid/0/64-bit/ch_0 \
