@@ -5,7 +5,9 @@ if HAVE_CHECK
 if HIPCORE_HIP
 check_PROGRAMS += tests/check_hip
 TESTS += tests/check_hip
-tests_check_hip_SOURCES = tests/check_hip.c $(TEST_RUNNER)
+tests_check_hip_SOURCES = $(TEST_RUNNER) tests/hip/check_hip.c tests/hip/hip_suites.h \
+	tests/hip/fake_runtime.c tests/hip/loader.c tests/hip/errors.c tests/hip/ops.c \
+	tests/hip/builtins.c tests/hip/vmm.c tests/hip/amd.c
 tests_check_hip_CFLAGS = $(TEST_CFLAGS)
 tests_check_hip_CPPFLAGS = $(AM_CPPFLAGS) $(HIP_CPPFLAGS) -D__HIP_PLATFORM_AMD__
 tests_check_hip_LDADD = $(TEST_LDADD)
