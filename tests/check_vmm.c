@@ -4,7 +4,7 @@
  * every rule of hal.h's contract refused with HC_ERR_INVALID and nothing
  * changed, accesses to unmapped granules failing like freed memory, data
  * mode's contiguous bytes, the cost model's exact figures, and the profile
- * keys' range checks.  The shims over these ops are tests/check_fault.c's.
+ * keys' range checks.  The shims over these ops are tests/check_hal_shims.c's.
  *
  * The profile "costs" below gives every virtual-memory figure its own value
  * so that a host clock difference names the figure it came from.

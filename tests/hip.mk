@@ -12,11 +12,11 @@ tests_check_hip_CFLAGS = $(TEST_CFLAGS)
 tests_check_hip_CPPFLAGS = $(AM_CPPFLAGS) $(HIP_CPPFLAGS) -D__HIP_PLATFORM_AMD__
 tests_check_hip_LDADD = $(TEST_LDADD)
 endif
-check_PROGRAMS += tests/check_fault
-TESTS += tests/check_fault
-tests_check_fault_SOURCES = tests/check_fault.c $(TEST_RUNNER)
-tests_check_fault_CFLAGS = $(TEST_CFLAGS)
-tests_check_fault_LDADD = $(TEST_LDADD)
+check_PROGRAMS += tests/check_hal_shims
+TESTS += tests/check_hal_shims
+tests_check_hal_shims_SOURCES = tests/check_hal_shims.c $(TEST_RUNNER)
+tests_check_hal_shims_CFLAGS = $(TEST_CFLAGS)
+tests_check_hal_shims_LDADD = $(TEST_LDADD)
 endif
 
 # A fake CUDA runtime (cuda* and cu*), and one missing cudaGraphLaunch.

@@ -1,5 +1,7 @@
 /*
- * check_faults.c - the fault-injection sweep.
+ * check_fault_sweep.c - the fault-injection sweep: every fault kind at every
+ * call of in-test workloads, through the public API (the shim that injects
+ * them is tests/check_hal_shims.c's).
  *
  * Three workloads written against the public API mirror hipsim's built-in
  * ones (tools/hipsim/workloads.c) at a size that runs quickly under
@@ -482,9 +484,9 @@ START_TEST(alloc_persistent)
 }
 END_TEST
 
-static Suite *faults_suite(void)
+static Suite *fault_sweep_suite(void)
 {
-	Suite *s = suite_create("faults");
+	Suite *s = suite_create("fault_sweep");
 	TCase *tc = tcase_create("sweep");
 
 	tcase_set_timeout(tc, 300);
@@ -494,4 +496,4 @@ static Suite *faults_suite(void)
 	return s;
 }
 
-HC_TEST_PROGRAM(faults_suite);
+HC_TEST_PROGRAM(fault_sweep_suite);

@@ -1,5 +1,8 @@
 /*
- * check_fault.c - the fault shim (hal/fault.c) over a tiny in-test backend.
+ * check_hal_shims.c - the HAL's wrapping shims over a tiny in-test backend:
+ * the fault-injecting shim (hal/fault.c: arming, counting, each fault kind,
+ * the capacity ceiling) and the op-times shim (hc_optime_wrap).  The sweep
+ * of injected faults through the public API is tests/check_fault_sweep.c.
  *
  * The backend below ("toy") keeps device memory in malloc, counts how often
  * each op reached it, and never fails by itself: every failure seen here is
@@ -568,9 +571,9 @@ START_TEST(optime_times_the_virtual_memory_ops)
 }
 END_TEST
 
-static Suite *fault_suite(void)
+static Suite *hal_shims_suite(void)
 {
-	Suite *s = suite_create("fault");
+	Suite *s = suite_create("hal_shims");
 	TCase *tc = tcase_create("shim");
 
 	tcase_add_checked_fixture(tc, setup, teardown);
@@ -593,4 +596,4 @@ static Suite *fault_suite(void)
 	return s;
 }
 
-HC_TEST_PROGRAM(fault_suite);
+HC_TEST_PROGRAM(hal_shims_suite);
