@@ -11,7 +11,7 @@ tests_check_calibrate_LDADD = $(TEST_LDADD) -lm
 endif
 TESTS += tests/calibrate.sh
 EXTRA_DIST += tests/calibrate.sh tests/gpu/fidelity.sh
-# read_ctf.c's kernel-time fixture (its test is in tests/check_readers.c)
+# read_ctf.c's kernel-time fixture (its test is in tests/readers/ctf.c)
 EXTRA_DIST += tests/data/ctf-ktime/ust/uid/0/64-bit/metadata \
 	tests/data/ctf-ktime/ust/uid/0/64-bit/hipsim_0 \
 	tests/data/ctf-ktime/ust/uid/0/64-bit/hipsim_1 \
