@@ -327,7 +327,8 @@ Suite *pools_layouts_suite(void)
 	tc = tcase_create("layouts");
 	/* layouts alone, or a storage the case resets itself: no fixture */
 	tcase_set_timeout(tc, 60);
-	tcase_add_loop_test(tc, pool_config_errors, 0, (int)(sizeof(config_cases) / sizeof(config_cases[0])));
+	tcase_add_loop_test(tc, pool_config_errors, 0,
+			    (int)(sizeof(config_cases) / sizeof(config_cases[0])));
 	tcase_add_test(tc, pool_config_limits);
 	tcase_add_test(tc, resolve_rounds_and_defaults);
 	tcase_add_loop_test(tc, subslices_ladder, 0, (int)(sizeof(ladders) / sizeof(ladders[0])));
