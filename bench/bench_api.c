@@ -27,29 +27,11 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench/timing.h"
 #include "core/object.h"
 
 #define BATCHES 21
 #define PAIRS 100000
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-	qsort(v, (size_t)n, sizeof(*v), cmp_double);
-	return v[n / 2];
-}
 
 static double bench_api_pair(hc_stream s, uint64_t size)
 {
@@ -57,16 +39,16 @@ static double bench_api_pair(hc_stream s, uint64_t size)
 	hc_buffer b;
 
 	for (int k = 0; k < BATCHES; k++) {
-		uint64_t t0 = now_ns();
+		uint64_t t0 = bench_thread_cpu_ns();
 		for (int i = 0; i < PAIRS; i++) {
 			if (hc_alloc(s, size, &b) != HC_OK || hc_free(b) != HC_OK) {
 				fprintf(stderr, "bench_api: alloc/free failed\n");
 				exit(1);
 			}
 		}
-		per[k] = (double)(now_ns() - t0) / PAIRS;
+		per[k] = (double)(bench_thread_cpu_ns() - t0) / PAIRS;
 	}
-	return median(per, BATCHES);
+	return bench_median(per, BATCHES);
 }
 
 static double bench_pinned_pair(hc_stream s)
@@ -79,7 +61,7 @@ static double bench_pinned_pair(hc_stream s)
 	if (hc_strm_lock(s, &st) != HC_OK)
 		exit(1);
 	for (int k = 0; k < BATCHES; k++) {
-		uint64_t t0 = now_ns();
+		uint64_t t0 = bench_thread_cpu_ns();
 		for (int i = 0; i < PAIRS; i++) {
 			if (hc_mm_reserve(st->pmm, 64 * 1024, &ref, &addr) != HC_OK ||
 			    hc_mm_release(st->pmm, ref) != HC_OK) {
@@ -87,10 +69,10 @@ static double bench_pinned_pair(hc_stream s)
 				exit(1);
 			}
 		}
-		per[k] = (double)(now_ns() - t0) / PAIRS;
+		per[k] = (double)(bench_thread_cpu_ns() - t0) / PAIRS;
 	}
 	hc_strm_unlock(st);
-	return median(per, BATCHES);
+	return bench_median(per, BATCHES);
 }
 
 static double bench_malloc_pair(size_t size)
@@ -99,7 +81,7 @@ static double bench_malloc_pair(size_t size)
 	volatile void *sink;
 
 	for (int k = 0; k < BATCHES; k++) {
-		uint64_t t0 = now_ns();
+		uint64_t t0 = bench_thread_cpu_ns();
 		for (int i = 0; i < PAIRS; i++) {
 			char *p = malloc(size);
 			if (p)
@@ -107,10 +89,10 @@ static double bench_malloc_pair(size_t size)
 			sink = p;
 			free(p);
 		}
-		per[k] = (double)(now_ns() - t0) / PAIRS;
+		per[k] = (double)(bench_thread_cpu_ns() - t0) / PAIRS;
 	}
 	(void)sink;
-	return median(per, BATCHES);
+	return bench_median(per, BATCHES);
 }
 
 static void emit(const char *metric, double v, const char *peer, double pv)
@@ -147,7 +129,7 @@ static double bench_alloc_fail(uint64_t n)
 	while (hc_alloc(s, 9 * HC_MIB, &b) == HC_OK)
 		;
 	for (int k = 0; k < BATCHES; k++) {
-		uint64_t t0 = now_ns();
+		uint64_t t0 = bench_thread_cpu_ns();
 
 		for (int f = 0; f < FAILS; f++)
 			if (hc_alloc(s, 9 * HC_MIB, &b) != HC_ERR_OOM) {
@@ -155,11 +137,11 @@ static double bench_alloc_fail(uint64_t n)
 						"fail\n");
 				exit(1);
 			}
-		per[k] = (double)(now_ns() - t0) / FAILS;
+		per[k] = (double)(bench_thread_cpu_ns() - t0) / FAILS;
 	}
 	hc_device_close(dev);
 	free(live);
-	return median(per, BATCHES);
+	return bench_median(per, BATCHES);
 }
 
 int main(void)

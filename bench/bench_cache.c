@@ -13,19 +13,12 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "bench/timing.h"
 #include "core/queue/metacache.h"
 
 #define NKEYS 4096
 #define WORDS 8
 #define ROUNDS 2000
-
-static double now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
-}
 
 int main(void)
 {
@@ -61,7 +54,7 @@ int main(void)
 		order[j] = t;
 	}
 	for (rep = 0; rep < 5; rep++) {
-		t0 = now_ns();
+		t0 = (double)bench_now_ns();
 		for (r = 0; r < ROUNDS / 5; r++)
 			for (i = 0; i < NKEYS; i++) {
 				struct hc_mc_value v;
@@ -70,7 +63,7 @@ int main(void)
 					return 1;
 				sink += v.a;
 			}
-		t1 = now_ns();
+		t1 = (double)bench_now_ns();
 		if ((t1 - t0) / ((double)NKEYS * (ROUNDS / 5)) < best)
 			best = (t1 - t0) / ((double)NKEYS * (ROUNDS / 5));
 	}

@@ -29,6 +29,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench/timing.h"
 #include "core/pool/pool.h"
 
 #define KIB ((uint64_t)1024)
@@ -50,28 +51,7 @@ static hc_status bump_free(void *ctx, uint64_t addr, uint64_t size)
 	return HC_OK;
 }
 
-static const struct hc_storage storage = { bump_alloc, bump_free, NULL, NULL };
-
-static double now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n)
-{
-	qsort(v, (size_t)n, sizeof(*v), cmp_double);
-	return v[n / 2];
-}
+static const struct hc_storage storage = { .alloc = bump_alloc, .free = bump_free };
 
 static double mm_pair_ns(struct hc_mm *mm, uint64_t size)
 {
@@ -81,7 +61,7 @@ static double mm_pair_ns(struct hc_mm *mm, uint64_t size)
 	int b, i;
 
 	for (b = 0; b < BATCHES; b++) {
-		double t0 = now_ns();
+		double t0 = (double)bench_now_ns();
 
 		for (i = 0; i < PAIRS; i++) {
 			if (hc_mm_reserve(mm, size, &r, &addr) != HC_OK ||
@@ -90,9 +70,9 @@ static double mm_pair_ns(struct hc_mm *mm, uint64_t size)
 				exit(1);
 			}
 		}
-		t[b] = (now_ns() - t0) / PAIRS;
+		t[b] = ((double)bench_now_ns() - t0) / PAIRS;
 	}
-	return median(t, BATCHES);
+	return bench_median(t, BATCHES);
 }
 
 static void *volatile sink;
@@ -103,15 +83,15 @@ static double malloc_pair_ns(size_t size)
 	int b, i;
 
 	for (b = 0; b < BATCHES; b++) {
-		double t0 = now_ns();
+		double t0 = (double)bench_now_ns();
 
 		for (i = 0; i < PAIRS; i++) {
 			sink = malloc(size);
 			free(sink);
 		}
-		t[b] = (now_ns() - t0) / PAIRS;
+		t[b] = ((double)bench_now_ns() - t0) / PAIRS;
 	}
-	return median(t, BATCHES);
+	return bench_median(t, BATCHES);
 }
 
 static void emit(const char *metric, double v, double peer);

@@ -69,18 +69,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench/timing.h"
 #include "hipcore/hipcore.h"
 #include "tools/hipsim/read_rmm.h"
 #include "tools/hipsim/replay.h"
 #include "tools/hipsim/replay_event.h"
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 static char *put_u64(char *p, uint64_t v, int hex)
 {
@@ -238,10 +231,10 @@ static double measure_parse(const char *path, uint64_t *events)
 		free(ev);
 		return -1;
 	}
-	t0 = now_ns();
+	t0 = bench_process_cpu_ns();
 	while ((rc = hs_trace_next(t, ev)) == 1)
 		sum += ev->size;
-	t0 = now_ns() - t0;
+	t0 = bench_process_cpu_ns() - t0;
 	*events = t->events;
 	if (rc < 0)
 		fprintf(stderr, "bench_replay: %s\n", hs_trace_error(t));
@@ -277,7 +270,7 @@ static double measure_replay(const char *path, const char *format, uint64_t *eve
 		free(ev);
 		return -1;
 	}
-	t0 = now_ns();
+	t0 = bench_process_cpu_ns();
 	while ((rc = hs_trace_next(t, ev)) == 1)
 		hs_replay_event(r, ev);
 	if (rc < 0)
@@ -290,7 +283,7 @@ static double measure_replay(const char *path, const char *format, uint64_t *eve
 	hs_replay_close(r);
 	/* A CTF trace decodes in a child process (read_isolated.h): its CPU
 	 * time counts too, so the rate stays one core's. */
-	t0 = now_ns() - t0 + t->helper_cpu_ns;
+	t0 = bench_process_cpu_ns() - t0 + t->helper_cpu_ns;
 	*events = t->events;
 	*source_rate = (double)(t->source_events ? t->source_events : t->events) * 1e9 / (double)t0;
 	hs_trace_close(t);
@@ -388,14 +381,14 @@ static double measure_close(double *alloc_ms)
 		hc_device_close(dev);
 		return -1;
 	}
-	t0 = now_ns();
+	t0 = bench_process_cpu_ns();
 	for (i = 0; i < LIVE; i++)
 		if (hc_alloc(s, (1u << 20) + 1, &b) != HC_OK)
 			break;
-	*alloc_ms = (double)(now_ns() - t0) / 1e6;
-	t0 = now_ns();
+	*alloc_ms = (double)(bench_process_cpu_ns() - t0) / 1e6;
+	t0 = bench_process_cpu_ns();
 	hc_device_close(dev);
-	return i == LIVE ? (double)(now_ns() - t0) / 1e6 : -1;
+	return i == LIVE ? (double)(bench_process_cpu_ns() - t0) / 1e6 : -1;
 }
 
 /* measure_close in a child process, so that the 128k allocations' host
@@ -452,7 +445,7 @@ static double measure_naive(const char *path)
 
 	if (!f)
 		return -1;
-	t0 = now_ns();
+	t0 = bench_process_cpu_ns();
 	if (!fgets(line, sizeof(line), f)) {
 		fclose(f);
 		return -1;
@@ -467,7 +460,7 @@ static double measure_naive(const char *path)
 		sum += strtoull(ptr, NULL, 16) + strtoull(size, NULL, 10) + (strcmp(action, "free") == 0);
 		n++;
 	}
-	t0 = now_ns() - t0;
+	t0 = bench_process_cpu_ns() - t0;
 	fclose(f);
 	return sum ? (double)n * 1e9 / (double)t0 : -1;
 }

@@ -29,6 +29,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench/timing.h"
 #include "trace/hipcore_trace.h"
 #ifdef HIPCORE_WITH_LTTNG
 #include "trace/hipcore_trace_load.h"
@@ -65,26 +66,18 @@ __attribute__((noinline)) static void site_timed(uint64_t i)
 	HC_TRACE(alloc, 7, i, 4096, 0, hc_trace_since_ns(t0));
 }
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 static double best_ns(void (*fn)(uint64_t), unsigned long iters)
 {
 	double best = 1e30;
 	int r;
 
 	for (r = 0; r < REPEATS; r++) {
-		double t = now_s();
+		double t = bench_now_s();
 		unsigned long i;
 
 		for (i = 0; i < iters; i++)
 			fn(i);
-		t = (now_s() - t) * 1e9 / (double)iters;
+		t = (bench_now_s() - t) * 1e9 / (double)iters;
 		if (t < best)
 			best = t;
 	}

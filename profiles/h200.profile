@@ -1,6 +1,6 @@
 # NVIDIA H200 (PCIe Gen5 x16), CUDA 13.0, driver 580.159.
 # Figures from reference/h200-probe.md; the simulator's built-in profile is
-# exactly this file (tests/check_sim.c checks it).  Format: doc/sim-profile.md.
+# exactly this file (tests/sim/profile.c checks it).  Format: doc/sim-profile.md.
 name = NVIDIA H200 (simulated)
 total_memory = 143771 MiB
 alignment = 256

@@ -4,14 +4,14 @@
 if HAVE_CHECK
 check_PROGRAMS += tests/check_calibrate
 TESTS += tests/check_calibrate
-tests_check_calibrate_SOURCES = tests/check_calibrate.c tools/hipsim/calibrate.h \
+tests_check_calibrate_SOURCES = tests/check_calibrate.c $(TEST_RUNNER) tools/hipsim/calibrate.h \
 	tools/hipsim/calibrate.c tools/hipsim/options.c tools/hipsim/output.c
 tests_check_calibrate_CFLAGS = $(TEST_CFLAGS)
 tests_check_calibrate_LDADD = $(TEST_LDADD) -lm
 endif
 TESTS += tests/calibrate.sh
 EXTRA_DIST += tests/calibrate.sh tests/gpu/fidelity.sh tests/gpu/whatif.sh
-# read_ctf.c's kernel-time fixture (its test is in tests/check_readers.c)
+# read_ctf.c's kernel-time fixture (its test is in tests/readers/ctf.c)
 EXTRA_DIST += tests/data/ctf-ktime/ust/uid/0/64-bit/metadata \
 	tests/data/ctf-ktime/ust/uid/0/64-bit/hipsim_0 \
 	tests/data/ctf-ktime/ust/uid/0/64-bit/hipsim_1 \

@@ -4,12 +4,12 @@
  * the minimum alignment, on the simulator: the public calls a framework's
  * allocator plug-in is built from (torch/hipcore_torch.c).
  */
-#include <check.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "hipcore/hipcore.h"
+#include "tests/runner.h"
 
 #define MiB (1024ull * 1024)
 
@@ -199,13 +199,4 @@ static Suite *suite(void)
 	return s;
 }
 
-int main(void)
-{
-	SRunner *sr = srunner_create(suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+HC_TEST_PROGRAM(suite);

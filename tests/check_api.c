@@ -3,44 +3,19 @@
  * on the simulator: lifecycles, stale handles, bad input, usage, layouts,
  * cleanup-and-retry.
  */
-#include <check.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "config.h"
 #include "hipcore/hipcore.h"
+#include "tests/fixtures/sim_device.h"
+#include "tests/runner.h"
 
 #define MIB HC_MIB
 
-static hc_device dev;
-static hc_stream s;
-
-static void open_sim(uint64_t capacity)
-{
-	hc_device_options o;
-
-	ck_assert_int_eq(hc_device_options_init(&o), HC_OK);
-	o.capacity = capacity;
-	o.data_mode = true;
-	ck_assert_int_eq(hc_device_open("sim", &o, &dev), HC_OK);
-	ck_assert_int_eq(hc_stream_open(dev, &s), HC_OK);
-}
-
 static void setup(void)
 {
-	open_sim(1024 * MIB);
-}
-
-static void teardown(void)
-{
-	hc_device_close(dev);
-}
-
-static const char *last_message(void)
-{
-	static hc_error_info e;
-	hc_last_error(&e);
-	return e.message;
+	sim_device_open(1024 * MIB, true);
 }
 
 /* --- devices ------------------------------------------------------------ */
@@ -525,7 +500,7 @@ static Suite *api_suite(void)
 	tcase_add_test(d, op_times_count_backend_calls);
 	tcase_add_test(d, null_arguments_are_invalid);
 	tcase_add_test(d, missing_profile_is_an_io_error_naming_the_file);
-	tcase_add_checked_fixture(d, setup, teardown);
+	tcase_add_checked_fixture(d, setup, sim_device_close);
 	tcase_add_test(d, closed_device_is_stale);
 	tcase_add_test(d, auto_falls_back_to_the_simulator_without_a_gpu);
 	tcase_add_test(d, hip_without_runtime_reports_no_runtime);
@@ -535,7 +510,7 @@ static Suite *api_suite(void)
 	tcase_add_test(d, stream_close_twice_is_stale_and_slot_reuse_does_not_revive);
 	suite_add_tcase(su, d);
 
-	tcase_add_checked_fixture(b, setup, teardown);
+	tcase_add_checked_fixture(b, setup, sim_device_close);
 	tcase_add_test(b, alloc_free_and_usage);
 	tcase_add_test(b, freed_handle_stays_stale_after_reuse);
 	tcase_add_test(b, zero_size_buffers_take_no_device_memory);
@@ -551,13 +526,4 @@ static Suite *api_suite(void)
 	return su;
 }
 
-int main(void)
-{
-	SRunner *sr = srunner_create(api_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+HC_TEST_PROGRAM(api_suite);

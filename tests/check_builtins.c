@@ -5,12 +5,12 @@
  * (hal/hip/builtin_kernels.cu) must match: partial words, widths, the
  * block path of add and its tail, aliasing and overlapping ranges.
  */
-#include <check.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "hal/builtins.h"
+#include "tests/runner.h"
 
 START_TEST(table_and_lookup)
 {
@@ -148,12 +148,10 @@ START_TEST(copy_is_memmove)
 }
 END_TEST
 
-int main(void)
+static Suite *builtins_suite(void)
 {
 	Suite *s = suite_create("builtins");
 	TCase *tc = tcase_create("core");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_test(tc, table_and_lookup);
 	tcase_add_test(tc, checks_name_what_is_missing);
@@ -162,9 +160,7 @@ int main(void)
 	tcase_add_test(tc, add_askew_overlap_is_element_by_element);
 	tcase_add_test(tc, copy_is_memmove);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return s;
 }
+
+HC_TEST_PROGRAM(builtins_suite);

@@ -5,7 +5,6 @@
  * profile missing any required key is refused with the key named.
  * The hipsim command line (exit statuses, messages) is tests/calibrate.sh.
  */
-#include <check.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +14,7 @@
 #include "hipcore/hipcore.h"
 #include "sim/sim.h"
 #include "tools/hipsim/calibrate.h"
+#include "tests/runner.h"
 
 static bool last_error_has(const char *what)
 {
@@ -289,12 +289,10 @@ START_TEST(median_of_passes)
 }
 END_TEST
 
-int main(void)
+static Suite *calibrate_suite(void)
 {
 	Suite *s = suite_create("calibrate");
 	TCase *tc = tcase_create("calibrate");
-	SRunner *r;
-	int failed;
 
 	tcase_set_timeout(tc, 60);
 	tcase_add_loop_test(tc, sim_round_trip_builtin, 0, 2); /* quick, full */
@@ -304,9 +302,7 @@ int main(void)
 	tcase_add_test(tc, missing_key_named);
 	tcase_add_test(tc, median_of_passes);
 	suite_add_tcase(s, tc);
-	r = srunner_create(s);
-	srunner_run_all(r, CK_NORMAL);
-	failed = srunner_ntests_failed(r);
-	srunner_free(r);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return s;
 }
+
+HC_TEST_PROGRAM(calibrate_suite);

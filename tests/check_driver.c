@@ -4,11 +4,11 @@
  * live, before it takes the report's wall time, and keeps the plot for
  * --svg; hs_driver_close then frees it without closing anything twice.
  */
-#include <check.h>
 #include <stdlib.h>
 
 #include "hipcore/hipcore.h"
 #include "tools/hipsim/driver.h"
+#include "tests/runner.h"
 
 START_TEST(finish_closes_then_times)
 {
@@ -50,18 +50,14 @@ START_TEST(finish_closes_then_times)
 }
 END_TEST
 
-int main(void)
+static Suite *driver_suite(void)
 {
 	Suite *s = suite_create("driver");
 	TCase *tc = tcase_create("finish");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_test(tc, finish_closes_then_times);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return s;
 }
+
+HC_TEST_PROGRAM(driver_suite);

@@ -5,38 +5,26 @@
  * kernels, the conservative handling of a fence fault, isolation between
  * streams, and hc_failure_explain's text and bad input.
  */
-#include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "hipcore/hipcore.h"
+#include "tests/fixtures/sim_device.h"
+#include "tests/runner.h"
 
 #define N 1024
 
-static hc_device dev;
-static hc_stream s;
 static hc_kernel kcopy;
 static unsigned char pat[N], zero[N];
 
 static void setup(void)
 {
-	hc_device_options o;
-
-	ck_assert_int_eq(hc_device_options_init(&o), HC_OK);
-	o.capacity = 256 * HC_MIB;
-	o.data_mode = true;
-	ck_assert_int_eq(hc_device_open("sim", &o, &dev), HC_OK);
-	ck_assert_int_eq(hc_stream_open(dev, &s), HC_OK);
+	sim_device_open(256 * HC_MIB, true);
 	ck_assert_int_eq(hc_kernel_load(dev, NULL, 0, "copy", &kcopy), HC_OK);
 	for (int i = 0; i < N; i++)
 		pat[i] = (unsigned char)(i * 7 + 3);
 	memset(zero, 0, sizeof(zero));
-}
-
-static void teardown(void)
-{
-	ck_assert_int_eq(hc_device_close(dev), HC_OK);
 }
 
 static uint64_t failures(void)
@@ -45,14 +33,6 @@ static uint64_t failures(void)
 
 	ck_assert_int_eq(hc_device_stats_get(dev, &st), HC_OK);
 	return st.failures;
-}
-
-static const char *last_message(void)
-{
-	static hc_error_info e;
-
-	hc_last_error(&e);
-	return e.message;
 }
 
 /* A buffer of N bytes on @st holding @src. */
@@ -541,7 +521,7 @@ static Suite *errors_suite(void)
 	Suite *su = suite_create("errors");
 	TCase *tc = tcase_create("errors");
 
-	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_checked_fixture(tc, setup, sim_device_close);
 	tcase_add_test(tc, failed_kernel_taints_its_output_range);
 	tcase_add_test(tc, failure_found_by_sync);
 	tcase_add_test(tc, chain_of_three_launches);
@@ -563,13 +543,4 @@ static Suite *errors_suite(void)
 	return su;
 }
 
-int main(void)
-{
-	SRunner *sr = srunner_create(errors_suite());
-	int nfail;
-
-	srunner_run_all(sr, CK_NORMAL);
-	nfail = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return nfail ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+HC_TEST_PROGRAM(errors_suite);

@@ -7,28 +7,22 @@
  * another, the pool's validator over a manager with counting storage, and
  * the address-ordered list of mappings under random use.
  */
-#include <check.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/pool/manager.h"
 #include "hipcore/hipcore.h"
+#include "tests/fixtures/sim_device.h"
+#include "tests/runner.h"
 
 #define MIB HC_MIB
 
-static hc_device dev;
-static hc_stream s;
-
+/* The fixture's device and stream, the stream on the Expandable layout. */
 static void open_sim(uint64_t capacity, bool data)
 {
-	hc_device_options o;
 	hc_pool_layout l = { .preset = HC_LAYOUT_EXPANDABLE };
 
-	ck_assert_int_eq(hc_device_options_init(&o), HC_OK);
-	o.capacity = capacity;
-	o.data_mode = data;
-	ck_assert_int_eq(hc_device_open("sim", &o, &dev), HC_OK);
-	ck_assert_int_eq(hc_stream_open(dev, &s), HC_OK);
+	sim_device_open(capacity, data);
 	ck_assert_int_eq(hc_install_memory_pools(s, &l), HC_OK);
 }
 
@@ -318,25 +312,43 @@ static hc_status vf_unmap(void *ctx, uint64_t addr, uint64_t size)
 	return HC_OK;
 }
 
+/* The fixture: a fresh fake storage with virtual memory for each case,
+ * and the manager props it goes with (64 KiB granules, 64 MiB of
+ * addresses). */
+static struct vfake vf;
+static struct hc_storage vf_storage = { .alloc = vf_alloc, .free = vf_free, .ctx = &vf,
+					.va_reserve = vf_reserve, .va_release = vf_release,
+					.map = vf_map, .unmap = vf_unmap };
+static const struct hc_mm_props vf_props = { .max_page_size = 1 << 30, .alignment = 256,
+					     .vmm_granularity = G, .va_size = 64 * MIB };
+
+static void vf_setup(void)
+{
+	memset(&vf, 0, sizeof(vf));
+}
+
+/* A manager on the fake storage with the layout @in asks for. */
+static struct hc_mm *vf_manager(const hc_pool_layout *in)
+{
+	struct hc_layout *l;
+	struct hc_mm *mm;
+
+	ck_assert_int_eq(hc_layout_resolve(in, &vf_props, &l), HC_OK);
+	ck_assert_int_eq(hc_mm_create(l, &vf_props, &vf_storage, &mm), HC_OK);
+	hc_layout_free(l);
+	return mm;
+}
+
 START_TEST(validator_counts)
 {
-	struct vfake f = { 0 };
-	struct hc_storage st = { .alloc = vf_alloc, .free = vf_free, .ctx = &f,
-				 .va_reserve = vf_reserve, .va_release = vf_release,
-				 .map = vf_map, .unmap = vf_unmap };
-	struct hc_mm_props p = { .max_page_size = 1 << 30, .alignment = 256,
-				 .vmm_granularity = G, .va_size = 64 * MIB };
 	hc_pool_layout in = { .preset = HC_LAYOUT_EXPANDABLE };
 	struct hc_slice_ref r[64];
 	uint64_t addr, live = 0;
-	struct hc_layout *l;
 	struct hc_mm *mm;
 	hc_memory_usage u;
 	unsigned seed = 7;
 
-	ck_assert_int_eq(hc_layout_resolve(&in, &p, &l), HC_OK);
-	ck_assert_int_eq(hc_mm_create(l, &p, &st, &mm), HC_OK);
-	hc_layout_free(l);
+	mm = vf_manager(&in);
 	ck_assert_int_eq(mm->pools[2].kind, HC_POOL_EXPANDABLE);
 	memset(r, 0, sizeof(r));
 	for (int step = 0; step < 2000; step++) {
@@ -357,7 +369,7 @@ START_TEST(validator_counts)
 			ck_assert_int_eq(hc_mm_cleanup(mm, true), HC_OK);
 		ck_assert(hc_mm_valid(mm));
 		hc_mm_usage(mm, &u);
-		ck_assert_uint_eq(u.bytes_reserved, f.mapped);
+		ck_assert_uint_eq(u.bytes_reserved, vf.mapped);
 	}
 	/* a wrong count is seen */
 	mm->pools[2].npages++;
@@ -369,15 +381,15 @@ START_TEST(validator_counts)
 			live++;
 		}
 	ck_assert_int_eq(hc_mm_cleanup(mm, true), HC_OK);
-	ck_assert_uint_eq(f.mapped, 0);
-	ck_assert_uint_gt(f.unmaps, 0);
+	ck_assert_uint_eq(vf.mapped, 0);
+	ck_assert_uint_gt(vf.unmaps, 0);
 	/* a refused map: nothing changes */
-	f.limit = 2 * MIB;
+	vf.limit = 2 * MIB;
 	ck_assert_int_eq(hc_mm_reserve(mm, 3 * MIB, &r[0], &addr), HC_ERR_OOM);
-	ck_assert_uint_eq(f.mapped, 0);
+	ck_assert_uint_eq(vf.mapped, 0);
 	ck_assert(hc_mm_valid(mm));
 	hc_mm_destroy(mm);
-	ck_assert_uint_eq(f.size, 0); /* released, every granule unmapped first */
+	ck_assert_uint_eq(vf.size, 0); /* released, every granule unmapped first */
 	(void)live;
 }
 END_TEST
@@ -398,12 +410,6 @@ static const hc_pool_spec watermark_pools[] = {
  * is refused. */
 START_TEST(preset_keeps_mappings_until_cleanup)
 {
-	struct vfake f = { 0 };
-	struct hc_storage st = { .alloc = vf_alloc, .free = vf_free, .ctx = &f,
-				 .va_reserve = vf_reserve, .va_release = vf_release,
-				 .map = vf_map, .unmap = vf_unmap };
-	struct hc_mm_props p = { .max_page_size = 1 << 30, .alignment = 256,
-				 .vmm_granularity = G, .va_size = 64 * MIB };
 	hc_pool_layout in = { .preset = HC_LAYOUT_EXPANDABLE };
 	hc_pool_spec bad[3];
 	hc_pool_layout inbad = { .preset = HC_LAYOUT_EXPLICIT, .pools = bad, .n_pools = 3 };
@@ -412,29 +418,27 @@ START_TEST(preset_keeps_mappings_until_cleanup)
 	struct hc_mm *mm;
 	uint64_t addr;
 
-	ck_assert_int_eq(hc_layout_resolve(&in, &p, &l), HC_OK);
-	ck_assert_int_eq(hc_mm_create(l, &p, &st, &mm), HC_OK);
-	hc_layout_free(l);
+	mm = vf_manager(&in);
 	ck_assert_int_eq(hc_mm_reserve(mm, 3 * MIB, &a, &addr), HC_OK);
 	ck_assert_int_eq(hc_mm_reserve(mm, 3 * MIB, &b, &addr), HC_OK);
 	ck_assert_int_eq(hc_mm_release(mm, a), HC_OK);
 	/* 8 MiB mapped, 3 MiB in use, peak 6 MiB: 10 MiB more maps above b
 	 * and leaves a's idle mappings alone */
 	ck_assert_int_eq(hc_mm_reserve(mm, 10 * MIB, &c, &addr), HC_OK);
-	ck_assert_uint_eq(f.unmaps, 0);
-	ck_assert_uint_eq(f.mapped, 16 * MIB);
+	ck_assert_uint_eq(vf.unmaps, 0);
+	ck_assert_uint_eq(vf.mapped, 16 * MIB);
 	ck_assert(hc_mm_valid(mm));
 	ck_assert_int_eq(hc_mm_cleanup(mm, true), HC_OK); /* a's go now */
-	ck_assert_uint_gt(f.unmaps, 0);
-	ck_assert_uint_lt(f.mapped, 16 * MIB);
+	ck_assert_uint_gt(vf.unmaps, 0);
+	ck_assert_uint_lt(vf.mapped, 16 * MIB);
 	ck_assert_int_eq(hc_mm_release(mm, b), HC_OK);
 	ck_assert_int_eq(hc_mm_release(mm, c), HC_OK);
 	hc_mm_destroy(mm);
-	ck_assert_uint_eq(f.mapped, 0);
+	ck_assert_uint_eq(vf.mapped, 0);
 
 	memcpy(bad, watermark_pools, sizeof(bad));
 	bad[2].reclaim_at = 64 * MIB;
-	ck_assert_int_eq(hc_layout_resolve(&inbad, &p, &l), HC_ERR_INVALID);
+	ck_assert_int_eq(hc_layout_resolve(&inbad, &vf_props, &l), HC_ERR_INVALID);
 	{
 		hc_error_info e;
 
@@ -448,43 +452,34 @@ END_TEST
  * of adjacent ones: a hole that cleanup left ends a stretch. */
 START_TEST(watermark_unmaps_around_holes)
 {
-	struct vfake f = { 0 };
-	struct hc_storage st = { .alloc = vf_alloc, .free = vf_free, .ctx = &f,
-				 .va_reserve = vf_reserve, .va_release = vf_release,
-				 .map = vf_map, .unmap = vf_unmap };
-	struct hc_mm_props p = { .max_page_size = 1 << 30, .alignment = 256,
-				 .vmm_granularity = G, .va_size = 64 * MIB };
 	hc_pool_layout in = { .preset = HC_LAYOUT_EXPLICIT, .pools = watermark_pools, .n_pools = 3 };
 	struct hc_slice_ref a, b, c, d, e;
-	struct hc_layout *l;
 	struct hc_mm *mm;
 	uint64_t addr;
 
-	ck_assert_int_eq(hc_layout_resolve(&in, &p, &l), HC_OK);
-	ck_assert_int_eq(hc_mm_create(l, &p, &st, &mm), HC_OK);
-	hc_layout_free(l);
+	mm = vf_manager(&in);
 	ck_assert_int_eq(hc_mm_reserve(mm, 3 * MIB, &a, &addr), HC_OK);
 	ck_assert_int_eq(hc_mm_reserve(mm, 3 * MIB, &b, &addr), HC_OK);
 	ck_assert_int_eq(hc_mm_reserve(mm, 3 * MIB, &c, &addr), HC_OK);
 	ck_assert_int_eq(hc_mm_reserve(mm, 3 * MIB, &d, &addr), HC_OK);
-	ck_assert_uint_eq(f.maps, 4);
+	ck_assert_uint_eq(vf.maps, 4);
 	ck_assert_int_eq(hc_mm_release(mm, b), HC_OK);
 	ck_assert_int_eq(hc_mm_cleanup(mm, true), HC_OK); /* the hole */
-	ck_assert_uint_eq(f.unmaps, 1);
+	ck_assert_uint_eq(vf.unmaps, 1);
 	ck_assert_int_eq(hc_mm_release(mm, a), HC_OK);
 	ck_assert_int_eq(hc_mm_release(mm, c), HC_OK);
 	/* 9 MiB mapped, 3 MiB in use, peak 12 MiB: 10 MiB more (above d)
 	 * passes 13 MiB, so c's and a's mappings go, in two calls (the hole
 	 * between them) */
 	ck_assert_int_eq(hc_mm_reserve(mm, 10 * MIB, &e, &addr), HC_OK);
-	ck_assert_uint_eq(f.unmaps, 3);
-	ck_assert_uint_eq(f.mapped, 13 * MIB);
+	ck_assert_uint_eq(vf.unmaps, 3);
+	ck_assert_uint_eq(vf.mapped, 13 * MIB);
 	ck_assert(hc_mm_valid(mm));
 	ck_assert_int_eq(hc_mm_release(mm, d), HC_OK);
 	ck_assert_int_eq(hc_mm_release(mm, e), HC_OK);
 	hc_mm_destroy(mm);
-	ck_assert_uint_eq(f.mapped, 0);
-	ck_assert_uint_eq(f.size, 0);
+	ck_assert_uint_eq(vf.mapped, 0);
+	ck_assert_uint_eq(vf.size, 0);
 }
 END_TEST
 
@@ -558,6 +553,11 @@ static Suite *suite(void)
 	tcase_add_test(tc, capture_maps_nothing);
 	tcase_add_test(tc, freed_memory_moves_between_streams);
 	tcase_add_test(tc, no_vmm_falls_back);
+	suite_add_tcase(su, tc);
+
+	tc = tcase_create("pool");
+	tcase_add_checked_fixture(tc, vf_setup, NULL);
+	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, validator_counts);
 	tcase_add_test(tc, preset_keeps_mappings_until_cleanup);
 	tcase_add_test(tc, watermark_unmaps_around_holes);
@@ -566,13 +566,4 @@ static Suite *suite(void)
 	return su;
 }
 
-int main(void)
-{
-	SRunner *sr = srunner_create(suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+HC_TEST_PROGRAM(suite);

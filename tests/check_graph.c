@@ -5,38 +5,18 @@
  * and launches recorded with their info words and replayed in data mode,
  * the metadata cache's pins, captures rejected for needing new pages.
  */
-#include <check.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "hipcore/hipcore.h"
+#include "tests/fixtures/sim_device.h"
+#include "tests/runner.h"
 
 #define MIB HC_MIB
 
-static hc_device dev;
-static hc_stream s;
-
 static void setup(void)
 {
-	hc_device_options o;
-
-	hc_device_options_init(&o);
-	o.capacity = 1024 * MIB;
-	o.data_mode = true;
-	ck_assert_int_eq(hc_device_open("sim", &o, &dev), HC_OK);
-	ck_assert_int_eq(hc_stream_open(dev, &s), HC_OK);
-}
-
-static void teardown(void)
-{
-	hc_device_close(dev);
-}
-
-static const char *last_message(void)
-{
-	static hc_error_info e;
-	hc_last_error(&e);
-	return e.message;
+	sim_device_open(1024 * MIB, true);
 }
 
 enum state { NONE, PREPARE, CAPTURE };
@@ -544,7 +524,7 @@ static Suite *graph_suite(void)
 	Suite *su = suite_create("graph");
 	TCase *tc = tcase_create("lifecycle");
 
-	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_checked_fixture(tc, setup, sim_device_close);
 	tcase_add_loop_test(tc, transition_table, 0, 9);
 	tcase_add_test(tc, priming_keeps_the_working_set_and_recording_reuses_it);
 	tcase_add_test(tc, a_capture_that_grows_the_pool_is_rejected);
@@ -563,13 +543,4 @@ static Suite *graph_suite(void)
 	return su;
 }
 
-int main(void)
-{
-	SRunner *sr = srunner_create(graph_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+HC_TEST_PROGRAM(graph_suite);

@@ -10,13 +10,13 @@
  * many sizes (so the size table grows, collides and deletes), and the same
  * answers are expected at every step.
  */
-#include <check.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/pool/idle.h"
 #include "sim/sim.h"
+#include "tests/runner.h"
 
 #define MAXREF 4096
 
@@ -267,13 +267,4 @@ static Suite *idle_suite(void)
 	return s;
 }
 
-int main(void)
-{
-	SRunner *sr = srunner_create(idle_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+HC_TEST_PROGRAM(idle_suite);

@@ -19,7 +19,6 @@
  * directory.  Every bound used is a second or a few MiB, so the suite runs
  * in seconds (valgrind too).
  */
-#include <check.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -41,26 +40,11 @@
 #include "tools/hipsim/read_options.h"
 #include "tools/hipsim/read_rmm.h"
 #include "tools/hipsim/replay_event.h"
+#include "tests/fixtures/children.h"
+#include "tests/fixtures/scratch.h"
+#include "tests/runner.h"
 
 #define HDR "Thread,Time,Action,Pointer,Size,Stream\n"
-
-static char tmpdir[256];
-
-static void setup(void)
-{
-	const char *base = getenv("TMPDIR");
-
-	snprintf(tmpdir, sizeof(tmpdir), "%s/check_inputs.XXXXXX", base && *base ? base : "/tmp");
-	ck_assert_ptr_nonnull(mkdtemp(tmpdir));
-}
-
-static void teardown(void)
-{
-	char cmd[512];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
-	ck_assert_int_eq(system(cmd), 0);
-}
 
 static double now_s(void)
 {
@@ -68,32 +52,6 @@ static double now_s(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-/* A path in the temp dir (static: one at a time). */
-static const char *tmp_path(const char *name)
-{
-	static char path[512];
-
-	snprintf(path, sizeof(path), "%s/%s", tmpdir, name);
-	return path;
-}
-
-static void write_bytes(const char *path, const void *p, size_t n)
-{
-	FILE *f = fopen(path, "wb");
-
-	ck_assert_ptr_nonnull(f);
-	ck_assert_uint_eq(fwrite(p, 1, n, f), n);
-	ck_assert_int_eq(fclose(f), 0);
-}
-
-/* No child is left behind (running or unreaped). */
-static void no_children(void)
-{
-	errno = 0;
-	ck_assert_int_eq(waitpid(-1, NULL, WNOHANG), -1);
-	ck_assert_int_eq(errno, ECHILD);
 }
 
 /* Read options with these bounds and nothing from the environment. */
@@ -666,34 +624,6 @@ START_TEST(rmm_gzip_damage_named)
 }
 END_TEST
 
-/* A child writes @text into a pipe; the read end, for the parent. */
-static int pipe_from_child(const char *text, size_t n, bool gzip, pid_t *pid)
-{
-	int fds[2];
-
-	ck_assert_int_eq(pipe(fds), 0);
-	*pid = fork();
-	ck_assert_int_ge(*pid, 0);
-	if (*pid == 0) {
-		close(fds[0]);
-		if (gzip) {
-			gzFile g = gzdopen(fds[1], "wb");
-
-			_exit(g && gzwrite(g, text, (unsigned)n) == (int)n && gzclose(g) == Z_OK ? 0 : 1);
-		}
-		for (size_t off = 0; off < n;) {
-			ssize_t k = write(fds[1], text + off, n - off);
-
-			if (k <= 0)
-				_exit(1);
-			off += (size_t)k;
-		}
-		_exit(0);
-	}
-	close(fds[1]);
-	return fds[0];
-}
-
 START_TEST(rmm_pipes_read_once)
 {
 	/* More than a pipe holds, so the writer is still writing while the
@@ -798,7 +728,7 @@ static Suite *inputs_suite(void)
 	Suite *s = suite_create("inputs");
 	TCase *tc = tcase_create("guard");
 
-	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_checked_fixture(tc, scratch_setup, scratch_teardown);
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, guard_stall_stops_a_sleeping_decoder);
 	tcase_add_test(tc, guard_cpu_limit_stops_a_spinning_decoder);
@@ -809,7 +739,7 @@ static Suite *inputs_suite(void)
 	suite_add_tcase(s, tc);
 #ifdef HIPCORE_WITH_BABELTRACE2
 	tc = tcase_create("ctf");
-	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_checked_fixture(tc, scratch_setup, scratch_teardown);
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, ctf_cut_metadata_hang_is_bounded);
 	tcase_add_test(tc, ctf_array_length_refused_before_allocating);
@@ -819,7 +749,7 @@ static Suite *inputs_suite(void)
 	suite_add_tcase(s, tc);
 #endif
 	tc = tcase_create("rmm");
-	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_checked_fixture(tc, scratch_setup, scratch_teardown);
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, rmm_midrun_frees_and_allocations);
 	tcase_add_test(tc, rmm_gzip_reads_as_plain);
@@ -831,13 +761,4 @@ static Suite *inputs_suite(void)
 	return s;
 }
 
-int main(void)
-{
-	SRunner *sr = srunner_create(inputs_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+HC_TEST_PROGRAM(inputs_suite);

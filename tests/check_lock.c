@@ -8,7 +8,6 @@
  * the counting tests run (build with -DHC_LOCK_FUTEX to check the futex
  * and biased lock there too).
  */
-#include <check.h>
 #include <errno.h>
 #include <linux/membarrier.h>
 #include <pthread.h>
@@ -17,6 +16,7 @@
 #include <time.h>
 
 #include "core/lock.h"
+#include "tests/runner.h"
 
 #define ROUNDS 8
 #define ITERS 20000
@@ -408,13 +408,4 @@ static Suite *lock_suite(void)
 	return s;
 }
 
-int main(void)
-{
-	SRunner *sr = srunner_create(lock_suite());
-	int nfailed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	nfailed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return nfailed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
-}
+HC_TEST_PROGRAM(lock_suite);

@@ -18,13 +18,13 @@
  *    unchanged) and both devices close with HC_OK (leaks: ASan/valgrind).
  * The row count is printed ("misuse: N rows") for doc/reliability.md.
  */
-#include <check.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "hipcore/hipcore.h"
+#include "tests/runner.h"
 
 struct fx {
 	hc_device a, b, dc;	   /* dc: opened and closed */
@@ -548,12 +548,10 @@ START_TEST(pure_functions)
 }
 END_TEST
 
-int main(void)
+static Suite *misuse_suite(void)
 {
 	Suite *s = suite_create("misuse");
 	TCase *tc = tcase_create("matrix");
-	SRunner *sr;
-	int failed;
 
 	printf("misuse: %d rows\n", NROWS);
 	tcase_add_checked_fixture(tc, setup, teardown);
@@ -562,9 +560,7 @@ int main(void)
 	tc = tcase_create("pure");
 	tcase_add_test(tc, pure_functions);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return s;
 }
+
+HC_TEST_PROGRAM(misuse_suite);

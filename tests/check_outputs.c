@@ -10,7 +10,6 @@
  * Subcommands run in this process with stdout and stderr captured;
  * standard output's own write errors are main()'s (tests/hipsim-outputs.sh).
  */
-#include <check.h>
 #include <fcntl.h>
 #include <jansson.h>
 #include <math.h>
@@ -23,44 +22,8 @@
 #include "config.h"
 #include "tools/hipsim/hipsim.h"
 #include "tools/hipsim/svg.h"
-
-static char tmpdir[256];
-static char out_text[1 << 16], err_text[1 << 16];
-
-static void setup(void)
-{
-	snprintf(tmpdir, sizeof(tmpdir), "/tmp/check_outputs.XXXXXX");
-	ck_assert_ptr_nonnull(mkdtemp(tmpdir));
-}
-
-static void teardown(void)
-{
-	char cmd[512];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
-	ck_assert_int_eq(system(cmd), 0);
-}
-
-static const char *tmp_path(const char *name)
-{
-	static char path[4][512];
-	static int k;
-
-	k = (k + 1) % 4;
-	snprintf(path[k], sizeof(path[k]), "%s/%s", tmpdir, name);
-	return path[k];
-}
-
-static const char *write_file(const char *name, const char *text)
-{
-	const char *path = tmp_path(name);
-	FILE *f = fopen(path, "w");
-
-	ck_assert_ptr_nonnull(f);
-	fputs(text, f);
-	ck_assert_int_eq(fclose(f), 0);
-	return path;
-}
+#include "tests/fixtures/hipsim_cli.h"
+#include "tests/runner.h"
 
 /* @path's contents (malloc'd, NUL-terminated) and its size in @len. */
 static char *slurp(const char *path, size_t *len)
@@ -82,69 +45,6 @@ static char *slurp(const char *path, size_t *len)
 		*len = (size_t)n;
 	return buf;
 }
-
-static void slurp_into(const char *path, char *buf, size_t len)
-{
-	FILE *f = fopen(path, "r");
-	size_t n;
-
-	ck_assert_ptr_nonnull(f);
-	n = fread(buf, 1, len - 1, f);
-	buf[n] = 0;
-	fclose(f);
-}
-
-/* Runs a hipsim subcommand with stdout and stderr captured. */
-static int run(int (*fn)(int, char **), const char *const *args)
-{
-	char *argv[40], o[512], e[512];
-	int argc = 0, so, se, fo, fe, rc;
-
-	while (args[argc]) {
-		argv[argc] = (char *)args[argc];
-		argc++;
-	}
-	argv[argc] = NULL;
-	snprintf(o, sizeof(o), "%s/stdout", tmpdir);
-	snprintf(e, sizeof(e), "%s/stderr", tmpdir);
-	fflush(stdout);
-	fflush(stderr);
-	so = dup(1);
-	se = dup(2);
-	fo = open(o, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-	fe = open(e, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-	ck_assert(so >= 0 && se >= 0 && fo >= 0 && fe >= 0);
-	dup2(fo, 1);
-	dup2(fe, 2);
-	rc = fn(argc, argv);
-	fflush(stdout);
-	fflush(stderr);
-	dup2(so, 1);
-	dup2(se, 2);
-	close(so), close(se), close(fo), close(fe);
-	slurp_into(o, out_text, sizeof(out_text));
-	slurp_into(e, err_text, sizeof(err_text));
-	return rc;
-}
-
-static json_t *report(void)
-{
-	json_error_t je;
-	json_t *j = json_loads(out_text, 0, &je);
-
-	ck_assert_msg(j != NULL, "not JSON: %s\n%s", je.text, out_text);
-	return j;
-}
-
-static long long num(json_t *j, const char *key)
-{
-	json_t *v = json_object_get(j, key);
-
-	ck_assert_msg(json_is_integer(v), "no integer %s", key);
-	return json_integer_value(v);
-}
-
-#define HDR "Thread,Time,Action,Pointer,Size,Stream\n"
 
 /* --- option errors --------------------------------------------------------- */
 
@@ -643,14 +543,12 @@ END_TEST
 
 /* --- the suite ------------------------------------------------------------------ */
 
-int main(void)
+static Suite *outputs_suite(void)
 {
 	Suite *s = suite_create("outputs");
 	TCase *tc = tcase_create("outputs");
-	SRunner *sr;
-	int failed;
 
-	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_checked_fixture(tc, scratch_setup, scratch_teardown);
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, option_errors_name_option_and_limit);
 	tcase_add_test(tc, capacity_minimum_opens_streams);
@@ -670,9 +568,7 @@ int main(void)
 	tcase_add_test(tc, svg_escapes_the_trace_path);
 	tcase_add_test(tc, svg_many_streams);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return s;
 }
+
+HC_TEST_PROGRAM(outputs_suite);

@@ -9,13 +9,13 @@
  * structure as it was; the walk ends when the call runs without reaching the
  * fault.  Run it under valgrind to see that no failing path leaks.
  */
-#include <check.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/queue/drop_queue.h"
 #include "core/queue/errgraph.h"
 #include "core/queue/metacache.h"
+#include "tests/runner.h"
 
 void *__real_malloc(size_t n);
 void *__real_calloc(size_t n, size_t size);
@@ -344,12 +344,10 @@ START_TEST(drop_queue_push_fails_cleanly)
 }
 END_TEST
 
-int main(void)
+static Suite *queues_oom_suite(void)
 {
 	Suite *s = suite_create("queues_oom");
 	TCase *tc = tcase_create("countdown");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_test(tc, metacache_create_fails_cleanly);
 	tcase_add_test(tc, metacache_insert_and_growth_fail_cleanly);
@@ -359,9 +357,7 @@ int main(void)
 	tcase_add_test(tc, errgraph_explain_fails_cleanly);
 	tcase_add_test(tc, drop_queue_push_fails_cleanly);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return s;
 }
+
+HC_TEST_PROGRAM(queues_oom_suite);

@@ -7,7 +7,6 @@
  * replaced: the handshake answers, waiting for an orphan that asks after the
  * command exited, and the causes named for an empty recording.
  */
-#include <check.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +22,7 @@
 #include "tools/hipsim/record.h"
 #include "tools/hipsim/record_follow.h"
 #include "trace/hipcore_track.h"
+#include "tests/runner.h"
 
 static char tmpdir[] = "/tmp/check-record-XXXXXX";
 static char errbuf[4096];
@@ -396,13 +396,4 @@ static Suite *make_record_suite(void)
 	return s;
 }
 
-int main(void)
-{
-	SRunner *sr = srunner_create(make_record_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+HC_TEST_PROGRAM(make_record_suite);

@@ -9,7 +9,6 @@
  * reserves one page per stream on the first allocation, and pages stay
  * reserved until the device closes (after the report), so device_frees is 0.
  */
-#include <check.h>
 #include <fcntl.h>
 #include <jansson.h>
 #include <stdio.h>
@@ -21,99 +20,8 @@
 #include "hipcore/hipcore.h"
 #include "tools/hipsim/hipsim.h"
 #include "tools/hipsim/layout_file.h"
-
-static char tmpdir[256];
-static char out_text[1 << 16], err_text[1 << 16];
-
-static void setup(void)
-{
-	snprintf(tmpdir, sizeof(tmpdir), "/tmp/check_replay.XXXXXX");
-	ck_assert_ptr_nonnull(mkdtemp(tmpdir));
-}
-
-static void teardown(void)
-{
-	char cmd[512];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
-	ck_assert_int_eq(system(cmd), 0);
-}
-
-static const char *write_file(const char *name, const char *text)
-{
-	static char path[512];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", tmpdir, name);
-	f = fopen(path, "w");
-	ck_assert_ptr_nonnull(f);
-	fputs(text, f);
-	ck_assert_int_eq(fclose(f), 0);
-	return path;
-}
-
-static void slurp(const char *path, char *buf, size_t len)
-{
-	FILE *f = fopen(path, "r");
-	size_t n;
-
-	ck_assert_ptr_nonnull(f);
-	n = fread(buf, 1, len - 1, f);
-	buf[n] = 0;
-	fclose(f);
-}
-
-/* Runs a hipsim subcommand with stdout and stderr captured. */
-static int run(int (*fn)(int, char **), const char *const *args)
-{
-	char *argv[32], o[512], e[512];
-	int argc = 0, so, se, fo, fe, rc;
-
-	while (args[argc]) {
-		argv[argc] = (char *)args[argc];
-		argc++;
-	}
-	argv[argc] = NULL;
-	snprintf(o, sizeof(o), "%s/stdout", tmpdir);
-	snprintf(e, sizeof(e), "%s/stderr", tmpdir);
-	fflush(stdout);
-	fflush(stderr);
-	so = dup(1);
-	se = dup(2);
-	fo = open(o, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-	fe = open(e, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-	ck_assert(so >= 0 && se >= 0 && fo >= 0 && fe >= 0);
-	dup2(fo, 1);
-	dup2(fe, 2);
-	rc = fn(argc, argv);
-	fflush(stdout);
-	fflush(stderr);
-	dup2(so, 1);
-	dup2(se, 2);
-	close(so), close(se), close(fo), close(fe);
-	slurp(o, out_text, sizeof(out_text));
-	slurp(e, err_text, sizeof(err_text));
-	return rc;
-}
-
-static json_t *report(void)
-{
-	json_error_t je;
-	json_t *j = json_loads(out_text, 0, &je);
-
-	ck_assert_msg(j != NULL, "not JSON: %s\n%s", je.text, out_text);
-	return j;
-}
-
-static long long num(json_t *j, const char *key)
-{
-	json_t *v = json_object_get(j, key);
-
-	ck_assert_msg(json_is_integer(v), "no integer %s", key);
-	return json_integer_value(v);
-}
-
-#define HDR "Thread,Time,Action,Pointer,Size,Stream\n"
+#include "tests/fixtures/hipsim_cli.h"
+#include "tests/runner.h"
 
 START_TEST(replay_rmm_ok)
 {
@@ -440,8 +348,8 @@ START_TEST(replay_deterministic_svg)
 	ck_assert_str_eq(j1, j2);
 	free(j1);
 	free(j2);
-	slurp(s1, svg1, sizeof(svg1));
-	slurp(s2, svg2, sizeof(svg2));
+	slurp_into(s1, svg1, sizeof(svg1));
+	slurp_into(s2, svg2, sizeof(svg2));
 	ck_assert_str_eq(svg1, svg2);
 	ck_assert_uint_eq(count(svg1, "<polyline"), 2 + 2 * 3);
 	ck_assert_uint_eq(count(svg1, ">stream "), 3);
@@ -522,14 +430,12 @@ START_TEST(compare_what_if)
 }
 END_TEST
 
-int main(void)
+static Suite *replay_suite(void)
 {
 	Suite *s = suite_create("replay");
 	TCase *tc = tcase_create("replay");
-	SRunner *sr;
-	int failed;
 
-	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_checked_fixture(tc, scratch_setup, scratch_teardown);
 	tcase_add_test(tc, replay_rmm_ok);
 	tcase_add_test(tc, replay_failure_named);
 	tcase_add_test(tc, replay_partial_trace);
@@ -546,9 +452,7 @@ int main(void)
 	tcase_add_test(tc, compare_keys_status);
 	tcase_add_test(tc, compare_what_if);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return s;
 }
+
+HC_TEST_PROGRAM(replay_suite);

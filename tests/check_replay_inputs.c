@@ -8,7 +8,6 @@
  * partial replay says so in its JSON and text; option errors name the
  * option.
  */
-#include <check.h>
 #include <fcntl.h>
 #include <jansson.h>
 #include <stdio.h>
@@ -20,114 +19,20 @@
 
 #include "config.h"
 #include "tools/hipsim/hipsim.h"
+#include "tests/fixtures/children.h"
+#include "tests/fixtures/hipsim_cli.h"
+#include "tests/runner.h"
 
-#define HDR "Thread,Time,Action,Pointer,Size,Stream\n"
-
-static char tmpdir[256];
-static char out_text[1 << 16], err_text[1 << 16];
-
-static void setup(void)
-{
-	snprintf(tmpdir, sizeof(tmpdir), "/tmp/check_replay_inputs.XXXXXX");
-	ck_assert_ptr_nonnull(mkdtemp(tmpdir));
-}
-
-static void teardown(void)
-{
-	char cmd[512];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
-	ck_assert_int_eq(system(cmd), 0);
-}
-
-static const char *tmp_path(const char *name)
-{
-	static char path[4][512];
-	static int k;
-
-	k = (k + 1) % 4;
-	snprintf(path[k], sizeof(path[k]), "%s/%s", tmpdir, name);
-	return path[k];
-}
-
-static void write_bytes(const char *path, const void *p, size_t n)
-{
-	FILE *f = fopen(path, "wb");
-
-	ck_assert_ptr_nonnull(f);
-	ck_assert_uint_eq(fwrite(p, 1, n, f), n);
-	ck_assert_int_eq(fclose(f), 0);
-}
-
-static void slurp(const char *path, char *buf, size_t len)
-{
-	FILE *f = fopen(path, "r");
-	size_t n;
-
-	ck_assert_ptr_nonnull(f);
-	n = fread(buf, 1, len - 1, f);
-	buf[n] = 0;
-	fclose(f);
-}
-
-/* Runs `hipsim replay ARGS` with stdout and stderr captured (and stdin
- * from @in when not negative). */
+/* Runs `hipsim replay ARGS` (stdin from @in when not negative). */
 static int replay(int in, const char *const *args)
 {
-	char *argv[32], o[512], e[512];
-	int argc = 0, so, se, si = -1, fo, fe, rc;
+	const char *argv[40] = { "replay" };
 
-	argv[argc++] = "replay";
-	while (args[argc - 1]) {
-		argv[argc] = (char *)args[argc - 1];
-		argc++;
+	for (int i = 0; args[i]; i++) {
+		ck_assert_int_lt(i, 38);
+		argv[i + 1] = args[i];
 	}
-	argv[argc] = NULL;
-	snprintf(o, sizeof(o), "%s/stdout", tmpdir);
-	snprintf(e, sizeof(e), "%s/stderr", tmpdir);
-	fflush(stdout);
-	fflush(stderr);
-	so = dup(1);
-	se = dup(2);
-	fo = open(o, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-	fe = open(e, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-	ck_assert(so >= 0 && se >= 0 && fo >= 0 && fe >= 0);
-	if (in >= 0) {
-		si = dup(0);
-		dup2(in, 0);
-	}
-	dup2(fo, 1);
-	dup2(fe, 2);
-	rc = hipsim_replay_main(argc, argv);
-	fflush(stdout);
-	fflush(stderr);
-	dup2(so, 1);
-	dup2(se, 2);
-	if (si >= 0) {
-		dup2(si, 0);
-		close(si);
-	}
-	close(so), close(se), close(fo), close(fe);
-	slurp(o, out_text, sizeof(out_text));
-	slurp(e, err_text, sizeof(err_text));
-	return rc;
-}
-
-static json_t *report(void)
-{
-	json_error_t je;
-	json_t *j = json_loads(out_text, 0, &je);
-
-	ck_assert_msg(j != NULL, "not JSON: %s\n%s\n%s", je.text, out_text, err_text);
-	return j;
-}
-
-static long long num(json_t *j, const char *key)
-{
-	json_t *v = json_object_get(j, key);
-
-	ck_assert_msg(json_is_integer(v), "no integer %s", key);
-	return json_integer_value(v);
+	return run_with_stdin(hipsim_replay_main, argv, in);
 }
 
 /* The figures of a report that do not depend on the run's clock. */
@@ -136,35 +41,6 @@ static void figures(json_t *j, char *buf, size_t len)
 	snprintf(buf, len, "events %lld streams %lld in_use %lld reserved %lld allocs %lld frees %lld predicted %lld",
 		 num(j, "events"), num(j, "streams"), num(j, "peak_in_use_bytes"), num(j, "peak_reserved_bytes"),
 		 num(j, "device_allocs"), num(j, "device_frees"), num(j, "predicted_ns"));
-}
-
-/* A child writes @n bytes of @text (gzip-compressed when @gz) into a pipe:
- * its read end. */
-static int pipe_from_child(const char *text, size_t n, int gz, pid_t *pid)
-{
-	int fds[2];
-
-	ck_assert_int_eq(pipe(fds), 0);
-	*pid = fork();
-	ck_assert_int_ge(*pid, 0);
-	if (*pid == 0) {
-		close(fds[0]);
-		if (gz) {
-			gzFile g = gzdopen(fds[1], "wb");
-
-			_exit(g && gzwrite(g, text, (unsigned)n) == (int)n && gzclose(g) == Z_OK ? 0 : 1);
-		}
-		for (size_t off = 0; off < n;) {
-			ssize_t k = write(fds[1], text + off, n - off);
-
-			if (k <= 0)
-				_exit(1);
-			off += (size_t)k;
-		}
-		_exit(0);
-	}
-	close(fds[1]);
-	return fds[0];
 }
 
 /* A log of three streams with frees out of order, some 100 KB long. */
@@ -402,7 +278,7 @@ static Suite *replay_inputs_suite(void)
 	Suite *s = suite_create("replay_inputs");
 	TCase *tc = tcase_create("inputs");
 
-	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_checked_fixture(tc, scratch_setup, scratch_teardown);
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, replay_gzip_and_pipes_as_the_file);
 	tcase_add_test(tc, replay_midrun_counted);
@@ -416,13 +292,4 @@ static Suite *replay_inputs_suite(void)
 	return s;
 }
 
-int main(void)
-{
-	SRunner *sr = srunner_create(replay_inputs_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+HC_TEST_PROGRAM(replay_inputs_suite);

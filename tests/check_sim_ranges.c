@@ -14,7 +14,6 @@
  * with alignments from 1 B to 1 MiB, and a device case checks an aligned
  * take's gap left as a hole.
  */
-#include <check.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +22,7 @@
 #include "sim/sim.h"
 #include "sim/sim_internal.h"
 #include "sim/sim_ranges.h"
+#include "tests/runner.h"
 
 static uint64_t rng_state;
 
@@ -373,13 +373,4 @@ static Suite *make_suite(void)
 	return s;
 }
 
-int main(void)
-{
-	SRunner *sr = srunner_create(make_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+HC_TEST_PROGRAM(make_suite);

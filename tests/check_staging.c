@@ -5,12 +5,12 @@
  * hc_write's plan (core/staging.c, hc_write_plan_of): the three ways and
  * the device policy's limit.
  */
-#include <check.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/streamops.h"
 #include "hipcore/hipcore.h"
+#include "tests/runner.h"
 
 #define MIB HC_MIB
 
@@ -224,13 +224,4 @@ static Suite *staging_suite(void)
 	return s;
 }
 
-int main(void)
-{
-	SRunner *sr = srunner_create(staging_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+HC_TEST_PROGRAM(staging_suite);

@@ -5,36 +5,18 @@
  * behaviour, launches of the built-in kernels and the info cache, policies,
  * and bad input.
  */
-#include <check.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "hipcore/hipcore.h"
+#include "tests/fixtures/sim_device.h"
+#include "tests/runner.h"
 
 #define MIB HC_MIB
 
-static hc_device dev;
-static hc_stream s;
-
-static void open_sim(uint64_t capacity)
-{
-	hc_device_options o;
-
-	ck_assert_int_eq(hc_device_options_init(&o), HC_OK);
-	o.capacity = capacity;
-	o.data_mode = true;
-	ck_assert_int_eq(hc_device_open("sim", &o, &dev), HC_OK);
-	ck_assert_int_eq(hc_stream_open(dev, &s), HC_OK);
-}
-
 static void setup(void)
 {
-	open_sim(2048 * MIB);
-}
-
-static void teardown(void)
-{
-	ck_assert_int_eq(hc_device_close(dev), HC_OK);
+	sim_device_open(2048 * MIB, true);
 }
 
 static hc_device_stats stats(void)
@@ -43,14 +25,6 @@ static hc_device_stats stats(void)
 
 	ck_assert_int_eq(hc_device_stats_get(dev, &st), HC_OK);
 	return st;
-}
-
-static const char *last_message(void)
-{
-	static hc_error_info e;
-
-	hc_last_error(&e);
-	return e.message;
 }
 
 static void pattern(unsigned char *p, uint64_t n, unsigned seed)
@@ -815,7 +789,7 @@ Suite *streams_suite(void)
 	Suite *su = suite_create("streams");
 	TCase *tc = tcase_create("ops");
 
-	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_checked_fixture(tc, setup, sim_device_close);
 	tcase_set_timeout(tc, 120);
 	tcase_add_loop_test(tc, round_trip_every_threshold, 0, 5 * (int)(sizeof(sizes) / sizeof(sizes[0])));
 	tcase_add_test(tc, staging_stats_per_decision);
@@ -841,13 +815,4 @@ Suite *streams_suite(void)
 	return su;
 }
 
-int main(void)
-{
-	SRunner *sr = srunner_create(streams_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+HC_TEST_PROGRAM(streams_suite);

@@ -6,13 +6,13 @@
  * taken again, so the device's idle cache moves them between threads.  Every read checks its bytes
  * against what the buffer's owner wrote last.
  */
-#include <check.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "hipcore/hipcore.h"
+#include "tests/runner.h"
 
 #define NTHREADS 4
 #define NSHARED 8
@@ -248,20 +248,16 @@ START_TEST(threads_park_large)
 }
 END_TEST
 
-int main(void)
+static Suite *stress_suite(void)
 {
 	Suite *su = suite_create("stress");
 	TCase *tc = tcase_create("threads");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_test(tc, threads_share_buffers);
 	tcase_add_test(tc, threads_park_large);
 	tcase_set_timeout(tc, 120);
 	suite_add_tcase(su, tc);
-	sr = srunner_create(su);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return su;
 }
+
+HC_TEST_PROGRAM(stress_suite);

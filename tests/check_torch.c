@@ -12,7 +12,6 @@
  * The test links the shared libhipcore, as the plug-in does, so the
  * hc_device the plug-in opened can be asked for its usage here.
  */
-#include <check.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -20,6 +19,7 @@
 
 #include "hipcore/hipcore.h"
 #include "tests/torch_plugin.h"
+#include "tests/runner.h"
 
 #define MiB (1024 * 1024)
 
@@ -489,13 +489,4 @@ static Suite *suite(void)
 	return s;
 }
 
-int main(void)
-{
-	SRunner *sr = srunner_create(suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+HC_TEST_PROGRAM(suite);

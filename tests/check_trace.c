@@ -3,13 +3,13 @@
  * HIPCORE_LTTNG, and that HC_TRACE call sites run with the module absent
  * (every tracepoint off, nothing evaluated).  Built only with LTTng.
  */
-#include <check.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "trace/hipcore_trace.h"
 #include "trace/hipcore_trace_load.h"
+#include "tests/runner.h"
 
 START_TEST(module_path)
 {
@@ -36,7 +36,7 @@ START_TEST(off_without_module)
 {
 	uint64_t t0;
 
-	/* main() made sure HIPCORE_LTTNG=0: nothing was loaded. */
+	/* module_off() made sure HIPCORE_LTTNG=0: nothing was loaded. */
 	ck_assert(!hc_trace_provider_loaded());
 	ck_assert(!HC_TRACE_ENABLED(alloc));
 	t0 = HC_TRACE_T0(alloc);
@@ -48,28 +48,29 @@ START_TEST(off_without_module)
 }
 END_TEST
 
-int main(int argc, char **argv)
+/* The loader runs before main: re-execute with the module turned off. */
+static int module_off(int argc, char **argv)
 {
-	Suite *s;
-	TCase *tc = tcase_create("loader");
-	SRunner *sr;
-	int failed;
 	const char *v = getenv("HIPCORE_LTTNG");
 
-	/* The loader runs before main: re-execute with the module turned off. */
 	if (!v || strcmp(v, "0") != 0) {
 		setenv("HIPCORE_LTTNG", "0", 1);
 		execv("/proc/self/exe", argv);
 		return EXIT_FAILURE;
 	}
 	(void)argc;
-	s = suite_create("trace");
+	return 0;
+}
+
+static Suite *trace_suite(void)
+{
+	Suite *s = suite_create("trace");
+	TCase *tc = tcase_create("loader");
+
 	tcase_add_test(tc, module_path);
 	tcase_add_test(tc, off_without_module);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return s;
 }
+
+HC_TEST_PROGRAM_HOOKED(module_off, NULL, trace_suite);

@@ -17,7 +17,6 @@
  * Each test collects every mismatch, one per line naming both sides, and
  * fails with the list.  Needs no LTTng: it runs in every build.
  */
-#include <check.h>
 #include <ctype.h>
 #include <dirent.h>
 #include <stdarg.h>
@@ -28,6 +27,7 @@
 
 #include "tools/hipsim/ctf_names.h"
 #include "trace/hipcore_trace_ids.h"
+#include "tests/runner.h"
 
 #ifndef HC_ABS_TOP_SRCDIR
 #error "HC_ABS_TOP_SRCDIR must name the source tree"
@@ -749,12 +749,10 @@ START_TEST(every_public_call_placed_in_doc)
 }
 END_TEST
 
-int main(void)
+static Suite *trace_schema_suite(void)
 {
 	Suite *s = suite_create("trace_schema");
 	TCase *tc = tcase_create("schema");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_test(tc, provider_matches_doc);
 	tcase_add_test(tc, reader_matches_provider);
@@ -762,9 +760,7 @@ int main(void)
 	tcase_add_test(tc, emitted_calls_match_doc);
 	tcase_add_test(tc, every_public_call_placed_in_doc);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return s;
 }
+
+HC_TEST_PROGRAM(trace_schema_suite);

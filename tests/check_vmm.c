@@ -4,64 +4,21 @@
  * every rule of hal.h's contract refused with HC_ERR_INVALID and nothing
  * changed, accesses to unmapped granules failing like freed memory, data
  * mode's contiguous bytes, the cost model's exact figures, and the profile
- * keys' range checks.  The shims over these ops are tests/check_fault.c's.
+ * keys' range checks.  The shims over these ops are tests/check_hal_shims.c's.
  *
  * The profile "costs" below gives every virtual-memory figure its own value
  * so that a host clock difference names the figure it came from.
  */
-#include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "hal/hal.h"
-#include "sim/sim.h"
+#include "tests/fixtures/sim_hal.h"
+#include "tests/runner.h"
 
 #define MIB HC_MIB
 #define G (2 * MIB) /* the built-in profile's granule */
-
-static const struct hc_hal_ops *ops;
-
-static hc_hal_dev *open_dev(bool data_mode, uint64_t capacity, const char *profile)
-{
-	struct hc_hal_open_args a = { .ordinal = 0, .profile = profile, .capacity = capacity,
-				      .data_mode = data_mode };
-	hc_hal_dev *dev = NULL;
-
-	ops = hc_sim_ops();
-	ck_assert_int_eq(ops->device_open(&a, &dev), HC_OK);
-	return dev;
-}
-
-static uint64_t now(hc_hal_dev *dev)
-{
-	uint64_t t = 0;
-
-	ck_assert_int_eq(ops->ctl(dev, HC_HAL_CTL_NOW_NS, &t), HC_OK);
-	return t;
-}
-
-static struct hc_hal_stats stats(hc_hal_dev *dev)
-{
-	struct hc_hal_stats s;
-
-	memset(&s, 0xff, sizeof(s));
-	ck_assert_int_eq(ops->ctl(dev, HC_HAL_CTL_STATS, &s), HC_OK);
-	return s;
-}
-
-static bool last_error_has(const char *needle)
-{
-	hc_error_info e;
-
-	hc_last_error(&e);
-	if (!strstr(e.message, needle)) {
-		fprintf(stderr, "message '%s' lacks '%s'\n", e.message, needle);
-		return false;
-	}
-	return true;
-}
 
 /* A profile file of a 1 GiB device with @alignment and @extra; its path in
  * @path, for the caller to unlink. */
@@ -90,7 +47,7 @@ static const char costs[] = "va_reserve = 11000\nva_release = 7000\npmem_map = 3
 START_TEST(props_give_the_granule_and_zero_turns_it_off)
 {
 	struct hc_hal_props p;
-	hc_hal_dev *dev = open_dev(false, 0, NULL);
+	hc_hal_dev *dev = open_dev(false, 0, 0, NULL);
 	hc_hal_dptr a = 0;
 	char path[64];
 
@@ -100,7 +57,7 @@ START_TEST(props_give_the_granule_and_zero_turns_it_off)
 	ops->device_close(dev);
 
 	profile_file("256", "vmm_granularity = 0\n", path);
-	dev = open_dev(false, 0, path);
+	dev = open_dev(false, 0, 0, path);
 	unlink(path);
 	ck_assert_int_eq(ops->device_props(dev, &p), HC_OK);
 	ck_assert_uint_eq(p.vmm_granularity, 0);
@@ -115,7 +72,7 @@ END_TEST
 
 START_TEST(reservations_are_aligned_apart_and_charge_nothing)
 {
-	hc_hal_dev *dev = open_dev(false, 0, NULL);
+	hc_hal_dev *dev = open_dev(false, 0, 0, NULL);
 	hc_hal_dptr a, b, m, c;
 	struct hc_hal_stats s;
 
@@ -150,7 +107,7 @@ END_TEST
 
 START_TEST(address_space_is_bounded)
 {
-	hc_hal_dev *dev = open_dev(false, 0, NULL);
+	hc_hal_dev *dev = open_dev(false, 0, 0, NULL);
 	hc_hal_dptr a;
 
 	/* each device has 64 TiB of addresses (SIM_DEV_SPACING) */
@@ -167,7 +124,7 @@ END_TEST
  * changed (no bytes charged, no clock moved, no mapping made or lost). */
 START_TEST(map_and_unmap_refuse_what_the_contract_forbids)
 {
-	hc_hal_dev *dev = open_dev(false, 0, NULL);
+	hc_hal_dev *dev = open_dev(false, 0, 0, NULL);
 	hc_hal_dptr r, m;
 	struct hc_hal_stats s;
 	uint64_t t;
@@ -214,7 +171,7 @@ END_TEST
  * as mem_alloc's, and the reservation stays usable after a refusal. */
 START_TEST(mapped_bytes_count_against_the_capacity)
 {
-	hc_hal_dev *dev = open_dev(false, 8 * MIB, NULL);
+	hc_hal_dev *dev = open_dev(false, 8 * MIB, 0, NULL);
 	hc_hal_dptr r, m;
 	struct hc_hal_stats s;
 
@@ -249,7 +206,7 @@ END_TEST
 /* An unmap may cover several adjacent mappings; each is released. */
 START_TEST(unmap_covers_runs_of_whole_mappings)
 {
-	hc_hal_dev *dev = open_dev(false, 0, NULL);
+	hc_hal_dev *dev = open_dev(false, 0, 0, NULL);
 	hc_hal_dptr r;
 	struct hc_hal_stats s;
 
@@ -274,7 +231,7 @@ END_TEST
  * graph replaying one after the unmap fails at its fence. */
 START_TEST(data_mode_contiguous_bytes_and_unmapped_granules)
 {
-	hc_hal_dev *dev = open_dev(true, 0, NULL);
+	hc_hal_dev *dev = open_dev(true, 0, 0, NULL);
 	hc_hal_stream *s;
 	hc_hal_dptr r, info;
 	hc_hal_module *mod;
@@ -362,7 +319,7 @@ START_TEST(costs_are_the_profile_figures_and_nothing_waits)
 	uint64_t t;
 
 	profile_file("256", costs, path);
-	dev = open_dev(false, 0, path);
+	dev = open_dev(false, 0, 0, path);
 	unlink(path);
 	t = now(dev);
 	ck_assert_int_eq(ops->va_reserve(dev, 64 * G, &r), HC_OK);
@@ -403,7 +360,7 @@ END_TEST
 /* The simulator's own injector: a pmem_map is a device allocation. */
 START_TEST(injected_faults_count_maps_as_allocations)
 {
-	hc_hal_dev *dev = open_dev(false, 0, NULL);
+	hc_hal_dev *dev = open_dev(false, 0, 0, NULL);
 	struct hc_hal_fault_arg once = { HC_FAULT_DEVICE_ALLOC, 2, HC_FAULT_ONCE };
 	struct hc_hal_fault_arg cap = { HC_FAULT_CAPACITY, 5 * MIB, HC_FAULT_PERSISTENT };
 	hc_hal_dptr r, m;
@@ -433,7 +390,7 @@ START_TEST(allocations_keep_their_alignment_beside_reservations)
 	hc_hal_dptr a, b, c, r;
 
 	profile_file("4 MiB", "vmm_granularity = 64 KiB\n", path);
-	dev = open_dev(false, 0, path);
+	dev = open_dev(false, 0, 0, path);
 	unlink(path);
 	ck_assert_int_eq(ops->va_reserve(dev, 64 * 1024, &r), HC_OK);
 	ck_assert_int_eq(ops->mem_alloc(dev, 100, &a), HC_OK);
@@ -492,13 +449,12 @@ START_TEST(profile_keys_parse_and_check_their_range)
 }
 END_TEST
 
-int main(void)
+static Suite *vmm_suite(void)
 {
 	Suite *s = suite_create("vmm");
 	TCase *tc = tcase_create("sim");
-	SRunner *r;
-	int failed;
 
+	tcase_add_checked_fixture(tc, sim_hal_setup, NULL);
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, props_give_the_granule_and_zero_turns_it_off);
 	tcase_add_test(tc, reservations_are_aligned_apart_and_charge_nothing);
@@ -512,9 +468,7 @@ int main(void)
 	tcase_add_test(tc, allocations_keep_their_alignment_beside_reservations);
 	tcase_add_test(tc, profile_keys_parse_and_check_their_range);
 	suite_add_tcase(s, tc);
-	r = srunner_create(s);
-	srunner_run_all(r, CK_NORMAL);
-	failed = srunner_ntests_failed(r);
-	srunner_free(r);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return s;
 }
+
+HC_TEST_PROGRAM(vmm_suite);

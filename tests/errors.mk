@@ -3,7 +3,7 @@
 if HAVE_CHECK
 check_PROGRAMS += tests/check_errors
 TESTS += tests/check_errors
-tests_check_errors_SOURCES = tests/check_errors.c
+tests_check_errors_SOURCES = tests/check_errors.c $(TEST_RUNNER) $(SIM_DEVICE_FIXTURE)
 tests_check_errors_CFLAGS = $(TEST_CFLAGS)
 tests_check_errors_LDADD = $(TEST_LDADD)
 endif

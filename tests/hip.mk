@@ -5,16 +5,18 @@ if HAVE_CHECK
 if HIPCORE_HIP
 check_PROGRAMS += tests/check_hip
 TESTS += tests/check_hip
-tests_check_hip_SOURCES = tests/check_hip.c
+tests_check_hip_SOURCES = $(TEST_RUNNER) tests/hip/check_hip.c tests/hip/hip_suites.h \
+	tests/hip/fake_runtime.c tests/hip/loader.c tests/hip/errors.c tests/hip/ops.c \
+	tests/hip/builtins.c tests/hip/vmm.c tests/hip/amd.c
 tests_check_hip_CFLAGS = $(TEST_CFLAGS)
 tests_check_hip_CPPFLAGS = $(AM_CPPFLAGS) $(HIP_CPPFLAGS) -D__HIP_PLATFORM_AMD__
 tests_check_hip_LDADD = $(TEST_LDADD)
 endif
-check_PROGRAMS += tests/check_fault
-TESTS += tests/check_fault
-tests_check_fault_SOURCES = tests/check_fault.c
-tests_check_fault_CFLAGS = $(TEST_CFLAGS)
-tests_check_fault_LDADD = $(TEST_LDADD)
+check_PROGRAMS += tests/check_hal_shims
+TESTS += tests/check_hal_shims
+tests_check_hal_shims_SOURCES = tests/check_hal_shims.c $(TEST_RUNNER)
+tests_check_hal_shims_CFLAGS = $(TEST_CFLAGS)
+tests_check_hal_shims_LDADD = $(TEST_LDADD)
 endif
 
 # A fake CUDA runtime (cuda* and cu*), and one missing cudaGraphLaunch.

@@ -2,12 +2,24 @@
 # GPU and sessiond tests exit 77 (skipped) when they cannot run.
 TEST_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 TEST_LDADD = libhipcore-internal.la $(CHECK_LIBS)
+# The one main() every Check program links: a program's own sources only
+# list its suites (tests/runner.h).
+TEST_RUNNER = tests/runner.c tests/runner.h
+# Fixtures several programs share (tests/fixtures/): a device and stream
+# through the public API on the simulator, the simulator's HAL below it, a
+# per-case temporary directory, child processes feeding pipes, and hipsim
+# subcommands run in-process with their output captured.
+SIM_DEVICE_FIXTURE = tests/fixtures/sim_device.c tests/fixtures/sim_device.h
+SIM_HAL_FIXTURE = tests/fixtures/sim_hal.c tests/fixtures/sim_hal.h
+SCRATCH_FIXTURE = tests/fixtures/scratch.c tests/fixtures/scratch.h
+CHILDREN_FIXTURE = tests/fixtures/children.c tests/fixtures/children.h
+HIPSIM_CLI_FIXTURE = tests/fixtures/hipsim_cli.c tests/fixtures/hipsim_cli.h $(SCRATCH_FIXTURE)
 AM_TESTS_ENVIRONMENT = top_srcdir='$(top_srcdir)' top_builddir='$(top_builddir)'; export top_srcdir top_builddir;
 
 if HAVE_CHECK
 check_PROGRAMS += tests/check_staging
 TESTS += tests/check_staging
-tests_check_staging_SOURCES = tests/check_staging.c
+tests_check_staging_SOURCES = tests/check_staging.c $(TEST_RUNNER)
 tests_check_staging_CFLAGS = $(TEST_CFLAGS)
 tests_check_staging_LDADD = $(TEST_LDADD)
 endif
@@ -23,14 +35,14 @@ include tests/interfaces.mk
 if HAVE_CHECK
 check_PROGRAMS += tests/check_api
 TESTS += tests/check_api
-tests_check_api_SOURCES = tests/check_api.c
+tests_check_api_SOURCES = tests/check_api.c $(TEST_RUNNER) $(SIM_DEVICE_FIXTURE)
 tests_check_api_CFLAGS = $(TEST_CFLAGS)
 tests_check_api_LDADD = $(TEST_LDADD)
 endif
 if HAVE_CHECK
 check_PROGRAMS += tests/check_graph
 TESTS += tests/check_graph
-tests_check_graph_SOURCES = tests/check_graph.c
+tests_check_graph_SOURCES = tests/check_graph.c $(TEST_RUNNER) $(SIM_DEVICE_FIXTURE)
 tests_check_graph_CFLAGS = $(TEST_CFLAGS)
 tests_check_graph_LDADD = $(TEST_LDADD)
 endif
@@ -62,7 +74,7 @@ include tests/reliability.mk
 if HAVE_CHECK
 check_PROGRAMS += tests/check_torch
 TESTS += tests/check_torch
-tests_check_torch_SOURCES = tests/check_torch.c tests/torch_plugin.h
+tests_check_torch_SOURCES = tests/check_torch.c $(TEST_RUNNER) tests/torch_plugin.h
 tests_check_torch_CFLAGS = $(TEST_CFLAGS)
 tests_check_torch_CPPFLAGS = $(AM_CPPFLAGS)
 if HIPCORE_HIP
@@ -74,7 +86,7 @@ endif
 if HAVE_CHECK
 check_PROGRAMS += tests/check_adopt
 TESTS += tests/check_adopt
-tests_check_adopt_SOURCES = tests/check_adopt.c
+tests_check_adopt_SOURCES = tests/check_adopt.c $(TEST_RUNNER)
 tests_check_adopt_CFLAGS = $(TEST_CFLAGS)
 tests_check_adopt_LDADD = $(TEST_LDADD)
 endif

@@ -6,7 +6,7 @@
 if HAVE_CHECK
 check_PROGRAMS += tests/check_outputs
 TESTS += tests/check_outputs
-tests_check_outputs_SOURCES = tests/check_outputs.c \
+tests_check_outputs_SOURCES = tests/check_outputs.c $(TEST_RUNNER) $(HIPSIM_CLI_FIXTURE) \
 	tools/hipsim/driver.c tools/hipsim/report.c tools/hipsim/options.c tools/hipsim/output.c \
 	tools/hipsim/plot.c tools/hipsim/svg.c tools/hipsim/run.c tools/hipsim/workloads.c \
 	tools/hipsim/replay.c tools/hipsim/compare.c tools/hipsim/layout_file.c \

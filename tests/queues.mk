@@ -3,7 +3,7 @@
 if HAVE_CHECK
 check_PROGRAMS += tests/check_queues
 TESTS += tests/check_queues
-tests_check_queues_SOURCES = \
+tests_check_queues_SOURCES = $(TEST_RUNNER) \
 	tests/check_queues.h \
 	tests/check_queues.c \
 	tests/check_q_drop_queue.c \
@@ -19,7 +19,7 @@ endif
 if HAVE_CHECK
 check_PROGRAMS += tests/check_queues_oom
 TESTS += tests/check_queues_oom
-tests_check_queues_oom_SOURCES = tests/check_queues_oom.c
+tests_check_queues_oom_SOURCES = tests/check_queues_oom.c $(TEST_RUNNER)
 tests_check_queues_oom_CFLAGS = $(TEST_CFLAGS)
 tests_check_queues_oom_LDADD = $(TEST_LDADD)
 tests_check_queues_oom_LDFLAGS = -Wl,--wrap=malloc -Wl,--wrap=calloc -Wl,--wrap=realloc

@@ -3,11 +3,11 @@
 # fuzzing harness (built separately by tests/fuzz/build.sh with clang, run by
 # tests/fuzz/run.sh and .ci/run; not part of `make check`).
 if HAVE_CHECK
-check_PROGRAMS += tests/check_faults
-TESTS += tests/check_faults
-tests_check_faults_SOURCES = tests/check_faults.c
-tests_check_faults_CFLAGS = $(TEST_CFLAGS)
-tests_check_faults_LDADD = $(TEST_LDADD)
+check_PROGRAMS += tests/check_fault_sweep
+TESTS += tests/check_fault_sweep
+tests_check_fault_sweep_SOURCES = tests/check_fault_sweep.c $(TEST_RUNNER)
+tests_check_fault_sweep_CFLAGS = $(TEST_CFLAGS)
+tests_check_fault_sweep_LDADD = $(TEST_LDADD)
 endif
 EXTRA_DIST += tests/data/ctf-bad-payload.bin tests/data/ctf-error-at-end.bin \
 	tests/data/ctf-decoder-crash.bin \
@@ -20,7 +20,7 @@ EXTRA_DIST += tests/data/ctf-bad-payload.bin tests/data/ctf-error-at-end.bin \
 if HAVE_CHECK
 check_PROGRAMS += tests/check_misuse
 TESTS += tests/check_misuse
-tests_check_misuse_SOURCES = tests/check_misuse.c
+tests_check_misuse_SOURCES = tests/check_misuse.c $(TEST_RUNNER)
 tests_check_misuse_CFLAGS = $(TEST_CFLAGS)
 tests_check_misuse_LDADD = $(TEST_LDADD)
 endif

@@ -1,11 +1,16 @@
-# tests/replay.mk: hipsim's trace readers, linked from their objects (not hipsim).
+# tests/replay.mk: hipsim's trace readers, linked from their objects (not
+# hipsim): tests/check_readers, one suite per file of tests/readers/.
 if HAVE_CHECK
 check_PROGRAMS += tests/check_readers
 TESTS += tests/check_readers
-tests_check_readers_SOURCES = tests/check_readers.c \
+tests_check_readers_SOURCES = $(TEST_RUNNER) $(SCRATCH_FIXTURE) $(CHILDREN_FIXTURE) \
+	tests/readers/check_readers.c tests/readers/readers_suites.h tests/readers/helpers.c \
+	tests/readers/idmap.c tests/readers/rmm.c tests/readers/isolated.c \
+	tests/readers/streaming.c tests/readers/ctf.c tests/readers/ctf_damaged.c \
 	tests/fuzz/ctf_source.h tests/fuzz/ctf_source.c
-tests_check_readers_CFLAGS = $(TEST_CFLAGS) $(BABELTRACE2_CFLAGS) -DHC_ABS_TOP_SRCDIR='"$(abs_top_srcdir)"'
-tests_check_readers_LDADD = tools/hipsim/libhipsim-read.la $(CHECK_LIBS) $(BABELTRACE2_LIBS)
+tests_check_readers_CFLAGS = $(TEST_CFLAGS) $(BABELTRACE2_CFLAGS) $(ZLIB_CFLAGS) \
+	-DHC_ABS_TOP_SRCDIR='"$(abs_top_srcdir)"'
+tests_check_readers_LDADD = tools/hipsim/libhipsim-read.la $(CHECK_LIBS) $(BABELTRACE2_LIBS) $(ZLIB_LIBS)
 endif
 EXTRA_DIST += tests/data/ctf-small/ust/uid/0/64-bit/metadata \
 	tests/data/ctf-small/ust/uid/0/64-bit/ch_0 \
@@ -27,7 +32,7 @@ EXTRA_DIST += tests/data/ctf-small/ust/uid/0/64-bit/metadata \
 if HAVE_CHECK
 check_PROGRAMS += tests/check_inputs
 TESTS += tests/check_inputs
-tests_check_inputs_SOURCES = tests/check_inputs.c
+tests_check_inputs_SOURCES = tests/check_inputs.c $(TEST_RUNNER) $(SCRATCH_FIXTURE) $(CHILDREN_FIXTURE)
 tests_check_inputs_CFLAGS = $(TEST_CFLAGS) $(BABELTRACE2_CFLAGS) $(ZLIB_CFLAGS) \
 	-DHC_ABS_TOP_SRCDIR='"$(abs_top_srcdir)"'
 tests_check_inputs_LDADD = tools/hipsim/libhipsim-read.la $(CHECK_LIBS) $(BABELTRACE2_LIBS) $(ZLIB_LIBS)
@@ -37,7 +42,7 @@ endif
 if HAVE_CHECK
 check_PROGRAMS += tests/check_replay
 TESTS += tests/check_replay
-tests_check_replay_SOURCES = tests/check_replay.c tools/hipsim/replay.h \
+tests_check_replay_SOURCES = tests/check_replay.c $(TEST_RUNNER) $(HIPSIM_CLI_FIXTURE) tools/hipsim/replay.h \
 	tools/hipsim/replay.c tools/hipsim/compare.c tools/hipsim/driver.c tools/hipsim/report.c \
 	tools/hipsim/options.c tools/hipsim/output.c tools/hipsim/plot.c tools/hipsim/svg.c \
 	tools/hipsim/layout_file.h tools/hipsim/layout_file.c
@@ -48,7 +53,8 @@ tests_check_replay_LDADD = tools/hipsim/libhipsim-read.la $(TEST_LDADD) $(JANSSO
 # `hipsim replay` on gzip, pipes, mid-run logs, many streams, partial traces.
 check_PROGRAMS += tests/check_replay_inputs
 TESTS += tests/check_replay_inputs
-tests_check_replay_inputs_SOURCES = tests/check_replay_inputs.c tools/hipsim/replay.h \
+tests_check_replay_inputs_SOURCES = tests/check_replay_inputs.c $(TEST_RUNNER) $(HIPSIM_CLI_FIXTURE) \
+	$(CHILDREN_FIXTURE) tools/hipsim/replay.h \
 	tools/hipsim/replay.c tools/hipsim/driver.c tools/hipsim/report.c \
 	tools/hipsim/options.c tools/hipsim/output.c tools/hipsim/plot.c tools/hipsim/svg.c \
 	tools/hipsim/layout_file.h tools/hipsim/layout_file.c
@@ -72,7 +78,7 @@ EXTRA_DIST += tests/replay-roundtrip.sh
 if HAVE_CHECK
 check_PROGRAMS += tests/check_driver
 TESTS += tests/check_driver
-tests_check_driver_SOURCES = tests/check_driver.c tools/hipsim/driver.h tools/hipsim/driver.c \
+tests_check_driver_SOURCES = tests/check_driver.c $(TEST_RUNNER) tools/hipsim/driver.h tools/hipsim/driver.c \
 	tools/hipsim/plot.c
 tests_check_driver_CFLAGS = $(TEST_CFLAGS)
 tests_check_driver_LDADD = $(TEST_LDADD)

@@ -3,10 +3,10 @@
 if HAVE_CHECK
 check_PROGRAMS += tests/check_streams tests/check_stress
 TESTS += tests/check_streams tests/check_stress
-tests_check_streams_SOURCES = tests/check_streams.c
+tests_check_streams_SOURCES = tests/check_streams.c $(TEST_RUNNER) $(SIM_DEVICE_FIXTURE)
 tests_check_streams_CFLAGS = $(TEST_CFLAGS)
 tests_check_streams_LDADD = $(TEST_LDADD)
-tests_check_stress_SOURCES = tests/check_stress.c
+tests_check_stress_SOURCES = tests/check_stress.c $(TEST_RUNNER)
 tests_check_stress_CFLAGS = $(TEST_CFLAGS)
 tests_check_stress_LDADD = $(TEST_LDADD)
 endif

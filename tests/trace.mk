@@ -17,7 +17,7 @@ EXTRA_DIST += tests/record-descendants.sh
 if HAVE_CHECK
 check_PROGRAMS += tests/check_record
 TESTS += tests/check_record
-tests_check_record_SOURCES = tests/check_record.c
+tests_check_record_SOURCES = tests/check_record.c $(TEST_RUNNER)
 tests_check_record_CFLAGS = $(TEST_CFLAGS)
 tests_check_record_LDADD = tools/hipsim/libhipsim-record.la $(CHECK_LIBS)
 endif
@@ -26,7 +26,7 @@ if HAVE_CHECK
 if HIPCORE_LTTNG
 check_PROGRAMS += tests/check_trace
 TESTS += tests/check_trace
-tests_check_trace_SOURCES = tests/check_trace.c
+tests_check_trace_SOURCES = tests/check_trace.c $(TEST_RUNNER)
 tests_check_trace_CPPFLAGS = $(AM_CPPFLAGS) $(LTTNG_UST_CFLAGS) $(hc_lttng_module_define)
 tests_check_trace_CFLAGS = $(TEST_CFLAGS)
 tests_check_trace_LDADD = $(TEST_LDADD)
@@ -39,7 +39,7 @@ EXTRA_DIST += tests/check_trace_schema.c
 if HAVE_CHECK
 check_PROGRAMS += tests/check_trace_schema
 TESTS += tests/check_trace_schema
-tests_check_trace_schema_SOURCES = tests/check_trace_schema.c
+tests_check_trace_schema_SOURCES = tests/check_trace_schema.c $(TEST_RUNNER)
 tests_check_trace_schema_CFLAGS = $(TEST_CFLAGS) -DHC_ABS_TOP_SRCDIR='"$(abs_top_srcdir)"'
 tests_check_trace_schema_LDADD = $(CHECK_LIBS)
 endif

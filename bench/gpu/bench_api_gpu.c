@@ -22,33 +22,13 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench/timing.h"
 #include "core/internal.h"
 #include "core/object.h"
 #include "hal/hip/hip_rt.h"
 #include "hipcore/hipcore.h"
 
 #define BATCHES 21
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-	qsort(v, (size_t)n, sizeof(*v), cmp_double);
-	return v[n / 2];
-}
 
 /* The H200 machine's figures of the peers, ns; -1: none. */
 static void emit(const char *metric, const char *label, double v, const char *unit,
@@ -82,14 +62,14 @@ static double api_pair(hc_stream s, uint64_t size)
 	if (hc_alloc(s, size, &b) != HC_OK || hc_free(b) != HC_OK) /* the page */
 		return -1;
 	for (int k = 0; k < BATCHES; k++) {
-		uint64_t t0 = now_ns();
+		uint64_t t0 = bench_now_ns();
 
 		for (int i = 0; i < PAIRS; i++)
 			if (hc_alloc(s, size, &b) != HC_OK || hc_free(b) != HC_OK)
 				return -1;
-		per[k] = (double)(now_ns() - t0) / PAIRS;
+		per[k] = (double)(bench_now_ns() - t0) / PAIRS;
 	}
-	return median(per, BATCHES);
+	return bench_median(per, BATCHES);
 }
 
 static double async_pair(void *raw, uint64_t size)
@@ -104,15 +84,15 @@ static double async_pair(void *raw, uint64_t size)
 	    HIP_CALL(StreamSynchronize)(raw))
 		return -1;
 	for (int k = 0; k < BATCHES; k++) {
-		uint64_t t0 = now_ns();
+		uint64_t t0 = bench_now_ns();
 
 		for (int i = 0; i < PAIRS; i++)
 			if (HIP_CALL(MallocAsync)(&p, size, raw) || HIP_CALL(FreeAsync)(p, raw))
 				return -1;
 		HIP_CALL(StreamSynchronize)(raw);
-		per[k] = (double)(now_ns() - t0) / PAIRS;
+		per[k] = (double)(bench_now_ns() - t0) / PAIRS;
 	}
-	return median(per, BATCHES);
+	return bench_median(per, BATCHES);
 }
 
 static double malloc_pair(uint64_t size)
@@ -122,14 +102,14 @@ static double malloc_pair(uint64_t size)
 	void *p;
 
 	for (int k = 0; k < BATCHES; k++) {
-		uint64_t t0 = now_ns();
+		uint64_t t0 = bench_now_ns();
 
 		for (int i = 0; i < PAIRS; i++)
 			if (HIP_CALL(Malloc)(&p, size) || HIP_CALL(Free)(p))
 				return -1;
-		per[k] = (double)(now_ns() - t0) / PAIRS;
+		per[k] = (double)(bench_now_ns() - t0) / PAIRS;
 	}
-	return median(per, BATCHES);
+	return bench_median(per, BATCHES);
 }
 
 static double pinned_pool_pair(hc_stream s)
@@ -147,15 +127,15 @@ static double pinned_pool_pair(hc_stream s)
 	    hc_mm_release(st->pmm, ref) != HC_OK)
 		goto out;
 	for (int k = 0; k < BATCHES; k++) {
-		uint64_t t0 = now_ns();
+		uint64_t t0 = bench_now_ns();
 
 		for (int i = 0; i < PAIRS; i++)
 			if (hc_mm_reserve(st->pmm, 64 * 1024, &ref, &addr) != HC_OK ||
 			    hc_mm_release(st->pmm, ref) != HC_OK)
 				goto out;
-		per[k] = (double)(now_ns() - t0) / PAIRS;
+		per[k] = (double)(bench_now_ns() - t0) / PAIRS;
 	}
-	r = median(per, BATCHES);
+	r = bench_median(per, BATCHES);
 out:
 	hc_strm_unlock(st);
 	return r;
@@ -168,15 +148,15 @@ static double host_alloc_pair(uint64_t size)
 	void *p;
 
 	for (int k = 0; k < ROUNDS; k++) {
-		uint64_t t0 = now_ns();
+		uint64_t t0 = bench_now_ns();
 
 		for (int i = 0; i < PAIRS; i++)
 			if (HIP_CALL(HostMalloc)(&p, size, 2 /* mapped, as the backend */) ||
 			    HIP_CALL(HostFree)(p))
 				return -1;
-		per[k] = (double)(now_ns() - t0) / PAIRS;
+		per[k] = (double)(bench_now_ns() - t0) / PAIRS;
 	}
-	return median(per, ROUNDS);
+	return bench_median(per, ROUNDS);
 }
 
 int main(void)

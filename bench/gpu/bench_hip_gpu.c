@@ -22,16 +22,9 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench/timing.h"
 #include "core/internal.h"
 #include "hal/hip/hip_rt.h"
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 static void emit(const char *metric, double value, const char *unit, double peer)
 {
@@ -43,13 +36,6 @@ static void emit(const char *metric, double value, const char *unit, double peer
 	else
 		printf("null}\n");
 	fflush(stdout);
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
 }
 
 struct size_row {
@@ -88,7 +74,7 @@ int main(void)
 
 	for (size_t r = 0; r < sizeof(rows) / sizeof(rows[0]); r++) {
 		const struct size_row *w = &rows[r];
-		double t0 = now_s();
+		double t0 = bench_now_s();
 		int n = 0;
 
 		for (int i = 0; i < w->iters; i++) {
@@ -99,7 +85,7 @@ int main(void)
 		}
 		snprintf(metric, sizeof(metric), "malloc_free_pair_%s", w->label);
 		if (n)
-			emit(metric, (now_s() - t0) / n * 1e6, "us", w->peer_malloc);
+			emit(metric, (bench_now_s() - t0) / n * 1e6, "us", w->peer_malloc);
 	}
 
 	if (rt->flavor == HIP_FLAVOR_NVIDIA && HIP_HAVE(MallocAsync)) {
@@ -122,21 +108,21 @@ int main(void)
 			HIP_CALL(MallocAsync)(&p, w->size, raw);
 			HIP_CALL(FreeAsync)(p, raw);
 			HIP_CALL(StreamSynchronize)(raw);
-			t0 = now_s();
+			t0 = bench_now_s();
 			for (int i = 0; i < iters; i++) {
 				HIP_CALL(MallocAsync)(&p, w->size, raw);
 				HIP_CALL(FreeAsync)(p, raw);
 			}
 			HIP_CALL(StreamSynchronize)(raw);
 			snprintf(metric, sizeof(metric), "malloc_async_free_pair_%s", w->label);
-			emit(metric, (now_s() - t0) / iters * 1e6, "us", w->peer_async);
+			emit(metric, (bench_now_s() - t0) / iters * 1e6, "us", w->peer_async);
 		}
 	}
 
 	for (size_t r = 0; r < sizeof(rows) / sizeof(rows[0]); r++) {
 		const struct size_row *w = &rows[r];
 		int iters = w->size >= (32u << 20) ? 2 : 20;
-		double t0 = now_s();
+		double t0 = bench_now_s();
 		int n = 0;
 
 		for (int i = 0; i < iters; i++) {
@@ -147,7 +133,7 @@ int main(void)
 		}
 		snprintf(metric, sizeof(metric), "host_alloc_free_pair_%s", w->label);
 		if (n)
-			emit(metric, (now_s() - t0) / n * 1e6, "us", w->peer_host);
+			emit(metric, (bench_now_s() - t0) / n * 1e6, "us", w->peer_host);
 	}
 
 	/* The backend's pinned blocks (hip_pinned.c: mapped, faulted in from
@@ -162,22 +148,22 @@ int main(void)
 			int ok = 1;
 
 			for (int i = 0; i < ROUNDS && ok; i++) {
-				double t0 = now_s();
+				double t0 = bench_now_s();
 
 				ok = HIP_CALL(HostMalloc)(&p, bsz[k], 2 /* mapped */) == 0;
 				if (ok)
 					HIP_CALL(HostFree)(p);
-				raw[i] = now_s() - t0;
-				t0 = now_s();
+				raw[i] = bench_now_s() - t0;
+				t0 = bench_now_s();
 				ok = ok && H->host_alloc(dev, bsz[k], &p) == HC_OK;
 				if (ok)
 					H->host_free(dev, p);
-				ours[i] = now_s() - t0;
+				ours[i] = bench_now_s() - t0;
 			}
 			if (!ok)
 				continue;
-			qsort(raw, ROUNDS, sizeof(double), cmp_double);
-			qsort(ours, ROUNDS, sizeof(double), cmp_double);
+			qsort(raw, ROUNDS, sizeof(double), bench_cmp_double);
+			qsort(ours, ROUNDS, sizeof(double), bench_cmp_double);
 			snprintf(metric, sizeof(metric), "host_malloc_pair_median_%zuMiB", bsz[k] >> 20);
 			emit(metric, raw[ROUNDS / 2] * 1e6, "us", -1);
 			snprintf(metric, sizeof(metric), "pinned_block_pair_median_%zuMiB", bsz[k] >> 20);
@@ -218,14 +204,14 @@ int main(void)
 						reps = 3;
 					H->copy_h2d(dev, s, d, pinned ? pin : page, bw[i].size, pinned);
 					H->stream_sync(dev, s);
-					t0 = now_s();
+					t0 = bench_now_s();
 					for (int k = 0; k < reps; k++)
 						H->copy_h2d(dev, s, d, pinned ? pin : page, bw[i].size,
 							    pinned);
 					H->stream_sync(dev, s);
 					snprintf(metric, sizeof(metric), "h2d_%s_%s",
 						 pinned ? "pinned" : "pageable", bw[i].label);
-					emit(metric, (double)bw[i].size * reps / (now_s() - t0) / 1e9,
+					emit(metric, (double)bw[i].size * reps / (bench_now_s() - t0) / 1e9,
 					     "GB/s", pinned ? bw[i].pinned : bw[i].pageable);
 				}
 			}

@@ -41,6 +41,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench/timing.h"
 #include "core/internal.h"
 #include "hal/hip/hip_rt.h"
 
@@ -49,27 +50,6 @@
 
 static const struct hc_hal_ops *H;
 static hc_hal_dev *D;
-
-static double now_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec * 1e-3;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-	qsort(v, (size_t)n, sizeof(*v), cmp_double);
-	return v[n / 2];
-}
 
 static void emit(const char *metric, const char *label, double v, const char *unit)
 {
@@ -104,29 +84,29 @@ static int one_mapping(hc_hal_dptr r, uint64_t size)
 
 	for (int i = 0; i < ROUNDS; i++) {
 		void *p = NULL;
-		double t0 = now_us(), t1, t2;
+		double t0 = bench_now_us(), t1, t2;
 
 		if (H->pmem_map(D, r, size) != HC_OK)
 			return fail("pmem_map");
-		t1 = now_us();
+		t1 = bench_now_us();
 		if (H->pmem_unmap(D, r, size) != HC_OK)
 			return fail("pmem_unmap");
-		t2 = now_us();
+		t2 = bench_now_us();
 		map[i] = t1 - t0;
 		unmap[i] = t2 - t1;
-		t0 = now_us();
+		t0 = bench_now_us();
 		if (HIP_CALL(Malloc)(&p, (size_t)size) != 0)
 			return fail("cudaMalloc");
-		t1 = now_us();
+		t1 = bench_now_us();
 		HIP_CALL(Free)(p);
-		t2 = now_us();
+		t2 = bench_now_us();
 		ma[i] = t1 - t0;
 		fr[i] = t2 - t1;
 	}
 	size_label(size, label, sizeof(label));
 	{
-		double m = median(map, ROUNDS), u = median(unmap, ROUNDS);
-		double a = median(ma, ROUNDS), f = median(fr, ROUNDS);
+		double m = bench_median(map, ROUNDS), u = bench_median(unmap, ROUNDS);
+		double a = bench_median(ma, ROUNDS), f = bench_median(fr, ROUNDS);
 
 		emit("map_us", label, m, "us");
 		emit("unmap_us", label, u, "us");
@@ -147,26 +127,26 @@ static int by_granules(hc_hal_dptr r, uint64_t g, uint64_t size)
 
 	for (int i = 0; i < GR; i++) {
 		void *p = NULL;
-		double t0 = now_us();
+		double t0 = bench_now_us();
 
 		for (uint64_t at = 0; at < size; at += g)
 			if (H->pmem_map(D, r + at, g) != HC_OK)
 				return fail("pmem_map (granule)");
-		grow[i] = now_us() - t0;
-		t0 = now_us();
+		grow[i] = bench_now_us() - t0;
+		t0 = bench_now_us();
 		for (uint64_t at = size; at > 0; at -= g)
 			if (H->pmem_unmap(D, r + at - g, g) != HC_OK)
 				return fail("pmem_unmap (granule)");
-		shrink[i] = now_us() - t0;
-		t0 = now_us();
+		shrink[i] = bench_now_us() - t0;
+		t0 = bench_now_us();
 		if (HIP_CALL(Malloc)(&p, (size_t)size) != 0)
 			return fail("cudaMalloc");
 		HIP_CALL(Free)(p);
-		pair[i] = now_us() - t0;
+		pair[i] = bench_now_us() - t0;
 	}
 	size_label(size, label, sizeof(label));
 	{
-		double gr = median(grow, GR), sh = median(shrink, GR), pa = median(pair, GR);
+		double gr = bench_median(grow, GR), sh = bench_median(shrink, GR), pa = bench_median(pair, GR);
 
 		emit("grow_by_granules_us", label, gr, "us");
 		emit("shrink_by_granules_us", label, sh, "us");
@@ -190,10 +170,10 @@ static int while_busy(hc_hal_dptr r, uint64_t g)
 	if (HIP_CALL(Malloc)(&a, (size_t)chunk) || HIP_CALL(Malloc)(&b, (size_t)chunk))
 		return fail("cudaMalloc (copy buffers)");
 	/* how many copies make about 50 ms */
-	t0 = now_us();
+	t0 = bench_now_us();
 	H->copy_d2d(D, s, (hc_hal_dptr)(uintptr_t)b, (hc_hal_dptr)(uintptr_t)a, chunk);
 	H->stream_sync(D, s);
-	t_copy = now_us() - t0;
+	t_copy = bench_now_us() - t0;
 	copies = t_copy > 0 ? (int)(50000.0 / t_copy) + 1 : 100;
 	if (copies > 2000)
 		copies = 2000;
@@ -204,22 +184,22 @@ static int while_busy(hc_hal_dptr r, uint64_t g)
 			return fail("cudaMalloc");
 		for (int i = 0; i < copies; i++)
 			H->copy_d2d(D, s, (hc_hal_dptr)(uintptr_t)b, (hc_hal_dptr)(uintptr_t)a, chunk);
-		t0 = now_us();
+		t0 = bench_now_us();
 		if (k == 0)
 			H->pmem_unmap(D, r, g);
 		else if (k == 1)
 			HIP_CALL(Free)(small);
 		else
 			H->pmem_map(D, r + g, g);
-		busy[k] = now_us() - t0;
+		busy[k] = bench_now_us() - t0;
 		H->stream_sync(D, s);
 	}
 	H->pmem_unmap(D, r + g, g);
-	t0 = now_us();
+	t0 = bench_now_us();
 	for (int i = 0; i < copies; i++)
 		H->copy_d2d(D, s, (hc_hal_dptr)(uintptr_t)b, (hc_hal_dptr)(uintptr_t)a, chunk);
 	H->stream_sync(D, s);
-	emit("busy_copy_ms", "", (now_us() - t0) / 1000.0, "ms");
+	emit("busy_copy_ms", "", (bench_now_us() - t0) / 1000.0, "ms");
 	emit("unmap_while_busy_us", "", busy[0], "us");
 	emit("free_while_busy_us", "", busy[1], "us");
 	emit("map_while_busy_us", "", busy[2], "us");
@@ -254,19 +234,19 @@ int main(void)
 	printf("# %s, granularity %llu bytes\n", p.name, (unsigned long long)g);
 	span = (p.total_memory + p.total_memory / 8 + g - 1) / g * g;
 	for (int i = 0; i < ROUNDS; i++) {
-		double t0 = now_us();
+		double t0 = bench_now_us();
 
 		if (H->va_reserve(D, span, &r) != HC_OK) {
 			rc = fail("va_reserve");
 			goto out;
 		}
-		res[i] = now_us() - t0;
-		t0 = now_us();
+		res[i] = bench_now_us() - t0;
+		t0 = bench_now_us();
 		H->va_release(D, r, span);
-		rel[i] = now_us() - t0;
+		rel[i] = bench_now_us() - t0;
 	}
-	emit("va_reserve_us", "", median(res, ROUNDS), "us");
-	emit("va_release_us", "", median(rel, ROUNDS), "us");
+	emit("va_reserve_us", "", bench_median(res, ROUNDS), "us");
+	emit("va_release_us", "", bench_median(rel, ROUNDS), "us");
 	if (H->va_reserve(D, 2ull << 30, &r) != HC_OK) {
 		rc = fail("va_reserve");
 		goto out;

@@ -40,16 +40,9 @@
 #include "core/internal.h"
 #include "core/stage_copy.h"
 #include "core/streamops.h"
+#include "bench/timing.h"
 #include "bench/probes/probe.h"
 #include "hipcore/hipcore.h"
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 static void emit(const char *metric, const char *label, double value, const char *unit,
 		 double peer)
@@ -100,7 +93,7 @@ static double api_gbps(hc_stream s, hc_buffer b, const void *src, uint64_t n)
 
 	hc_write(s, b, 0, src, n, HC_ALLOC_NATIVE, NULL, NULL);
 	hc_sync(s);
-	t0 = now_s();
+	t0 = bench_now_s();
 	for (int i = 0; i < it; i++)
 		if (hc_write(s, b, 0, src, n, HC_ALLOC_NATIVE, NULL, NULL) != HC_OK ||
 		    hc_sync(s) != HC_OK) {
@@ -108,7 +101,7 @@ static double api_gbps(hc_stream s, hc_buffer b, const void *src, uint64_t n)
 			fprintf(stderr, "bench_write_gpu: hc_write: %s\n", e.message);
 			return -1;
 		}
-	return (double)n * it / (now_s() - t0) / 1e9;
+	return (double)n * it / (bench_now_s() - t0) / 1e9;
 }
 
 /* GB/s of the backend's raw copy_h2d + stream_sync from @src. */
@@ -120,12 +113,12 @@ static double raw_gbps(const struct hc_hal_ops *H, hc_hal_dev *hd, hc_hal_stream
 
 	H->copy_h2d(hd, hs, dst, src, n, pinned);
 	H->stream_sync(hd, hs);
-	t0 = now_s();
+	t0 = bench_now_s();
 	for (int i = 0; i < it; i++) {
 		H->copy_h2d(hd, hs, dst, src, n, pinned);
 		H->stream_sync(hd, hs);
 	}
-	return (double)n * it / (now_s() - t0) / 1e9;
+	return (double)n * it / (bench_now_s() - t0) / 1e9;
 }
 
 #define HOST_SLICE (64 * HC_MIB)
@@ -151,7 +144,7 @@ static void *copier_main(void *p)
 static double host_copy_gbps(unsigned t, unsigned char *dst, const unsigned char *src)
 {
 	struct copier c[16];
-	double t0 = now_s();
+	double t0 = bench_now_s();
 
 	for (unsigned i = 0; i < t; i++) {
 		c[i].dst = dst + i * HOST_SLICE;
@@ -160,7 +153,7 @@ static double host_copy_gbps(unsigned t, unsigned char *dst, const unsigned char
 	}
 	for (unsigned i = 0; i < t; i++)
 		pthread_join(c[i].thr, NULL);
-	return (double)t * HOST_SLICE * HOST_REPS / (now_s() - t0) / 1e9;
+	return (double)t * HOST_SLICE * HOST_REPS / (bench_now_s() - t0) / 1e9;
 }
 
 /* Host copy rates alone and under a device reading pinned memory (@pin,
@@ -182,12 +175,12 @@ static int host_copy_probe(const struct hc_hal_ops *H, hc_hal_dev *hd, hc_hal_st
 
 		/* ~10 GiB of pinned reads queued: ~0.2 s at 55 GB/s, longer
 		 * than the copies below. */
-		t0 = now_s();
+		t0 = bench_now_s();
 		for (int i = 0; i < 10; i++)
 			H->copy_h2d(hd, hs, raw_dst, pin, 1024 * HC_MIB, true);
 		busy = host_copy_gbps(t, dst, src);
 		H->stream_sync(hd, hs);
-		dma = 10.0 * 1024 * HC_MIB / (now_s() - t0) / 1e9;
+		dma = 10.0 * 1024 * HC_MIB / (bench_now_s() - t0) / 1e9;
 		printf("{\"bench\":\"host_copy\",\"metric\":\"threads_%u\",\"value\":%.2f,"
 		       "\"unit\":\"GB/s\",\"under_dma_gbps\":%.2f,\"dma_gbps\":%.2f}\n",
 		       t, alone, busy, dma);
@@ -218,14 +211,14 @@ static double transfer_us(const struct hc_hal_ops *H, hc_hal_dev *hd, hc_hal_str
 	uint64_t part = n / parts;
 
 	for (int r = 0; r < PARTS_REPS + 1; r++) {
-		uint64_t t0 = probe_now_ns();
+		uint64_t t0 = bench_now_ns();
 
 		for (unsigned k = 0; k < parts; k++)
 			H->copy_h2d(hd, hs[k % nstreams], dst + k * part, pin + k * part, part, true);
 		for (unsigned k = 0; k < nstreams; k++)
 			H->stream_sync(hd, hs[k]);
 		if (r > 0) /* one warm-up */
-			t[r - 1] = probe_now_ns() - t0;
+			t[r - 1] = bench_now_ns() - t0;
 	}
 	return probe_median(t, PARTS_REPS) / 1e3;
 }
@@ -263,16 +256,16 @@ static int write_parts(const struct hc_hal_ops *H, hc_hal_dev *hd, hc_hal_stream
 		hc_write(s, b, 0, src, n, HC_ALLOC_NATIVE, NULL, NULL);
 		hc_sync(s);
 		hc_device_op_times(dev, t0, 64, &k0);
-		w0 = now_s();
+		w0 = bench_now_s();
 		for (int r = 0; r < PARTS_REPS; r++) {
-			uint64_t a = probe_now_ns();
+			uint64_t a = bench_now_ns();
 
 			if (hc_write(s, b, 0, src, n, HC_ALLOC_NATIVE, NULL, NULL) != HC_OK ||
 			    hc_sync(s) != HC_OK)
 				goto out_buffer;
-			wall[r] = probe_now_ns() - a;
+			wall[r] = bench_now_ns() - a;
 		}
-		w0 = (now_s() - w0) * 1e6 / PARTS_REPS;
+		w0 = (bench_now_s() - w0) * 1e6 / PARTS_REPS;
 		hc_device_op_times(dev, t1, 64, &k1);
 		parts_emit("write_mean", label, w0);
 		parts_emit("write_median", label, probe_median(wall, PARTS_REPS) / 1e3);

@@ -122,7 +122,7 @@ static uint64_t one_call(enum call c, hc_hal_event **ev)
 		H->event_destroy(dev, *ev);
 		*ev = NULL;
 	}
-	t0 = probe_now_ns();
+	t0 = bench_now_ns();
 	switch (c) {
 	case C_RECORD:
 		check(H->event_record(dev, s, ev), "event_record");
@@ -143,7 +143,7 @@ static uint64_t one_call(enum call c, hc_hal_event **ev)
 	default:
 		break;
 	}
-	return probe_now_ns() - t0;
+	return bench_now_ns() - t0;
 }
 
 static void small_calls(void)
@@ -190,17 +190,17 @@ static void allocs_cal(uint64_t size, const char *cond)
 	int n = 0;
 
 	for (; n < REPS && !failed; n++) {
-		uint64_t t0 = probe_now_ns();
+		uint64_t t0 = bench_now_ns();
 
 		check(H->mem_alloc(dev, size, &p[n]), "mem_alloc");
-		samples[n] = probe_now_ns() - t0;
+		samples[n] = bench_now_ns() - t0;
 	}
 	for (int i = 0; i < n; i++) {
-		uint64_t t0 = probe_now_ns();
+		uint64_t t0 = bench_now_ns();
 
 		if (p[i])
 			check(H->mem_free(dev, p[i]), "mem_free");
-		fs[i] = probe_now_ns() - t0;
+		fs[i] = bench_now_ns() - t0;
 		p[i] = 0;
 	}
 	if (failed)
@@ -221,15 +221,15 @@ static void allocs_alt(uint64_t size, const char *cond, uint64_t evict_bytes)
 
 		if (evict_bytes)
 			evict_n(evict_bytes);
-		t0 = probe_now_ns();
+		t0 = bench_now_ns();
 		check(H->mem_alloc(dev, size, &p), "mem_alloc");
-		samples[r] = probe_now_ns() - t0;
+		samples[r] = bench_now_ns() - t0;
 		if (evict_bytes)
 			evict_n(evict_bytes);
-		t0 = probe_now_ns();
+		t0 = bench_now_ns();
 		if (p)
 			check(H->mem_free(dev, p), "mem_free");
-		fs[r] = probe_now_ns() - t0;
+		fs[r] = bench_now_ns() - t0;
 	}
 	if (failed)
 		return;
@@ -291,16 +291,16 @@ static void allocs_odd(int mode, const char *cond)
 			if (!do_alloc)
 				check(H->stream_sync(dev, s_busy), "stream_sync");
 		}
-		t0 = probe_now_ns();
+		t0 = bench_now_ns();
 		if (do_alloc) {
 			check(H->mem_alloc(dev, odd_sizes[(x >> 8) % NODD], &live[nlive]), "mem_alloc");
-			samples[na++] = probe_now_ns() - t0;
+			samples[na++] = bench_now_ns() - t0;
 			nlive++;
 		} else {
 			int i = (int)((x >> 16) % (uint64_t)nlive);
 
 			check(H->mem_free(dev, live[i]), "mem_free");
-			fs[nf++] = probe_now_ns() - t0;
+			fs[nf++] = bench_now_ns() - t0;
 			live[i] = live[--nlive];
 		}
 		if (mode == 2 && do_alloc)

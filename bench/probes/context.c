@@ -42,13 +42,13 @@ static void alloc_with_live(int live, uint64_t size)
 		}
 	for (int i = 0; i < N; i++) {
 		hc_hal_dptr p;
-		uint64_t t0 = probe_now_ns();
+		uint64_t t0 = bench_now_ns();
 
 		o->mem_alloc(d, size, &p);
-		ta[i] = probe_now_ns() - t0;
-		t0 = probe_now_ns();
+		ta[i] = bench_now_ns() - t0;
+		t0 = bench_now_ns();
 		o->mem_free(d, p);
-		tf[i] = probe_now_ns() - t0;
+		tf[i] = bench_now_ns() - t0;
 	}
 	printf("live %4d, %5llu KiB: mem_alloc %.1f us, mem_free %.1f us\n", live,
 	       (unsigned long long)(size >> 10), probe_median(ta, N) / 1e3, probe_median(tf, N) / 1e3);
@@ -75,27 +75,27 @@ static void one_round(int i, char *src, char *dst, void *pinned, hc_hal_dptr dp,
 	else
 		for (int k = 0; k < 4; k++)
 			o->stream_sync(d, s[k]);
-	t0 = probe_now_ns();
+	t0 = bench_now_ns();
 	o->copy_h2d(d, s[i % 4], dp, pinned, 65536, true);
-	t[K_COPY] = probe_now_ns() - t0;
-	t0 = probe_now_ns();
+	t[K_COPY] = bench_now_ns() - t0;
+	t0 = bench_now_ns();
 	o->event_record(d, s[i % 4], &e);
-	t[K_RECORD] = probe_now_ns() - t0;
-	t0 = probe_now_ns();
+	t[K_RECORD] = bench_now_ns() - t0;
+	t0 = bench_now_ns();
 	o->event_query(d, e, &done);
-	t[K_QUERY] = probe_now_ns() - t0;
-	t0 = probe_now_ns();
+	t[K_QUERY] = bench_now_ns() - t0;
+	t0 = bench_now_ns();
 	o->event_destroy(d, e);
-	t[K_DESTROY] = probe_now_ns() - t0;
+	t[K_DESTROY] = bench_now_ns() - t0;
 	if (!sweep)
 		for (int k = 0; k < 4; k++)
 			o->stream_sync(d, s[k]);
-	t0 = probe_now_ns();
+	t0 = bench_now_ns();
 	o->mem_alloc(d, 2 * MIB, &p);
-	t[K_ALLOC] = probe_now_ns() - t0;
-	t0 = probe_now_ns();
+	t[K_ALLOC] = bench_now_ns() - t0;
+	t0 = bench_now_ns();
 	o->mem_free(d, p);
-	t[K_FREE] = probe_now_ns() - t0;
+	t[K_FREE] = bench_now_ns() - t0;
 }
 
 static void calls_in_context(void)

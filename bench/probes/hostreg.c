@@ -15,7 +15,8 @@
 #include <sys/mman.h>
 #include <time.h>
 
-static double now(void) { struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t); return t.tv_sec * 1e3 + t.tv_nsec / 1e6; }
+#include "../timing.h" /* next to this directory: no -I needed */
+
 struct span { char *p; size_t n; };
 static void *touch(void *a) { struct span *s = a; for (size_t i = 0; i < s->n; i += 4096) s->p[i] = 0; return NULL; }
 static void ptouch(char *p, size_t n, int nt)
@@ -27,8 +28,8 @@ static void ptouch(char *p, size_t n, int nt)
 static double bw(void *h, void *d, size_t n, cudaStream_t st)
 {
 	cudaMemcpyAsync(d, h, n, cudaMemcpyHostToDevice, st); cudaStreamSynchronize(st);
-	double t = now(); for (int i = 0; i < 3; i++) cudaMemcpyAsync(d, h, n, cudaMemcpyHostToDevice, st);
-	cudaStreamSynchronize(st); return 3.0 * n / ((now() - t) * 1e6);
+	double t = bench_now_ms(); for (int i = 0; i < 3; i++) cudaMemcpyAsync(d, h, n, cudaMemcpyHostToDevice, st);
+	cudaStreamSynchronize(st); return 3.0 * n / ((bench_now_ms() - t) * 1e6);
 }
 int main(int argc, char **argv)
 {
@@ -37,7 +38,7 @@ int main(int argc, char **argv)
 	void *d; cudaStream_t st;
 	cudaSetDevice(0); cudaFree(0); cudaStreamCreate(&st); cudaMalloc(&d, 256 << 20);
 	for (int z = 0; z < 4; z++) for (int r = 0; r < reps; r++) for (int m = 0; m < 5; m++) {
-		size_t n = sizes[z]; char *p = NULL; double t0 = now(), ta, tf, g = 0; int e;
+		size_t n = sizes[z]; char *p = NULL; double t0 = bench_now_ms(), ta, tf, g = 0; int e;
 		const char *name[] = { "hostalloc", "reg_notouch", "reg_touch8_huge", "reg_touch8", "reg_touch16_huge" };
 		if (m == 0) { e = cudaHostAlloc((void **)&p, n, cudaHostAllocMapped); }
 		else {
@@ -46,12 +47,12 @@ int main(int argc, char **argv)
 			if (m >= 2) ptouch(p, n, m == 4 ? 16 : 8);
 			e = cudaHostRegister(p, n, cudaHostRegisterDefault);
 		}
-		ta = now() - t0;
+		ta = bench_now_ms() - t0;
 		if (e) { printf("%s err %d\n", name[m], e); return 1; }
 		if (r == reps - 1) g = bw(p, d, n, st);
-		t0 = now();
+		t0 = bench_now_ms();
 		if (m == 0) cudaFreeHost(p); else { cudaHostUnregister(p); munmap(p, n); }
-		tf = now() - t0;
+		tf = bench_now_ms() - t0;
 		printf("{\"probe\":\"hostreg\",\"mode\":\"%s\",\"mib\":%zu,\"rep\":%d,\"alloc_ms\":%.3f,\"free_ms\":%.3f,\"gbps\":%.1f}\n", name[m], n >> 20, r, ta, tf, g);
 		fflush(stdout);
 	}

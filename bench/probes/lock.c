@@ -10,18 +10,11 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "bench/timing.h"
 #include "core/lock.h"
 
 enum { N = 20000000 };
 static long counter;
-
-static double now(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return t.tv_sec * 1e9 + t.tv_nsec;
-}
 
 /* ns per round trip on a fresh lock, the first hold taken outside. */
 __attribute__((noinline)) static double round_trips(void)
@@ -32,13 +25,13 @@ __attribute__((noinline)) static double round_trips(void)
 	hc_lock_init(&l);
 	hc_lock_acquire(&l);
 	hc_lock_release(&l);
-	t0 = now();
+	t0 = (double)bench_now_ns();
 	for (int i = 0; i < N; i++) {
 		hc_lock_acquire(&l);
 		counter++;
 		hc_lock_release(&l);
 	}
-	return (now() - t0) / N;
+	return ((double)bench_now_ns() - t0) / N;
 }
 
 int main(void)

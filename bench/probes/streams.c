@@ -36,20 +36,20 @@ static void round_robin(int round, int nstreams, hc_hal_dptr dp, char *pinned)
 	double copy, record, mixed;
 
 	for (int i = 0; i < N; i++) { /* 4 KiB copies back to back */
-		uint64_t t0 = probe_now_ns();
+		uint64_t t0 = bench_now_ns();
 
 		o->copy_h2d(d, s[i % nstreams], dp + (uint64_t)(i % 64) * 4096,
 			    pinned + (i % 64) * 4096, 4096, true);
-		smp[i] = probe_now_ns() - t0;
+		smp[i] = bench_now_ns() - t0;
 		sync_every(i, 64, nstreams);
 	}
 	copy = probe_median(smp, N);
 	for (int i = 0; i < N; i++) {
 		hc_hal_event *e;
-		uint64_t t0 = probe_now_ns();
+		uint64_t t0 = bench_now_ns();
 
 		o->event_record(d, s[i % nstreams], &e);
-		smp[i] = probe_now_ns() - t0;
+		smp[i] = bench_now_ns() - t0;
 		o->event_destroy(d, e);
 		sync_every(i, 64, nstreams);
 	}
@@ -57,12 +57,12 @@ static void round_robin(int round, int nstreams, hc_hal_dptr dp, char *pinned)
 	for (int i = 0; i < N; i++) { /* copy + event record + query */
 		hc_hal_event *e;
 		bool done;
-		uint64_t t0 = probe_now_ns();
+		uint64_t t0 = bench_now_ns();
 
 		o->copy_h2d(d, s[i % nstreams], dp, pinned, 65536, true);
 		o->event_record(d, s[i % nstreams], &e);
 		o->event_query(d, e, &done);
-		smp[i] = probe_now_ns() - t0;
+		smp[i] = bench_now_ns() - t0;
 		o->event_destroy(d, e);
 		sync_every(i, 16, nstreams);
 	}
@@ -81,9 +81,9 @@ static void alone(int round, hc_hal_dptr dp, char *pinned)
 		uint64_t t0;
 
 		o->stream_sync(d, s[0]);
-		t0 = probe_now_ns();
+		t0 = bench_now_ns();
 		o->copy_h2d(d, s[0], dp, pinned, 4096, true);
-		smp[i] = probe_now_ns() - t0;
+		smp[i] = bench_now_ns() - t0;
 	}
 	copy = probe_median(smp, 400);
 	for (int i = 0; i < 400; i++) {
@@ -91,9 +91,9 @@ static void alone(int round, hc_hal_dptr dp, char *pinned)
 		uint64_t t0;
 
 		o->stream_sync(d, s[0]);
-		t0 = probe_now_ns();
+		t0 = bench_now_ns();
 		o->event_record(d, s[0], &e);
-		smp[i] = probe_now_ns() - t0;
+		smp[i] = bench_now_ns() - t0;
 		o->event_destroy(d, e);
 	}
 	printf("round %d alone (synced before each): copy_h2d %.0f ns, event_record %.0f ns\n",

@@ -1,7 +1,7 @@
 /*
  * ctf_source.h - babeltrace2 trace IR and event messages made from bytes,
  * for tests (tests/fuzz/fuzz_ctf_decode.c, whose header comment gives the
- * byte format; tests/check_readers.c).  Built with babeltrace2 only.
+ * byte format; tests/readers/ctf_damaged.c).  Built with babeltrace2 only.
  */
 #ifndef TESTS_FUZZ_CTF_SOURCE_H
 #define TESTS_FUZZ_CTF_SOURCE_H

@@ -1,5 +1,7 @@
 /*
- * check_faults.c - the fault-injection sweep.
+ * check_fault_sweep.c - the fault-injection sweep: every fault kind at every
+ * call of in-test workloads, through the public API (the shim that injects
+ * them is tests/check_hal_shims.c's).
  *
  * Three workloads written against the public API mirror hipsim's built-in
  * ones (tools/hipsim/workloads.c) at a size that runs quickly under
@@ -33,13 +35,13 @@
  * The counts of runs per kind are printed ("faults: ...") for
  * doc/reliability.md.
  */
-#include <check.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "hipcore/hipcore.h"
+#include "tests/runner.h"
 
 #define MAXBUF 64
 
@@ -482,20 +484,16 @@ START_TEST(alloc_persistent)
 }
 END_TEST
 
-int main(void)
+static Suite *fault_sweep_suite(void)
 {
-	Suite *s = suite_create("faults");
+	Suite *s = suite_create("fault_sweep");
 	TCase *tc = tcase_create("sweep");
-	SRunner *sr;
-	int failed;
 
 	tcase_set_timeout(tc, 300);
 	tcase_add_loop_test(tc, sweep, 0, (int)(4 * (sizeof(workloads) / sizeof(workloads[0]))));
 	tcase_add_loop_test(tc, alloc_persistent, 0, (int)(sizeof(workloads) / sizeof(workloads[0])));
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return s;
 }
+
+HC_TEST_PROGRAM(fault_sweep_suite);

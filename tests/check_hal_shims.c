@@ -1,17 +1,20 @@
 /*
- * check_fault.c - the fault shim (hal/fault.c) over a tiny in-test backend.
+ * check_hal_shims.c - the HAL's wrapping shims over a tiny in-test backend:
+ * the fault-injecting shim (hal/fault.c: arming, counting, each fault kind,
+ * the capacity ceiling) and the op-times shim (hc_optime_wrap).  The sweep
+ * of injected faults through the public API is tests/check_fault_sweep.c.
  *
  * The backend below ("toy") keeps device memory in malloc, counts how often
  * each op reached it, and never fails by itself: every failure seen here is
  * the shim's.  That a call was refused before reaching the backend is
  * checked through the counts.
  */
-#include <check.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/internal.h"
 #include "hal/fault.h"
+#include "tests/runner.h"
 
 struct toy_dev {
 	int open;
@@ -568,9 +571,9 @@ START_TEST(optime_times_the_virtual_memory_ops)
 }
 END_TEST
 
-static Suite *fault_suite(void)
+static Suite *hal_shims_suite(void)
 {
-	Suite *s = suite_create("fault");
+	Suite *s = suite_create("hal_shims");
 	TCase *tc = tcase_create("shim");
 
 	tcase_add_checked_fixture(tc, setup, teardown);
@@ -593,13 +596,4 @@ static Suite *fault_suite(void)
 	return s;
 }
 
-int main(void)
-{
-	SRunner *sr = srunner_create(fault_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+HC_TEST_PROGRAM(hal_shims_suite);
