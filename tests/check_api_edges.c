@@ -18,6 +18,8 @@
  * CK_FORK).  All on the simulator.
  */
 #include <check.h>
+
+#include "tests/runner.h"
 #include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -596,13 +598,4 @@ static Suite *suite(void)
 	return su;
 }
 
-int main(void)
-{
-	SRunner *sr = srunner_create(suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+HC_TEST_PROGRAM(suite);

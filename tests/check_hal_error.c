@@ -6,6 +6,8 @@
  * thread, and a backend's failure reaches a public call's caller.
  */
 #include <check.h>
+
+#include "tests/runner.h"
 #include <pthread.h>
 #include <string.h>
 
@@ -158,12 +160,10 @@ START_TEST(backend_failure_through_the_api)
 }
 END_TEST
 
-int main(void)
+static Suite *hal_error_suite(void)
 {
 	Suite *s = suite_create("hal_error");
 	TCase *tc = tcase_create("detail");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_test(tc, hal_detail_reaches_last_error);
 	tcase_add_test(tc, latest_layer_wins);
@@ -172,9 +172,7 @@ int main(void)
 	tcase_add_test(tc, detail_is_per_thread);
 	tcase_add_test(tc, backend_failure_through_the_api);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return s;
 }
+
+HC_TEST_PROGRAM(hal_error_suite);

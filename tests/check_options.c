@@ -19,6 +19,8 @@
  * environment (tests/local.mk).
  */
 #include <check.h>
+
+#include "tests/runner.h"
 #include <ctype.h>
 #include <ftw.h>
 #include <stdio.h>
@@ -447,12 +449,10 @@ START_TEST(user_docs_name_only_table_variables)
 }
 END_TEST
 
-int main(void)
+static Suite *options_suite(void)
 {
 	Suite *s = suite_create("options");
 	TCase *tc = tcase_create("env");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_test(tc, table_is_well_formed);
 	tcase_add_test(tc, flags_follow_the_rule);
@@ -461,9 +461,7 @@ int main(void)
 	tcase_add_test(tc, design_doc_lists_the_table);
 	tcase_add_test(tc, user_docs_name_only_table_variables);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return s;
 }
+
+HC_TEST_PROGRAM(options_suite);

@@ -11,6 +11,8 @@
  * the simulator counts it.
  */
 #include <check.h>
+
+#include "tests/runner.h"
 #include <stddef.h>
 #include <string.h>
 
@@ -179,12 +181,10 @@ START_TEST(below_the_first_version_is_refused)
 }
 END_TEST
 
-int main(void)
+static Suite *stats_version_suite(void)
 {
 	Suite *s = suite_create("stats_version");
 	TCase *tc = tcase_create("struct_size");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, current_size_fills_everything);
@@ -193,9 +193,7 @@ int main(void)
 	tcase_add_test(tc, a_part_of_a_field_is_not_filled);
 	tcase_add_test(tc, below_the_first_version_is_refused);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return s;
 }
+
+HC_TEST_PROGRAM(stats_version_suite);

@@ -10,7 +10,7 @@ AM_TESTS_ENVIRONMENT += NM='$(NM)'; export NM;
 if HAVE_CHECK
 check_PROGRAMS += tests/check_hal_error
 TESTS += tests/check_hal_error
-tests_check_hal_error_SOURCES = tests/check_hal_error.c
+tests_check_hal_error_SOURCES = tests/check_hal_error.c $(TEST_RUNNER)
 tests_check_hal_error_CFLAGS = $(TEST_CFLAGS)
 tests_check_hal_error_LDADD = $(TEST_LDADD)
 endif
@@ -19,7 +19,7 @@ endif
 if HAVE_CHECK
 check_PROGRAMS += tests/check_options
 TESTS += tests/check_options
-tests_check_options_SOURCES = tests/check_options.c
+tests_check_options_SOURCES = tests/check_options.c $(TEST_RUNNER)
 tests_check_options_CFLAGS = $(TEST_CFLAGS)
 tests_check_options_LDADD = $(TEST_LDADD)
 endif
@@ -28,7 +28,7 @@ endif
 if HAVE_CHECK
 check_PROGRAMS += tests/check_stats_version
 TESTS += tests/check_stats_version
-tests_check_stats_version_SOURCES = tests/check_stats_version.c
+tests_check_stats_version_SOURCES = tests/check_stats_version.c $(TEST_RUNNER)
 tests_check_stats_version_CFLAGS = $(TEST_CFLAGS)
 tests_check_stats_version_LDADD = $(TEST_LDADD)
 endif

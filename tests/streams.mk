@@ -16,7 +16,7 @@ endif
 if HAVE_CHECK
 check_PROGRAMS += tests/check_api_edges
 TESTS += tests/check_api_edges
-tests_check_api_edges_SOURCES = tests/check_api_edges.c
+tests_check_api_edges_SOURCES = tests/check_api_edges.c $(TEST_RUNNER)
 tests_check_api_edges_CFLAGS = $(TEST_CFLAGS)
 tests_check_api_edges_LDADD = $(TEST_LDADD) -lpthread
 endif
