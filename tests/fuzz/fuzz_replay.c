@@ -163,7 +163,7 @@ static int replay(const char *path, int ctf, int strict)
 		CHECK(!child_finding(ctf, err), "the decoder child: %s", err);
 		return -2;
 	}
-	CHECK(hs_replay_open(&r, &opt, NULL, path) == 0, "the simulator did not open");
+	CHECK(hs_replay_open(&r, &opt, path) == 0, "the simulator did not open");
 	r.strict = strict;
 	while (n++ < MAX_READS && (rc = hs_trace_next(t, &ev)) == 1) {
 		CHECK(ev.kind < HS_REV_KIND_COUNT && ev.n_bindings <= HS_REV_MAX_BINDINGS,
