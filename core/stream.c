@@ -292,9 +292,9 @@ hc_status hc_stream_adopt(hc_device d, void *native, hc_stream *out)
  * (the stream's work, its drop queue's fences) are host waits the backend
  * refuses then, and that invalidate that capture; the close used to go on
  * without them, releasing memory, and posting unpins, that work not known
- * to be done might still use.  hc_graph_begin takes no device lock, so a
- * capture begun on another stream during the teardown is still not waited
- * for (hc_graph_destroy has the same window).
+ * to be done might still use.  hc_graph_begin counts its capture under
+ * the device lock, so a capture begun on another stream during the
+ * teardown starts after it (hc_graph_destroy is covered the same way).
  */
 static hc_status close_check(hc_stream s, struct hc_strm *st)
 {
