@@ -168,17 +168,10 @@ hc_status hc_graph_begin(hc_stream s)
 	struct hc_dev *dev;
 	hc_status rc;
 
-	rc = hc_strm_lock(s, &st); /* finds the device; slots live as long as it */
+	rc = hc_strm_lock_under_dev(s, &st);
 	if (rc != HC_OK)
 		return rc;
 	dev = st->dev;
-	hc_strm_unlock(st);
-	pthread_mutex_lock(&dev->lock);
-	rc = hc_strm_lock(s, &st); /* closed meanwhile: HC_ERR_STALE */
-	if (rc != HC_OK) {
-		pthread_mutex_unlock(&dev->lock);
-		return rc;
-	}
 	rc = hc_capture_begin(&st->capture); /* before any side effect */
 	if (rc != HC_OK) {
 		pthread_mutex_unlock(&dev->lock);
