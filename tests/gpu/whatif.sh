@@ -6,11 +6,12 @@
 #
 # For each built-in workload (service, training, inference, loader) and
 # each variant (default, --pools subslices, --pools exclusive,
-# --flush-count 16, --flush-count 64) it runs
+# --flush-count 16, --flush-count 64), in $REPEATS rounds that each run
+# every variant of the workload once,
 #   hipsim validate --json --workload W --profile PROFILE --steps $STEPS
-#                   --repeats $REPEATS --measure-on $BACKEND VARIANT
-# into $OUT/W-VARIANT.json (its messages in W-VARIANT.err), takes the
-# measured (median of the repeats) and predicted total_ns, and compares
+#                   --repeats 1 --measure-on $BACKEND VARIANT
+# into $OUT/W-VARIANT-ROUND.json (its messages in W-VARIANT.err), takes the
+# measured (median of the rounds) and predicted total_ns, and compares
 # the time ratio between two variants, measured against predicted:
 # subslices/default, exclusive/default, flush16/flush64.  A comparison
 # passes when |predicted ratio / measured ratio - 1| <= 5 % and the
@@ -81,13 +82,21 @@ totals() {
 }
 
 status=0
-: >"$out/figures.txt" # WORKLOAD VARIANT MEASURED PREDICTED MIN MAX RC
+: >"$out/rounds.txt" # WORKLOAD VARIANT MEASURED PREDICTED RC, a line per run
+# Rounds, not repeats: each round runs every variant of a workload once, so
+# that the GPU host's drift over minutes falls on all of them alike.  Run
+# back to back (validate --repeats), two runs of the same configuration a
+# minute apart differed by 8 % (default and flush64 are one configuration:
+# loader 252.8 against 231.9 ms, H100, 2026-12-07), more than the 5 %
+# ratio limit and more than each variant's own spread showed.
 for w in $workloads; do
+	r=1
+	while [ "$r" -le "$repeats" ]; do
 	for v in $variants; do
-		f="$out/$w-$v.json"
+		f="$out/$w-$v-$r.json"
 		# shellcheck disable=SC2046 # the variant's words are separate arguments
 		"$hipsim" validate --json --workload "$w" --profile "$profile" --steps "$steps" \
-			--repeats "$repeats" --measure-on "$backend" $(variant_args "$v") \
+			--repeats 1 --measure-on "$backend" $(variant_args "$v") \
 			>"$f" 2>"$out/$w-$v.err"
 		rc=$?
 		case $rc in
@@ -109,10 +118,32 @@ for w in $workloads; do
 			;;
 		esac
 		t=$(totals "$f")
-		[ -n "$t" ] || { t="- - - -"; status=1; }
-		echo "$w $v $t $rc" >>"$out/figures.txt"
+		if [ -n "$t" ]; then
+			# shellcheck disable=SC2086
+			set -- $t
+			echo "$w $v $1 $2 $rc" >>"$out/rounds.txt"
+		else
+			echo "$w $v - - $rc" >>"$out/rounds.txt"
+			status=1
+		fi
+	done
+	r=$((r + 1))
 	done
 done
+# WORKLOAD VARIANT MEASURED PREDICTED MIN MAX RC: the median, lowest and
+# highest measured run of the rounds, the (deterministic) prediction, and
+# the worst exit status; a missing run makes the whole line "-"
+sort -k1,1 -k2,2 -k3,3g "$out/rounds.txt" | awk '
+	function flush() {
+		if (key == "") return
+		if (miss) print key, "- - - -", worst
+		else print key, (n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2), pred, v[1], v[n], worst
+	}
+	{ k = $1 " " $2
+	  if (k != key) { flush(); key = k; n = 0; miss = 0; worst = 0 }
+	  if ($3 == "-") miss = 1; else { v[++n] = $3; pred = $4 }
+	  if ($5 > worst) worst = $5 }
+	END { flush() }' >"$out/figures.txt"
 
 # The tables: per variant, then per comparison (A/B).  awk prints MISS or
 # a missing figure as "-"; its exit status says whether any comparison
