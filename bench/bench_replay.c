@@ -264,7 +264,7 @@ static double measure_replay(const char *path, const char *format, uint64_t *eve
 		free(ev);
 		return -1;
 	}
-	if (hs_replay_open(r, &opt, NULL, path) != 0) {
+	if (hs_replay_open(r, &opt, path) != 0) {
 		hs_trace_close(t);
 		free(r);
 		free(ev);

@@ -154,22 +154,34 @@ static void capture_unwind(struct hc_strm *st)
 	hc_mc_set_mode(st->cache, HC_MC_NORMAL);
 }
 
+/*
+ * The capture is counted (dev->recording) under the device lock, taken
+ * before the stream's as the lock order says: hc_stream_close and
+ * hc_graph_destroy decide under the device lock and keep it through their
+ * waits and frees, so a capture begun meanwhile on another stream starts
+ * after them, never during them (their host waits would invalidate it).
+ */
 hc_status hc_graph_begin(hc_stream s)
 {
 	uint64_t t0 = HC_TRACE_T0(graph_begin);
 	struct hc_strm *st;
+	struct hc_dev *dev;
 	hc_status rc;
 
-	rc = hc_strm_lock(s, &st);
+	rc = hc_strm_lock_under_dev(s, &st);
 	if (rc != HC_OK)
 		return rc;
+	dev = st->dev;
 	rc = hc_capture_begin(&st->capture); /* before any side effect */
-	if (rc != HC_OK)
+	if (rc != HC_OK) {
+		pthread_mutex_unlock(&dev->lock);
 		goto out_unlock;
+	}
 	/* Counted now, as recording, before the backend starts, so that no
 	 * other stream syncs from then on; this stream's own flushes below are
 	 * then put off too when another stream already records. */
-	atomic_fetch_add(&st->dev->recording, 1);
+	atomic_fetch_add(&dev->recording, 1);
+	pthread_mutex_unlock(&dev->lock);
 	hc_strm_dq_flush_all(st);
 	hc_mm_capture_priming_end(st->dmm);
 	hc_mm_capture_priming_end(st->pmm);

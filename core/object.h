@@ -288,6 +288,14 @@ static inline void hc_strm_unlock(struct hc_strm *st)
 /* stream.c */
 /* @adopt: wrap the caller's stream @native instead of creating one. */
 hc_status hc_strm_create(struct hc_dev *dev, bool adopt, void *native, struct hc_strm **out);
+/*
+ * hc_strm_lock_under_dev - the device lock, then @s's (the lock order),
+ * for a call that decides under both.  The device is found through the
+ * stream's lock, taken and given back first; the stream is checked again
+ * once both are held.  Return: HC_OK with both held; HC_ERR_STALE, neither
+ * held, when @s is not an open stream or was closed meanwhile.
+ */
+hc_status hc_strm_lock_under_dev(hc_stream s, struct hc_strm **out);
 void hc_strm_teardown(struct hc_strm *st);
 void hc_strm_teardown_locked(struct hc_strm *st);
 /* Waits for @fence on the host; a late failure taints in-flight work. */

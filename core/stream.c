@@ -292,15 +292,34 @@ hc_status hc_stream_adopt(hc_device d, void *native, hc_stream *out)
  * (the stream's work, its drop queue's fences) are host waits the backend
  * refuses then, and that invalidate that capture; the close used to go on
  * without them, releasing memory, and posting unpins, that work not known
- * to be done might still use.  hc_graph_begin takes no device lock, so a
- * capture begun on another stream during the teardown is still not waited
- * for (hc_graph_destroy has the same window).
+ * to be done might still use.  hc_graph_begin counts its capture under
+ * the device lock, so a capture begun on another stream during the
+ * teardown starts after it (hc_graph_destroy is covered the same way).
  */
-static hc_status close_check(hc_stream s, struct hc_strm *st)
+hc_status hc_strm_lock_under_dev(hc_stream s, struct hc_strm **out)
 {
-	if (!st->open || st->handle.id != s.id)
-		return hc_fail(HC_ERR_STALE, "hc_stream_close: stream %#llx was closed meanwhile",
-			       (unsigned long long)s.id);
+	struct hc_strm *st;
+	struct hc_dev *dev;
+	hc_status rc;
+
+	rc = hc_strm_lock(s, &st); /* finds the device; slots live as long as it */
+	if (rc != HC_OK)
+		return rc;
+	dev = st->dev;
+	hc_strm_unlock(st);
+	pthread_mutex_lock(&dev->lock);
+	hc_lock_acquire(&st->lock);
+	if (!st->open || st->handle.id != s.id) {
+		hc_lock_release(&st->lock);
+		pthread_mutex_unlock(&dev->lock);
+		return hc_fail(HC_ERR_STALE, "stream %#llx was closed meanwhile", (unsigned long long)s.id);
+	}
+	*out = st;
+	return HC_OK;
+}
+
+static hc_status close_check(struct hc_strm *st)
+{
 	if (hc_capture_is_active(&st->capture))
 		return hc_fail(HC_ERR_STATE, "hc_stream_close: a graph capture is active on this stream");
 	if (atomic_load_explicit(&st->dev->recording, memory_order_acquire))
@@ -318,14 +337,11 @@ static hc_status close_call(hc_stream s)
 	struct hc_dev *dev;
 	hc_status rc;
 
-	rc = hc_strm_lock(s, &st); /* finds the device; slots live as long as it */
+	rc = hc_strm_lock_under_dev(s, &st);
 	if (rc != HC_OK)
 		return rc;
 	dev = st->dev;
-	hc_strm_unlock(st);
-	pthread_mutex_lock(&dev->lock);
-	hc_lock_acquire(&st->lock);
-	rc = close_check(s, st);
+	rc = close_check(st);
 	if (rc == HC_OK) {
 		/* Graphs captured on this stream hold its slices: they end with it. */
 		hc_graphs_destroy_stream(dev, st);

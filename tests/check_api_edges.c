@@ -431,6 +431,14 @@ static void *close_main(void *p)
 	return NULL;
 }
 
+static void *begin_main(void *p)
+{
+	struct call *c = p;
+
+	c->rc = hc_graph_begin(c->s);
+	return NULL;
+}
+
 static void start(struct call *c, void *(*fn)(void *), hc_stream s)
 {
 	c->s = s;
@@ -489,7 +497,7 @@ static void let_device_lock_go(struct call *holder, struct call *usage)
 /* One try of the race below; its verdict, or SETUP_LOST. */
 static int close_against_capture(void)
 {
-	struct call holder, usage, closer;
+	struct call holder, usage, closer, beginner;
 	hc_stream s, x;
 	hc_graph g;
 	int lost = 0;
@@ -500,18 +508,19 @@ static int close_against_capture(void)
 	hold_device_lock(x, &holder, &usage);
 	start(&closer, close_main, s);
 	usleep(300000); /* the close waits for the device lock */
-	if (usage.rc != -1 || closer.rc != -1 || hc_graph_prepare(s) != HC_OK) {
+	if (usage.rc != -1 || closer.rc != -1 || hc_graph_prepare(s) != HC_OK)
 		lost = SETUP_LOST; /* the close got the device lock first */
-	} else {
-		ck_assert_int_eq(hc_graph_begin(s), HC_OK);
-	}
+	else
+		start(&beginner, begin_main, s); /* it waits for the device lock too */
 	let_device_lock_go(&holder, &usage);
 	ck_assert_msg(finish(&closer, 20), "hc_stream_close did not return");
 	if (lost) {
 		close_dev();
 		return lost;
 	}
-	ck_assert_int_eq(closer.rc, HC_ERR_STATE);
+	ck_assert_msg(finish(&beginner, 20), "hc_graph_begin did not return");
+	ck_assert_int_eq(beginner.rc, HC_OK);
+	ck_assert_int_eq(closer.rc, HC_ERR_STATE); /* prepared, in either order */
 	ck_assert_int_eq(hc_graph_end(s, &g), HC_OK);
 	ck_assert_int_eq(hc_graph_destroy(g), HC_OK);
 	ck_assert_int_eq(hc_sync(x), HC_OK);
@@ -521,11 +530,13 @@ static int close_against_capture(void)
 	return 0;
 }
 
-/* A close waiting for the device lock while another thread begins a
- * capture on the stream: the close used to check the capture before it
- * took the device lock, and then tore down a recording stream (its
- * backend stream left capturing, every later wait of the device refused).
- * It decides under the device and stream locks now: HC_ERR_STATE. */
+/* A close waiting for the device lock while another thread prepares and
+ * begins a capture on the stream: the close used to check the capture
+ * before it took the device lock, and then tore down a recording stream
+ * (its backend stream left capturing, every later wait of the device
+ * refused).  It decides under the device and stream locks now, and the
+ * begin, which counts its capture under the device lock, waits with it:
+ * the prepared stream refuses the close (HC_ERR_STATE) and records. */
 START_TEST(close_sees_a_capture_begun_while_it_waited)
 {
 	int i = 0;
@@ -574,6 +585,53 @@ START_TEST(close_twice_at_once_closes_once)
 }
 END_TEST
 
+/* A capture begun on stream y while stream s's close is in its teardown
+ * (held in a release callback its drop queue runs there): hc_graph_begin
+ * took no device lock and began at once, and the teardown's waits and
+ * frees that followed ran while y recorded.  It waits for the close now,
+ * then begins, and y's capture ends valid. */
+START_TEST(capture_begins_after_a_close_in_teardown)
+{
+	static unsigned char src[1024];
+	struct call closer, beginner;
+	hc_stream s, y;
+	hc_buffer b, b2;
+	hc_graph g;
+
+	open_dev();
+	memset(&gate, 0, sizeof(gate));
+	pthread_mutex_init(&gate.lock, NULL);
+	pthread_cond_init(&gate.cv, NULL);
+	ck_assert_int_eq(hc_stream_open(dev, &s), HC_OK);
+	ck_assert_int_eq(hc_stream_open(dev, &y), HC_OK);
+	ck_assert_int_eq(hc_alloc(s, sizeof(src), &b), HC_OK);
+	ck_assert_int_eq(hc_alloc(s, 4 << 20, &b2), HC_OK);
+	ck_assert_int_eq(hc_write(s, b, 0, src, sizeof(src), HC_ALLOC_PINNED, gate_release, NULL),
+			 HC_OK);
+	ck_assert_int_eq(hc_write(s, b2, 0, src, sizeof(src), HC_ALLOC_PINNED, NULL, NULL), HC_OK);
+	ck_assert_int_eq(hc_free(b), HC_OK);
+	ck_assert_int_eq(hc_free(b2), HC_OK);
+	ck_assert_int_eq(gate.released, 0);
+	gate.armed = true;
+	start(&closer, close_main, s);
+	ck_assert_msg(gate_wait_entered(20), "the close did not run the release callback");
+	ck_assert_int_eq(hc_graph_prepare(y), HC_OK);
+	start(&beginner, begin_main, y);
+	usleep(300000);
+	ck_assert_msg(beginner.rc == -1, "hc_graph_begin returned %d during the close's teardown",
+		      (int)beginner.rc);
+	gate_open();
+	ck_assert_msg(finish(&closer, 20), "hc_stream_close did not return");
+	ck_assert_msg(finish(&beginner, 20), "hc_graph_begin did not return");
+	ck_assert_int_eq(closer.rc, HC_OK);
+	ck_assert_int_eq(beginner.rc, HC_OK);
+	ck_assert_int_eq(hc_graph_end(y, &g), HC_OK);
+	ck_assert_int_eq(hc_graph_destroy(g), HC_OK);
+	ck_assert_int_eq(hc_stream_close(y), HC_OK);
+	close_dev();
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *su = suite_create("api_edges");
@@ -594,6 +652,7 @@ static Suite *suite(void)
 	tcase_add_test(close, close_refused_while_another_stream_records);
 	tcase_add_test(close, close_sees_a_capture_begun_while_it_waited);
 	tcase_add_test(close, close_twice_at_once_closes_once);
+	tcase_add_test(close, capture_begins_after_a_close_in_teardown);
 	suite_add_tcase(su, close);
 	return su;
 }

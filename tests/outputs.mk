@@ -7,12 +7,9 @@ if HAVE_CHECK
 check_PROGRAMS += tests/check_outputs
 TESTS += tests/check_outputs
 tests_check_outputs_SOURCES = tests/check_outputs.c $(TEST_RUNNER) $(HIPSIM_CLI_FIXTURE) \
-	tools/hipsim/driver.c tools/hipsim/report.c tools/hipsim/options.c tools/hipsim/output.c \
-	tools/hipsim/plot.c tools/hipsim/svg.c tools/hipsim/run.c tools/hipsim/workloads.c \
-	tools/hipsim/replay.c tools/hipsim/compare.c tools/hipsim/layout_file.c \
-	tools/hipsim/variant.h tools/hipsim/variant.c
+	tools/hipsim/run.c tools/hipsim/workloads.c
 tests_check_outputs_CFLAGS = $(TEST_CFLAGS) $(JANSSON_CFLAGS) $(BABELTRACE2_CFLAGS)
-tests_check_outputs_LDADD = tools/hipsim/libhipsim-read.la $(TEST_LDADD) $(JANSSON_LIBS) \
+tests_check_outputs_LDADD = tools/hipsim/libhipsim-engine.la tools/hipsim/libhipsim-read.la $(TEST_LDADD) $(JANSSON_LIBS) \
 	$(BABELTRACE2_LIBS) $(ZLIB_LIBS) -lm
 endif
 

@@ -42,25 +42,19 @@ endif
 if HAVE_CHECK
 check_PROGRAMS += tests/check_replay
 TESTS += tests/check_replay
-tests_check_replay_SOURCES = tests/check_replay.c $(TEST_RUNNER) $(HIPSIM_CLI_FIXTURE) tools/hipsim/replay.h \
-	tools/hipsim/replay.c tools/hipsim/compare.c tools/hipsim/driver.c tools/hipsim/report.c \
-	tools/hipsim/options.c tools/hipsim/output.c tools/hipsim/plot.c tools/hipsim/svg.c \
-	tools/hipsim/layout_file.h tools/hipsim/layout_file.c
+tests_check_replay_SOURCES = tests/check_replay.c $(TEST_RUNNER) $(HIPSIM_CLI_FIXTURE)
 tests_check_replay_CFLAGS = $(TEST_CFLAGS) $(JANSSON_CFLAGS) $(BABELTRACE2_CFLAGS) \
 	-DHC_ABS_TOP_SRCDIR='"$(abs_top_srcdir)"'
-tests_check_replay_LDADD = tools/hipsim/libhipsim-read.la $(TEST_LDADD) $(JANSSON_LIBS) $(BABELTRACE2_LIBS)
+tests_check_replay_LDADD = tools/hipsim/libhipsim-engine.la tools/hipsim/libhipsim-read.la $(TEST_LDADD) $(JANSSON_LIBS) $(BABELTRACE2_LIBS)
 
 # `hipsim replay` on gzip, pipes, mid-run logs, many streams, partial traces.
 check_PROGRAMS += tests/check_replay_inputs
 TESTS += tests/check_replay_inputs
 tests_check_replay_inputs_SOURCES = tests/check_replay_inputs.c $(TEST_RUNNER) $(HIPSIM_CLI_FIXTURE) \
-	$(CHILDREN_FIXTURE) tools/hipsim/replay.h \
-	tools/hipsim/replay.c tools/hipsim/driver.c tools/hipsim/report.c \
-	tools/hipsim/options.c tools/hipsim/output.c tools/hipsim/plot.c tools/hipsim/svg.c \
-	tools/hipsim/layout_file.h tools/hipsim/layout_file.c
+	$(CHILDREN_FIXTURE)
 tests_check_replay_inputs_CFLAGS = $(TEST_CFLAGS) $(JANSSON_CFLAGS) $(ZLIB_CFLAGS) \
 	-DHC_ABS_TOP_SRCDIR='"$(abs_top_srcdir)"'
-tests_check_replay_inputs_LDADD = tools/hipsim/libhipsim-read.la $(TEST_LDADD) $(JANSSON_LIBS) \
+tests_check_replay_inputs_LDADD = tools/hipsim/libhipsim-engine.la tools/hipsim/libhipsim-read.la $(TEST_LDADD) $(JANSSON_LIBS) \
 	$(BABELTRACE2_LIBS) $(ZLIB_LIBS)
 endif
 EXTRA_DIST += tests/readers.supp

@@ -28,10 +28,13 @@ tools_hipsim_libhipsim_read_la_SOURCES = \
 tools_hipsim_libhipsim_read_la_CFLAGS = $(AM_CFLAGS) $(BABELTRACE2_CFLAGS) $(ZLIB_CFLAGS)
 tools_hipsim_libhipsim_read_la_LIBADD = $(BABELTRACE2_LIBS) $(ZLIB_LIBS)
 
-bin_PROGRAMS += tools/hipsim/hipsim
-tools_hipsim_hipsim_SOURCES = \
-	tools/hipsim/hipsim.h \
-	tools/hipsim/main.c \
+# The replay engine and what it reports through (the device driver, the
+# report, the options, outputs, plot and SVG, the layout file, the variant
+# options, compare), compiled once for hipsim, the replay tests and the
+# replay benchmark.  Each program links the library flavour it tests:
+# hipsim libhipcore.so, the tests and benchmarks libhipcore-internal.
+noinst_LTLIBRARIES += tools/hipsim/libhipsim-engine.la
+tools_hipsim_libhipsim_engine_la_SOURCES = \
 	tools/hipsim/driver.h \
 	tools/hipsim/driver.c \
 	tools/hipsim/report.c \
@@ -43,16 +46,23 @@ tools_hipsim_hipsim_SOURCES = \
 	tools/hipsim/plot.c \
 	tools/hipsim/svg.h \
 	tools/hipsim/svg.c \
-	tools/hipsim/run.c \
 	tools/hipsim/variant.h \
 	tools/hipsim/variant.c \
-	tools/hipsim/workloads.h \
-	tools/hipsim/workloads.c \
 	tools/hipsim/replay.h \
 	tools/hipsim/replay.c \
 	tools/hipsim/layout_file.h \
 	tools/hipsim/layout_file.c \
-	tools/hipsim/compare.c \
+	tools/hipsim/compare.c
+tools_hipsim_libhipsim_engine_la_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS) $(BABELTRACE2_CFLAGS)
+tools_hipsim_libhipsim_engine_la_CPPFLAGS = $(AM_CPPFLAGS) -DHS_PROFILE_DIR='"$(pkgdatadir)/profiles"'
+
+bin_PROGRAMS += tools/hipsim/hipsim
+tools_hipsim_hipsim_SOURCES = \
+	tools/hipsim/hipsim.h \
+	tools/hipsim/main.c \
+	tools/hipsim/run.c \
+	tools/hipsim/workloads.h \
+	tools/hipsim/workloads.c \
 	tools/hipsim/calibrate.h \
 	tools/hipsim/calibrate.c \
 	tools/hipsim/validate.c \
@@ -62,5 +72,5 @@ tools_hipsim_hipsim_SOURCES = \
 	tools/hipsim/plan.c
 tools_hipsim_hipsim_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS) $(BABELTRACE2_CFLAGS)
 tools_hipsim_hipsim_CPPFLAGS = $(AM_CPPFLAGS) -DHS_PROFILE_DIR='"$(pkgdatadir)/profiles"'
-tools_hipsim_hipsim_LDADD = libhipcore.la tools/hipsim/libhipsim-read.la tools/hipsim/libhipsim-record.la \
+tools_hipsim_hipsim_LDADD = tools/hipsim/libhipsim-engine.la libhipcore.la tools/hipsim/libhipsim-read.la tools/hipsim/libhipsim-record.la \
 	$(JANSSON_LIBS) $(BABELTRACE2_LIBS) $(ZLIB_LIBS) -lm

@@ -2,8 +2,7 @@
  * atomics.c - probe: the cost of an uncontended lock round trip (one
  * compare-and-swap, one exchange: core/lock.h's fast path) on this host
  * (BENCHMARKS.md, "Pool hits on the H200").  Not built by make:
- *   cc -O2 -o atomics bench/probes/atomics.c && ./atomics
- * (timing.h is found next to this directory: no -I needed.)
+ * bench/probes/run-cpu.sh atomics builds and runs it.
  */
 #include <stdatomic.h>
 #include <stdio.h>

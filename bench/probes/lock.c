@@ -4,7 +4,7 @@
  * exchange, on this host (BENCHMARKS.md, "Pool hits on the H200").  Each
  * round times N acquire/increment/release on a fresh lock, biased, then
  * with biasing off (as HIPCORE_LOCK_BIAS=0).  Not built by make:
- *   cc -O2 -D_GNU_SOURCE -I. -o lockprobe bench/probes/lock.c core/lock.c -lpthread && ./lockprobe
+ * bench/probes/run-cpu.sh lock builds and runs it.
  */
 #include <stdio.h>
 #include <stdlib.h>

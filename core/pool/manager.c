@@ -157,6 +157,7 @@ void hc_mm_destroy(struct hc_mm *mm)
 	park_settle(mm);
 	pools_destroy(mm->pools, mm->npools);
 	mm->persistent.ops->destroy(&mm->persistent);
+	hc_mm_orphans_retry(&mm->core); /* the last chance: what is refused now is lost */
 	hc_mm_core_fini(&mm->core);
 	free(mm->touched);
 	if (mm->core.shared) {
@@ -500,6 +501,8 @@ hc_status hc_mm_cleanup(struct hc_mm *mm, bool explicit_)
 	park_settle(mm);
 	if (mm->core.capture)
 		return HC_OK;
+	if (explicit_ && mm->core.orphans.n)
+		hc_mm_orphans_retry(&mm->core);
 	mm->persistent.ops->cleanup(&mm->persistent, mm->alloc_nr, explicit_);
 	for (i = 0; i < mm->npools; i++)
 		mm->pools[i].ops->cleanup(&mm->pools[i], mm->alloc_nr, explicit_);
@@ -515,6 +518,7 @@ void hc_mm_usage_sum(const struct hc_mm *mm, hc_memory_usage *out)
 
 	for (size_t i = 0; i < mm->npools; i++)
 		usage_add(&u, &mm->pools[i].use);
+	u.bytes_reserved += mm->core.orphans.bytes; /* held from storage, in no pool */
 	*out = u;
 }
 

@@ -87,6 +87,8 @@ void hc_mm_core_fini(struct hc_mm_core *c)
 	}
 	c->chunks = NULL;
 	c->spare = NULL;
+	free(c->orphans.v);
+	c->orphans = (struct hc_orphans){ 0 };
 }
 
 hc_status hc_pool_storage_alloc(struct hc_pool *p, uint64_t size, uint64_t *addr)
@@ -124,9 +126,48 @@ hc_status hc_pool_storage_alloc_fit(struct hc_pool *p, uint64_t size, uint64_t m
 	return rc;
 }
 
+/*
+ * A refused free leaves the block with the storage: the caller drops its
+ * page record and subtracts its bytes from the pool, so the block becomes an
+ * orphan of the manager, counted in total.bytes_reserved until a later free
+ * of it is taken.  Only when no host memory is left to remember it is it
+ * lost, as the storage's own failure would have lost it.
+ */
 void hc_pool_storage_free(struct hc_pool *p, uint64_t addr, uint64_t size)
 {
-	(void)p->core->st.free(p->core->st.ctx, addr, size);
+	struct hc_mm_core *c = p->core;
+	struct hc_orphans *o = &c->orphans;
+
+	if (c->st.free(c->st.ctx, addr, size) == HC_OK)
+		return;
+	if (o->n == o->cap) {
+		size_t cap = o->cap ? o->cap * 2 : 8;
+		struct hc_orphan *v = realloc(o->v, cap * sizeof(*v));
+
+		if (!v)
+			return;
+		o->v = v;
+		o->cap = cap;
+	}
+	o->v[o->n++] = (struct hc_orphan){ addr, size };
+	o->bytes += size;
+	c->total.bytes_reserved += size;
+}
+
+void hc_mm_orphans_retry(struct hc_mm_core *c)
+{
+	struct hc_orphans *o = &c->orphans;
+	size_t kept = 0;
+
+	for (size_t i = 0; i < o->n; i++) {
+		if (c->st.free(c->st.ctx, o->v[i].addr, o->v[i].size) != HC_OK) {
+			o->v[kept++] = o->v[i];
+			continue;
+		}
+		o->bytes -= o->v[i].size;
+		c->total.bytes_reserved -= o->v[i].size;
+	}
+	o->n = kept;
 }
 
 /* Exact-size reuse (direct and persistent pools): the free slice of

@@ -121,6 +121,20 @@ struct slab_chunk;
  * whether a capture is active.  The router's own state (struct hc_mm,
  * manager.h) begins with this and is never seen by a kind.
  */
+/* Storage blocks whose free the storage refused (a backend that refuses
+ * frees while another stream records, a failed fence): still held from
+ * storage, so still counted reserved, and freed again at the next explicit
+ * cleanup and at destroy instead of being forgotten with their page. */
+struct hc_orphan {
+	uint64_t addr, size;
+};
+
+struct hc_orphans {
+	struct hc_orphan *v;
+	size_t n, cap;
+	uint64_t bytes; /* their sum, inside total.bytes_reserved */
+};
+
 struct hc_mm_core {
 	struct hc_storage st;
 	struct slab_chunk *chunks;    /* slice records, returned at destroy only */
@@ -131,6 +145,7 @@ struct hc_mm_core {
 	bool host;                    /* props' host: addresses are host pointers */
 	uint64_t vmm_granularity;     /* props': 0, no virtual memory */
 	uint64_t va_size;             /* props': an expandable pool's default range */
+	struct hc_orphans orphans;    /* refused storage frees, retried (pages.c) */
 };
 
 /*
@@ -254,6 +269,8 @@ hc_status hc_pool_storage_alloc(struct hc_pool *p, uint64_t size, uint64_t *addr
 hc_status hc_pool_storage_alloc_fit(struct hc_pool *p, uint64_t size, uint64_t max,
 				    uint64_t *addr, uint64_t *got);
 void hc_pool_storage_free(struct hc_pool *p, uint64_t addr, uint64_t size);
+/* Frees the orphans again; those the storage still refuses stay. */
+void hc_mm_orphans_retry(struct hc_mm_core *c);
 /* Exact-size reuse (direct and persistent pools). */
 struct hc_slice *hc_pool_take_exact(struct hc_pool *p, uint64_t size);
 /* A page of @size bytes (of @size to @max: hc_storage.alloc_fit decides,

@@ -559,7 +559,10 @@ HC_API hc_status hc_launch(hc_stream stream, const hc_launch_desc *launch);
  *
  * Context: each call takes its stream's lock, so one thread at a time per
  * stream; captures on different streams may run in parallel threads.
- * hc_graph_prepare never blocks.  hc_graph_begin flushes the drop queue
+ * hc_graph_prepare never blocks.  hc_graph_begin takes the device lock,
+ * then the stream's (so it waits for an hc_stream_close or hc_graph_destroy
+ * of another stream in progress, whose waits would invalidate the capture),
+ * counts the capture, releases the device lock, and flushes the drop queue
  * twice (it may wait for a fence, unless another stream already records).
  * hc_graph_end, once capture is left, flushes twice (may wait for a fence)
  * and then takes the device lock, the stream's released, to publish the

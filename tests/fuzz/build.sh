@@ -37,7 +37,7 @@ inc="-I$src -I$src/include -I$b -D_GNU_SOURCE"
 h=$src/tools/hipsim
 readers="$h/read_rmm.c $h/read_ctf.c $h/read_trace.c $h/read_isolated.c $h/idmap.c $h/read_options.c \
 	$h/decode_guard.c $h/ctf_files.c $h/ctf_array_guard.c"
-engine="$h/replay.c $h/driver.c $h/report.c $h/layout_file.c $h/options.c $h/output.c $h/plot.c $h/svg.c"
+engine="$h/replay.c $h/driver.c $h/report.c $h/layout_file.c $h/options.c $h/output.c $h/plot.c $h/svg.c $h/variant.c"
 mkdir -p fuzz
 for f in "$src"/tests/fuzz/fuzz_*.c; do
 	t=$(basename "$f" .c)

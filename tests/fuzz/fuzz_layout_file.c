@@ -6,8 +6,9 @@
  * hc_install_memory_pools(), then a few allocations through them.
  *
  * Checked: the parser returns 0 or -1; on -1 its message names the file
- * ("<fuzz>:"); on 0 it gave 1 to HS_LAYOUT_MAX_POOLS pools of the three
- * layout kinds, each sliced one with a page, a slice no larger than it and
+ * ("<fuzz>:"); on 0 it gave 1 to HS_LAYOUT_MAX_POOLS pools of the four
+ * kinds a layout file names (sliced, exclusive, direct, expandable), each
+ * sliced one with a page, a slice no larger than it and
  * a cap of 0 or one to 65535 pages.  What the parser accepts the library
  * must accept: the device's alignment is 1 (its profile says so), so the
  * library rounds nothing and its rules are the parser's, and an install
@@ -61,7 +62,7 @@ static void check_pools(const hc_pool_spec *p, size_t n)
 		__builtin_trap();
 	for (size_t i = 0; i < n; i++) {
 		if (p[i].kind != HC_POOL_SLICED && p[i].kind != HC_POOL_EXCLUSIVE &&
-		    p[i].kind != HC_POOL_DIRECT)
+		    p[i].kind != HC_POOL_DIRECT && p[i].kind != HC_POOL_EXPANDABLE)
 			__builtin_trap();
 		if (p[i].kind != HC_POOL_SLICED)
 			continue;

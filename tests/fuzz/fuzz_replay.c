@@ -126,10 +126,13 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 }
 
 /* Whether a decoder child's death, as the error words it, is a sanitizer
- * report on hipsim's code (a finding) rather than libbabeltrace2's own. */
-static int child_finding(const char *error)
+ * report on hipsim's code (a finding) rather than libbabeltrace2's own.
+ * Only a CTF input has a decoder child, and only the guard's own words
+ * ("its last message: \"SUMMARY: ...") quote what the child said: a CSV
+ * reader's error may quote the input's bytes, "SUMMARY: " among them. */
+static int child_finding(int ctf, const char *error)
 {
-	const char *sum = strstr(error, "SUMMARY: ");
+	const char *sum = ctf ? strstr(error, "its last message: \"SUMMARY: ") : NULL;
 
 	if (!sum || strstr(sum, "libFuzzer: out-of-memory"))
 		return 0;
@@ -138,7 +141,7 @@ static int child_finding(const char *error)
 
 /* Replays @path as hipsim_replay_main() does.  Return: the reader's last
  * hs_trace_next(), or -2 when it did not open. */
-static int replay(const char *path, int strict)
+static int replay(const char *path, int ctf, int strict)
 {
 	struct hs_options opt = { .backend = "sim" };
 	static struct hs_replay r;
@@ -157,10 +160,10 @@ static int replay(const char *path, int strict)
 	ro.cpu_explicit = true;
 	if (hs_trace_open_with(path, &ro, &t, err, sizeof(err)) != 0) {
 		CHECK(t == NULL && strncmp(err, path, strlen(path)) == 0, "open error '%s'", err);
-		CHECK(!child_finding(err), "the decoder child: %s", err);
+		CHECK(!child_finding(ctf, err), "the decoder child: %s", err);
 		return -2;
 	}
-	CHECK(hs_replay_open(&r, &opt, NULL, path) == 0, "the simulator did not open");
+	CHECK(hs_replay_open(&r, &opt, path) == 0, "the simulator did not open");
 	r.strict = strict;
 	while (n++ < MAX_READS && (rc = hs_trace_next(t, &ev)) == 1) {
 		CHECK(ev.kind < HS_REV_KIND_COUNT && ev.n_bindings <= HS_REV_MAX_BINDINGS,
@@ -170,7 +173,7 @@ static int replay(const char *path, int strict)
 	CHECK(rc >= -1 && rc <= 1, "hs_trace_next returned %d", rc);
 	if (rc < 0) {
 		CHECK(strncmp(hs_trace_error(t), path, strlen(path)) == 0, "error '%s'", hs_trace_error(t));
-		CHECK(!child_finding(hs_trace_error(t)), "the decoder child: %s", hs_trace_error(t));
+		CHECK(!child_finding(ctf, hs_trace_error(t)), "the decoder child: %s", hs_trace_error(t));
 		/* (after -1 a reader is for hs_trace_close() only; the
 		 * isolated one promises to stay failed) */
 		CHECK(strcmp(t->format, "ctf") != 0 || hs_trace_next(t, &ev) == -1,
@@ -203,7 +206,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		memcpy(file, frame, PACKET);
 		memcpy(file + FROZEN, data + 1, n);
 		if (write_file(stream_path, file, PACKET) == 0)
-			replay(dir, strict);
+			replay(dir, 1, strict);
 	} else {
 		char path[64];
 		int fd = memfd_create("fuzz_replay", MFD_CLOEXEC);
@@ -215,7 +218,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			return 0;
 		}
 		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-		replay(path, strict);
+		replay(path, 0, strict);
 		close(fd);
 	}
 	return 0;

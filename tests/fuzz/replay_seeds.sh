@@ -20,6 +20,8 @@ csv() {
 }
 { printf '\000'; csv; } >"$out/rmm_midrun"
 { printf '\002'; csv | gzip -n -9; } >"$out/rmm_gzip_strict"
+# a CSV whose error quotes "SUMMARY: " (not a decoder child's report: there is none)
+{ printf '\002'; csv | sed '2s/10:00:00.000001/1SUMMARY: x/'; } >"$out/rmm_summary_text"
 { printf '\001'; dd if="$ch0" bs=1 skip=96 2>/dev/null; } >"$out/ctf_small"
 # the length 2 of the launch's binding_buffer (bindings 100 and 101), high byte 0x08
 off=$(LC_ALL=C grep -obaP '\x02\x00\x00\x00\x64\x00\x00\x00\x00\x00\x00\x00\x65' "$out/ctf_small" | head -n 1 | cut -d: -f1)

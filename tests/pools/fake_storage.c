@@ -39,6 +39,8 @@ static hc_status fake_free(void *ctx, uint64_t addr, uint64_t size)
 	struct fake *f = ctx;
 	size_t i;
 
+	if (f->refuse_free)
+		return HC_ERR_STATE;
 	for (i = 0; i < f->n; i++) {
 		if (f->a[i].addr == addr) {
 			if (f->a[i].size != size)

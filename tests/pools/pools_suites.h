@@ -34,6 +34,7 @@ struct fake {
 	uint64_t fit_extra;    /* alloc_fit hands out this much more when allowed */
 	uint64_t fit_lie;      /* alloc_fit hands out this much more than allowed */
 	uint64_t limit;        /* refuse when live_bytes + size > limit; 0 = none */
+	bool refuse_free;      /* refuse every free (HC_ERR_STATE), as a backend may */
 	struct fake_alloc *a;
 	size_t n, cap;
 	int bad_frees;

@@ -117,6 +117,49 @@ START_TEST(storage_refusal_is_oom_and_retry_works)
 }
 END_TEST
 
+/* A free the storage refuses (a backend does while another stream records)
+ * used to be forgotten with its page: the pool counted the bytes gone while
+ * the storage still held them, and nothing freed them again.  The block
+ * stays counted reserved, and the next explicit cleanup (or destroy) frees
+ * it; every kind gives its storage back through the same call. */
+START_TEST(refused_storage_free_is_kept_and_retried)
+{
+	hc_pool_spec s[3] = { sliced(4096, 0, 0), exclusive(64 * KIB, 0), direct(0) };
+	struct hc_slice_ref a, b, c;
+	struct hc_mm *mm;
+	uint64_t held;
+
+	mm = mm_custom(s, 3, 32);
+	a = res(mm, 3000, NULL);
+	b = res(mm, 40 * KIB, NULL);
+	c = res(mm, 1 * MIB, NULL);
+	ck_assert_int_eq(hc_mm_release(mm, a), HC_OK);
+	ck_assert_int_eq(hc_mm_release(mm, b), HC_OK);
+	ck_assert_int_eq(hc_mm_release(mm, c), HC_OK);
+	held = fk.live_bytes;
+	ck_assert_uint_eq(usage(mm).bytes_reserved, held);
+	fk.refuse_free = true;
+	ck_assert_int_eq(hc_mm_cleanup(mm, true), HC_OK);
+	ck_assert_uint_eq(fk.frees, 0);
+	ck_assert_uint_eq(fk.live_bytes, held);
+	ck_assert_uint_eq(usage(mm).bytes_reserved, held); /* still held, still counted */
+	ck_assert(hc_mm_valid(mm));
+	fk.refuse_free = false;
+	ck_assert_int_eq(hc_mm_cleanup(mm, true), HC_OK);
+	ck_assert_uint_eq(fk.live_bytes, 0);
+	ck_assert_uint_eq(fk.frees, fk.allocs);
+	ck_assert_uint_eq(usage(mm).bytes_reserved, 0);
+	ck_assert(hc_mm_valid(mm));
+	/* refused at destroy's first try: destroy tries again once */
+	a = res(mm, 3000, NULL);
+	ck_assert_int_eq(hc_mm_release(mm, a), HC_OK);
+	fk.refuse_free = true;
+	ck_assert_int_eq(hc_mm_cleanup(mm, true), HC_OK);
+	fk.refuse_free = false;
+	hc_mm_destroy(mm); /* fake_done: everything freed */
+}
+END_TEST
+
 START_TEST(bad_arguments)
 {
 	struct hc_mm_props p = { .max_page_size = GIB, .alignment = 32 };
@@ -221,6 +264,7 @@ Suite *pools_refusals_suite(void)
 	tcase_add_test(tc, pins_hold_released_slices);
 	tcase_add_test(tc, size_zero_and_too_big);
 	tcase_add_test(tc, storage_refusal_is_oom_and_retry_works);
+	tcase_add_test(tc, refused_storage_free_is_kept_and_retried);
 	tcase_add_test(tc, bad_arguments);
 	suite_add_tcase(s, tc);
 

@@ -97,7 +97,7 @@ static int plan_replay(const char *path, const char *format, uint64_t capacity,
 		fprintf(stderr, "hipsim plan: %s\n", err);
 		goto out_free;
 	}
-	if (hs_replay_open(r, &opt, NULL, path) != 0)
+	if (hs_replay_open(r, &opt, path) != 0)
 		goto out_trace;
 	while ((n = hs_trace_next(t, ev)) == 1)
 		hs_replay_event(r, ev);

@@ -60,11 +60,11 @@ enum {
 
 /* Their lines of a usage text. */
 #define HS_READ_USAGE                                                                         \
-	"  --pid PID          CTF: replay the events of process PID (a trace of several)\n"      \
-	"  --verbose          show libbabeltrace2's own messages\n"                              \
-	"  --decode-cpu S     CPU seconds the CTF decoder may use (0: no limit)\n"               \
-	"  --decode-memory B  memory the CTF decoder may use (0: no limit)\n"                    \
-	"  --decode-stall S   seconds the CTF decoder may go without progress (0: no limit)\n"
+	"  --pid PID         CTF: replay the events of process PID (a trace of several)\n"      \
+	"  --verbose         show libbabeltrace2's own messages\n"                              \
+	"  --decode-cpu S    CPU seconds the CTF decoder may use (0: no limit)\n"               \
+	"  --decode-memory B memory the CTF decoder may use (0: no limit)\n"                    \
+	"  --decode-stall S  seconds the CTF decoder may go without progress (0: no limit)\n"
 
 /**
  * hs_read_options_init() - the defaults, then the environment.

@@ -31,6 +31,7 @@
 #include "tools/hipsim/driver.h"
 #include "tools/hipsim/hipsim.h"
 #include "tools/hipsim/layout_file.h"
+#include "tools/hipsim/variant.h"
 #include "tools/hipsim/idmap.h"
 #include "tools/hipsim/read_options.h"
 #include "tools/hipsim/options.h"
@@ -53,18 +54,15 @@ static void replay_usage(FILE *out)
 	fprintf(out,
 		"usage: hipsim replay TRACE [OPTIONS]\n"
 		"Replays a trace (LTTng CTF directory or RMM memory-event CSV) through libhipcore.\n\n"
-		"  --format F         auto (default), rmm, ctf\n"
-		"  --backend NAME     sim (default), hip, auto\n"
-		"  --pools NAME|FILE  default (= workload), workload, expandable, subslices, exclusive, or a layout file\n"
-		"  --flush-count N    drop-queue entries that trigger a flush\n"
-		"  --flush-bytes N    drop-queue bytes that trigger a flush\n"
-		"  --stage-max BYTES  largest write staged through pinned memory\n"
-		"  --profile FILE     simulator device profile, or an installed one's name\n"
-		"  --capacity BYTES   simulated device memory\n"
-		"  --seed N           simulator seed\n"
-		"  --json             print the report as JSON\n"
-		"  --svg FILE         plot memory in use and reserved over virtual time\n"
-		"  --strict           frees of buffers not held, allocations of ones held fail\n"
+		"  --format F        auto (default), rmm, ctf\n"
+		"  --backend NAME    sim (default), hip, auto\n"
+		HS_VARIANT_USAGE
+		"  --profile FILE    simulator device profile, or an installed one's name\n"
+		"  --capacity BYTES  simulated device memory\n"
+		"  --seed N          simulator seed\n"
+		"  --json            print the report as JSON\n"
+		"  --svg FILE        plot memory in use and reserved over virtual time\n"
+		"  --strict          frees of buffers not held, allocations of ones held fail\n"
 		HS_READ_USAGE
 		"TRACE may be gzip-compressed; - reads standard input.\n"
 		"Exit status: 0 ok, 1 replayed but some event failed, 2 bad input or usage.\n");
@@ -297,20 +295,13 @@ static void do_launch(struct hs_replay *r, const struct hs_rev *ev, hc_stream s)
 		sample_origin(r, ev, ev->bindings[i].buffer);
 }
 
-/* Opens @d with @opt and r's policy.  0, or -1 with a message on stderr. */
-static int device_open(struct hs_replay *r, struct hs_driver *d, const struct hs_options *opt)
+/* Opens @d with @opt, then sets its device policy (opt->policy, the
+ * --flush-* and --stage-max variant).  0, or -1 with a message on stderr. */
+static int device_open(struct hs_driver *d, const struct hs_options *opt)
 {
-	hc_status rc;
-
 	if (hs_driver_open(d, opt) != 0)
 		return -1;
-	if (r->policy_set)
-		d->opt.policy = r->policy; /* for the report */
-	if (r->policy_set && (rc = hc_device_set_policy(d->dev, &r->policy)) != HC_OK) {
-		hc_error_info e;
-
-		hc_last_error(&e);
-		fprintf(stderr, "hipsim replay: cannot set the policy: %s: %s\n", hc_status_str(rc), e.message);
+	if (hs_variant_set_policy(d, "replay") != 0) {
 		hs_driver_close(d);
 		return -1;
 	}
@@ -336,7 +327,7 @@ static void replay_device(struct hs_replay *r, const struct hs_rev *ev)
 	opt.min_alignment = ev->offset;
 	/* Swapped in only once open: a geometry that does not take (its
 	 * message is on stderr) leaves the device asked for. */
-	if (device_open(r, &nd, &opt) != 0)
+	if (device_open(&nd, &opt) != 0)
 		return;
 	hs_driver_close(&r->d);
 	r->d = nd;
@@ -493,8 +484,7 @@ void hs_replay_event(struct hs_replay *r, const struct hs_rev *ev)
 	note_position(r, ev);
 }
 
-int hs_replay_open(struct hs_replay *r, const struct hs_options *opt, const hc_policy *policy,
-		   const char *trace_path)
+int hs_replay_open(struct hs_replay *r, const struct hs_options *opt, const char *trace_path)
 {
 	memset(r, 0, sizeof(*r));
 	r->trace_path = trace_path;
@@ -503,11 +493,7 @@ int hs_replay_open(struct hs_replay *r, const struct hs_options *opt, const hc_p
 	hs_idmap_init(&r->graphs);
 	hs_idmap_init(&r->info_tags);
 	hs_idmap_init(&r->failed_allocs);
-	if (policy) {
-		r->policy = *policy;
-		r->policy_set = true;
-	}
-	return device_open(r, &r->d, opt);
+	return device_open(&r->d, opt);
 }
 
 void hs_replay_close(struct hs_replay *r)
@@ -528,8 +514,7 @@ int hipsim_replay_main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "format", required_argument, 0, 'f' },    { "backend", required_argument, 0, 'b' },
-		{ "pools", required_argument, 0, 'P' },	    { "flush-count", required_argument, 0, 'C' },
-		{ "flush-bytes", required_argument, 0, 'B' }, { "stage-max", required_argument, 0, 'M' },
+		HS_VARIANT_LONGOPTS,
 		{ "profile", required_argument, 0, 'p' },   { "capacity", required_argument, 0, 'c' },
 		{ "seed", required_argument, 0, 'S' },	    { "json", no_argument, 0, 'j' },
 		{ "svg", required_argument, 0, 'g' },	    { "help", no_argument, 0, 'h' },
@@ -538,15 +523,14 @@ int hipsim_replay_main(int argc, char **argv)
 	};
 	struct hs_options opt = { .backend = "sim", .data_mode = false };
 	struct hs_read_options ro;
-	hc_policy pol = { 0, 0, 0 };
-	bool set_policy = false, progress, strict = false;
+	struct hs_variant v = { 0 };
+	bool progress, strict = false;
 	const char *format = "auto", *path;
 	struct hs_replay *r;
 	struct hs_trace *t = NULL;
 	struct hs_report rep;
 	struct hs_output svg = { 0 };
 	struct hs_rev *ev;
-	hc_pool_spec pool_specs[HS_LAYOUT_MAX_POOLS];
 	char err[700], profile_path[4096];
 	int c, rc, status;
 
@@ -569,33 +553,13 @@ int hipsim_replay_main(int argc, char **argv)
 			if (hs_opt_number("replay", "--seed", optarg, 0, UINT64_MAX, &opt.seed))
 				return HIPSIM_EXIT_USAGE;
 			break;
-		case 'C':
-			if (hs_opt_number("replay", "--flush-count", optarg, 0, UINT64_MAX, &pol.dq_max_count))
-				return HIPSIM_EXIT_USAGE;
-			set_policy = true;
-			break;
-		case 'B':
-			if (hs_opt_number("replay", "--flush-bytes", optarg, 0, UINT64_MAX, &pol.dq_max_bytes))
-				return HIPSIM_EXIT_USAGE;
-			set_policy = true;
-			break;
-		case 'M':
-			if (hs_opt_number("replay", "--stage-max", optarg, 0, UINT64_MAX, &pol.stage_max_bytes))
-				return HIPSIM_EXIT_USAGE;
-			set_policy = true;
-			break;
-		case 'P':
-			if (hs_pools_option(optarg, &opt.layout, pool_specs, err, sizeof(err)) != 0) {
-				fprintf(stderr, "hipsim replay: %s\n", err);
-				return HIPSIM_EXIT_USAGE;
-			}
-			opt.pools = optarg;
-			break;
 		case 'j': opt.json = true; break;
 		case 'g': opt.svg = optarg; break;
 		case 'h': replay_usage(stdout); return HIPSIM_EXIT_OK;
 		default:
-			if ((rc = hs_read_option(&ro, c, optarg, err, sizeof(err))) > 0)
+			if ((rc = hs_variant_option(&v, "replay", c, optarg)) < 0)
+				return HIPSIM_EXIT_USAGE;
+			if (rc > 0 || (rc = hs_read_option(&ro, c, optarg, err, sizeof(err))) > 0)
 				break;
 			if (rc < 0)
 				fprintf(stderr, "hipsim replay: %s\n", err);
@@ -611,6 +575,7 @@ int hipsim_replay_main(int argc, char **argv)
 	}
 	path = argv[optind];
 	opt.trace = path;
+	hs_variant_apply(&v, &opt);
 	/* the plot's file before the replay: a bad path fails now, not after it */
 	if (opt.svg && hs_output_open(&svg, "replay", "--svg", opt.svg, false, false) != 0)
 		return HIPSIM_EXIT_USAGE;
@@ -627,7 +592,7 @@ int hipsim_replay_main(int argc, char **argv)
 		fprintf(stderr, "hipsim replay: %s\n", err);
 		goto out_free;
 	}
-	if (hs_replay_open(r, &opt, set_policy ? &pol : NULL, path) != 0)
+	if (hs_replay_open(r, &opt, path) != 0)
 		goto out_trace;
 	r->strict = strict;
 

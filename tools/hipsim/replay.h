@@ -40,8 +40,6 @@ struct hs_replay {
 	uint64_t info_next_tag;
 	uint64_t failures_seen;
 	uint64_t alloc_failures_reproduced, alloc_failures_not_reproduced;
-	hc_policy policy;   /* set on the device at open (policy_set) */
-	bool policy_set;
 	/* The device was reopened with the recorded geometry (HS_REV_DEVICE):
 	 * its total memory and alignment, 0 when the trace gave none. */
 	uint64_t recorded_total_memory, recorded_alignment;
@@ -57,13 +55,13 @@ struct hs_replay {
 
 /**
  * hs_replay_open() - open the device and get ready to replay.
- * @policy: NULL, or policies to set with hc_device_set_policy().
+ * @opt: the device, layout and (opt->policy, 0 fields the library's own)
+ * device policy.
  * @trace_path: the trace's name, for messages (kept, not copied).
  * Context: one thread.
  * Return: 0, or -1 with a message on stderr (device or policy refused).
  */
-int hs_replay_open(struct hs_replay *r, const struct hs_options *opt, const hc_policy *policy,
-		   const char *trace_path);
+int hs_replay_open(struct hs_replay *r, const struct hs_options *opt, const char *trace_path);
 /* Replays one event; failures are recorded in r->d (first one named with its
  * trace position), never returned. */
 void hs_replay_event(struct hs_replay *r, const struct hs_rev *ev);
