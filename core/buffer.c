@@ -20,7 +20,6 @@
 #include <string.h>
 
 #include "core/object.h"
-#include "hipcore/private.h"
 #include "core/streamops.h"
 #include "core/trace_order.h"
 #include "trace/hipcore_trace.h"
@@ -322,53 +321,6 @@ static hc_status hold_call(hc_buffer buffer, hc_stream stream)
 		hc_lockset_release(&ls);
 	}
 	HC_TRACE(buffer_hold, stream.id, buffer.id, (int32_t)rc, hc_trace_since_ns(t0));
-	return rc;
-}
-
-/**
- * hc_buffer_prefetch - cache hint for hipsim replay (hipcore/private.h).
- * @b: the buffer a coming hc_free names.
- * @step: 0: ask for @b's table entry; 1: read it and ask for its slice.
- *
- * Takes the stream's lock as any reader of the table must, but does not
- * drain the stream's inbox as hc_strm_slot_lock does: a hint must not
- * move a release earlier.  Sets no error message (hc_last_error stays
- * the last real call's).
- * Return: HC_OK; HC_ERR_STALE when @b names no live buffer of an open
- * stream; HC_ERR_INVALID for @step above 1.
- */
-hc_status hc_buffer_prefetch(hc_buffer b, unsigned step)
-{
-	struct hc_handle_parts p = hc_handle_unpack(b.id);
-	struct hc_dev *d;
-	struct hc_strm *st;
-	struct hc_buf *e;
-	hc_status rc = HC_ERR_STALE;
-
-	if (step > 1)
-		return HC_ERR_INVALID;
-	if (b.id == 0 || p.kind != HC_KIND_BUFFER || p.dev >= HC_MAX_DEVICES ||
-	    p.stream >= HC_MAX_STREAMS)
-		return HC_ERR_STALE;
-	d = atomic_load_explicit(&hc_dev_table[p.dev].dev, memory_order_acquire);
-	st = d ? __atomic_load_n(&d->streams[p.stream], __ATOMIC_ACQUIRE) : NULL;
-	if (!st)
-		return HC_ERR_STALE;
-	hc_lock_acquire(&st->lock);
-	if (!st->open || p.index >= st->nbufs)
-		goto out_unlock;
-	if (step == 0) {
-		__builtin_prefetch(&st->bufs[p.index], 1);
-		rc = HC_OK;
-		goto out_unlock;
-	}
-	e = buf_find_fast(st, b.id);
-	if (e) {
-		hc_mm_prefetch(e->ref);
-		rc = HC_OK;
-	}
-out_unlock:
-	hc_lock_release(&st->lock);
 	return rc;
 }
 

@@ -8,7 +8,6 @@
 
 #include "config.h"
 #include "hipcore/hipcore.h"
-#include "hipcore/private.h"
 #include "tests/fixtures/sim_device.h"
 #include "tests/runner.h"
 
@@ -157,41 +156,6 @@ START_TEST(alloc_free_and_usage)
 	ck_assert_int_eq(hc_memory_usage_get(s, HC_MEMORY_DEVICE, &u), HC_OK);
 	ck_assert_uint_eq(u.number_allocs, 0);
 	ck_assert_uint_eq(u.bytes_in_use, 0);
-}
-END_TEST
-
-/* hipsim replay's cache hint (hipcore/private.h) changes nothing a later
- * call sees: usage, the buffer, the free, the last error's message. */
-START_TEST(prefetch_hint_changes_nothing)
-{
-	hc_buffer b, gone, none = { 0 };
-	hc_memory_usage before, after;
-	hc_buffer_info bi;
-
-	ck_assert_int_eq(hc_alloc(s, 5000, &b), HC_OK);
-	ck_assert_int_eq(hc_alloc(s, 6000, &gone), HC_OK);
-	ck_assert_int_eq(hc_free(gone), HC_OK);
-	ck_assert_int_eq(hc_free(gone), HC_ERR_STALE); /* leaves a message */
-	ck_assert_int_eq(hc_memory_usage_get(s, HC_MEMORY_DEVICE, &before), HC_OK);
-	ck_assert_int_eq(hc_buffer_prefetch(b, 0), HC_OK);
-	ck_assert_int_eq(hc_buffer_prefetch(b, 1), HC_OK);
-	ck_assert_int_eq(hc_buffer_prefetch(b, 2), HC_ERR_INVALID);
-	ck_assert_int_eq(hc_buffer_prefetch(gone, 1), HC_ERR_STALE);
-	ck_assert_int_eq(hc_buffer_prefetch(none, 0), HC_ERR_STALE);
-	ck_assert_int_eq(hc_buffer_prefetch(none, 1), HC_ERR_STALE);
-	ck_assert_int_eq(hc_buffer_prefetch((hc_buffer){ s.id }, 1), HC_ERR_STALE); /* a stream's handle */
-	ck_assert_ptr_nonnull(strstr(last_message(), "freed"));
-	ck_assert_int_eq(hc_memory_usage_get(s, HC_MEMORY_DEVICE, &after), HC_OK);
-	ck_assert_uint_eq(after.bytes_in_use, before.bytes_in_use);
-	ck_assert_uint_eq(after.number_allocs, before.number_allocs);
-	ck_assert_uint_eq(after.bytes_reserved, before.bytes_reserved);
-	ck_assert_int_eq(hc_buffer_info_get(b, &bi), HC_OK);
-	ck_assert_uint_eq(bi.size, 5000);
-	ck_assert_int_eq(hc_free(b), HC_OK);
-	ck_assert_int_eq(hc_buffer_prefetch(b, 1), HC_ERR_STALE);
-	ck_assert_int_eq(hc_free(b), HC_ERR_STALE);
-	ck_assert_int_eq(hc_stream_close(s), HC_OK);
-	ck_assert_int_eq(hc_buffer_prefetch(b, 0), HC_ERR_STALE); /* its stream is closed */
 }
 END_TEST
 
@@ -549,7 +513,6 @@ static Suite *api_suite(void)
 	tcase_add_checked_fixture(b, setup, sim_device_close);
 	tcase_add_test(b, alloc_free_and_usage);
 	tcase_add_test(b, freed_handle_stays_stale_after_reuse);
-	tcase_add_test(b, prefetch_hint_changes_nothing);
 	tcase_add_test(b, zero_size_buffers_take_no_device_memory);
 	tcase_add_test(b, too_big_and_bad_handles);
 	tcase_add_test(b, buffers_end_with_their_stream);

@@ -218,11 +218,6 @@ struct hc_tnode *hc_tree_first_fit(const struct hc_tree *t, uint64_t need)
 	if (!n || n->max < need)
 		return NULL;
 	for (;;) {
-		/* The right child's line is asked for while the left one's is
-		 * read: in a tree whose lower levels are out of the cache, a
-		 * step right then waits for one line instead of two in turn. */
-		if (n->r)
-			__builtin_prefetch(n->r);
 		if (n->l && n->l->max >= need)
 			n = n->l;
 		else if (n->val >= need)

@@ -413,16 +413,6 @@ hc_status hc_mm_release(struct hc_mm *mm, struct hc_slice_ref ref)
 	return release_slow(mm, ref);
 }
 
-/* The record's first two lines: the tree node, then the identity, flags,
- * neighbours and page (struct hc_slice's layout). */
-void hc_mm_prefetch(struct hc_slice_ref ref)
-{
-	if (!ref.slice)
-		return;
-	__builtin_prefetch(ref.slice, 1);
-	__builtin_prefetch((const char *)ref.slice + 64, 1);
-}
-
 /**
  * hc_mm_address - identity-checked lookup of a slice's address and size.
  * @addr, @size: may be NULL.  The size is the requested size.

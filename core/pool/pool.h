@@ -150,9 +150,6 @@ void hc_mm_destroy(struct hc_mm *mm);
 hc_status hc_mm_reserve(struct hc_mm *mm, uint64_t size, struct hc_slice_ref *out,
 			uint64_t *addr);
 hc_status hc_mm_release(struct hc_mm *mm, struct hc_slice_ref ref);
-/* A cache hint: asks for the lines of @ref's record that hc_mm_release
- * reads.  Reads nothing itself, so any ref is safe. */
-void hc_mm_prefetch(struct hc_slice_ref ref);
 hc_status hc_mm_address(struct hc_mm *mm, struct hc_slice_ref ref, uint64_t *addr,
 			uint64_t *size);
 hc_status hc_mm_pin(struct hc_mm *mm, struct hc_slice_ref ref);

@@ -14,8 +14,7 @@
  * with the library and installed beside it, and links the shared library
  * like any program: its calibrate measures a backend through the backend's
  * own ops table (hal/hal.h), and its calibrate and validate write and read
- * the simulator's profiles (sim/sim.h), and its replay asks for cache
- * hints (hc_buffer_prefetch).  Those types stay internal; their
+ * the simulator's profiles (sim/sim.h).  Those types stay internal; their
  * layouts are not a promise.  A change to a private call's signature, or to
  * a type it passes, is a new node (HIPCORE_PRIVATE_2) with the calls moved
  * into it, so a hipsim linked against the old node fails at load time rather
@@ -61,19 +60,5 @@ HC_PRIVATE_API void hc_sim_profile_builtin(struct hc_sim_profile *out);
  * naming the path and errno text, HC_ERR_PARSE naming the line and key,
  * HC_ERR_INVALID for a NULL argument; @out is written only on success. */
 HC_PRIVATE_API hc_status hc_sim_profile_load(const char *path, struct hc_sim_profile *out);
-
-/*
- * core/buffer.c: a cache hint for hipsim replay, which reads its trace a
- * few events ahead (issue 28: frees in random order wait on cold records
- * one after the other).  Step 0 asks for the table entry of buffer @b,
- * step 1 reads that entry (fetched by step 0 an event earlier) and asks
- * for the lines of its slice record that hc_free reads.  Results do not
- * change; no error message is set.
- * Return: HC_OK; HC_ERR_STALE when @b's stream is not open or its index
- * is past the stream's table, and at step 1 when the entry is not @b's
- * live buffer (step 0 does not read the entry: that is the load it saves);
- * nothing is asked for then; HC_ERR_INVALID for a step other than 0 or 1.
- */
-HC_PRIVATE_API hc_status hc_buffer_prefetch(hc_buffer b, unsigned step);
 
 #endif /* HIPCORE_PRIVATE_H */
