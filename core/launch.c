@@ -267,15 +267,10 @@ hc_status hc_launch(hc_stream s, const hc_launch_desc *l)
 	}
 	for (i = 0; i < nb; i++) {
 		const hc_binding *bd = &l->bindings[i];
-		uint64_t size = op.ls.use[i].buf->size;
 
-		if (bd->offset > size || bd->size > size - bd->offset) {
-			rc = hc_fail(HC_ERR_INVALID,
-				     "hc_launch: binding %zu: %llu bytes at offset %llu run past the "
-				     "buffer's %llu", i, (unsigned long long)bd->size,
-				     (unsigned long long)bd->offset, (unsigned long long)size);
+		rc = hc_op_check_range(&op, i, bd->offset, bd->size, (long)i);
+		if (rc != HC_OK)
 			goto out_trace;
-		}
 		rr[i] = (struct hc_et_range){ bufs[i].id, bd->offset, bd->size,
 					      (bd->access & HC_ACCESS_WRITE) != 0,
 					      (bd->access & HC_ACCESS_READ) != 0 };

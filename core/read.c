@@ -100,13 +100,9 @@ hc_status hc_read(hc_stream s, hc_buffer b, uint64_t off, void *dst, uint64_t n,
 	if (rc != HC_OK)
 		goto out_leave;
 	buf = op.ls.use[0].buf;
-	if (off > buf->size || n > buf->size - off) {
-		rc = hc_fail(HC_ERR_INVALID,
-			     "hc_read: %llu bytes at offset %llu run past the buffer's %llu",
-			     (unsigned long long)n, (unsigned long long)off,
-			     (unsigned long long)buf->size);
+	rc = hc_op_check_range(&op, 0, off, n, -1);
+	if (rc != HC_OK)
 		goto out_trace;
-	}
 	if (op.recording) {
 		rc = hc_fail(HC_ERR_STATE, "hc_read: a read blocks the host; not while a graph records");
 		goto out_trace;

@@ -30,6 +30,8 @@
  * happens between hc_op_lock and hc_op_run; the trace event is emitted
  * after hc_op_run, before hc_op_leave, so that it is recorded in order.
  */
+#include <stdio.h>
+
 #include "core/debug.h"
 #include "core/streamops.h"
 #include "core/trace_order.h"
@@ -39,6 +41,21 @@ void hc_op_enter(struct hc_op *op, const struct hc_op_kind *k, bool ordered)
 	*op = (struct hc_op){ .k = k, .ordered = ordered };
 	if (ordered)
 		hc_trace_order_enter();
+}
+
+hc_status hc_op_check_range(const struct hc_op *op, size_t i, uint64_t off, uint64_t n,
+			    long binding)
+{
+	uint64_t size = op->ls.use[i].buf->size;
+	char which[32] = "";
+
+	if (off <= size && n <= size - off)
+		return HC_OK;
+	if (binding >= 0)
+		snprintf(which, sizeof(which), " binding %ld:", binding);
+	return hc_fail(HC_ERR_INVALID, "%s:%s %llu bytes at offset %llu run past the buffer's %llu",
+		       op->k->fn, which, (unsigned long long)n, (unsigned long long)off,
+		       (unsigned long long)size);
 }
 
 hc_status hc_op_lock(struct hc_op *op, hc_stream s, const hc_buffer *bufs, size_t n)

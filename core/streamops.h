@@ -107,6 +107,12 @@ void hc_op_enter(struct hc_op *op, const struct hc_op_kind *k, bool ordered);
 /* hc_op_lock - hc_lockset_acquire for @op (step 1).  Return: its status. */
 hc_status hc_op_lock(struct hc_op *op, hc_stream s, const hc_buffer *bufs, size_t n);
 hc_status hc_op_run(struct hc_op *op, void *ctx);
+/* hc_op_check_range - the @n bytes at @off lie inside buffer @i of @op's
+ * lock set.  @binding >= 0 names the binding in the message (launches).
+ * Context: after hc_op_lock succeeded.
+ * Return: HC_OK, or HC_ERR_INVALID naming the call, the range and the size. */
+hc_status hc_op_check_range(const struct hc_op *op, size_t i, uint64_t off, uint64_t n,
+			    long binding);
 /* hc_op_leave - unlock what hc_op_enter and hc_op_lock took. */
 void hc_op_leave(struct hc_op *op);
 

@@ -80,7 +80,8 @@ check-gpu-dry: tests/gpu/check_api_gpu tests/fake_cudart.la
 		$(LIBTOOL) --mode=execute tests/gpu/check_api_gpu
 # gpu-carry: the GPU programs, kernels.cu and the libraries they need into
 # $(top_srcdir)/_carry/gpu for tests/gpu/run-on-device.sh on the GPU machine.
-EXTRA_DIST += tests/gpu/make-carry.sh tests/gpu/run-on-device.sh tests/gpu/hip-workloads.sh
+EXTRA_DIST += tests/gpu/make-carry.sh tests/gpu/run-on-device.sh tests/gpu/hip-workloads.sh \
+	tests/gpu/sim-on-device.sh
 gpu-carry: tests/gpu/check_hip_gpu tests/gpu/check_api_gpu bench/gpu/bench_hip_gpu \
 		bench/gpu/bench_api_gpu bench/gpu/bench_write_gpu bench/gpu/bench_vmm_gpu \
 		bench/probes/hostcopy

@@ -335,17 +335,7 @@ static void take(struct hc_pool *p, struct hc_slice *s, struct hc_slice *r, uint
 	uint64_t bytes = s->size, rest = bytes - eff;
 
 	if (rest && r) {
-		r->pool = p;
-		r->page = s->page;
-		r->offset = s->offset + eff;
-		r->addr = s->addr + eff;
-		r->size = rest;
-		r->prev = s;
-		r->next = s->next;
-		if (s->next)
-			s->next->prev = r;
-		s->next = r;
-		r->sfree = true;
+		hc_slice_split_tail(p, s, r, eff);
 		run_insert(p, r);
 		bytes = eff;
 	} else if (r) {

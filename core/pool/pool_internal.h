@@ -256,6 +256,25 @@ static inline uint64_t hc_pool_block_bytes(const struct hc_pool *p, uint64_t siz
 	return eff ? eff : p->align;
 }
 
+/* Makes @r the free record of @s's bytes past its first @eff, next to @s
+ * in the page's address order; @s keeps its first @eff bytes.  The caller
+ * puts @r in its kind's free index (sliced.c, split.c, expandable.c). */
+static inline void hc_slice_split_tail(struct hc_pool *p, struct hc_slice *s,
+				       struct hc_slice *r, uint64_t eff)
+{
+	r->pool = p;
+	r->page = s->page;
+	r->offset = s->offset + eff;
+	r->addr = s->addr + eff;
+	r->size = s->size - eff;
+	r->prev = s;
+	r->next = s->next;
+	if (s->next)
+		s->next->prev = r;
+	s->next = r;
+	r->sfree = true;
+}
+
 /* pages.c: what every kind takes from below (the manager's core). */
 
 /* A cleared slice record from the slab, or NULL without host memory. */

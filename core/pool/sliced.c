@@ -110,18 +110,7 @@ static hc_status carve(struct hc_pool *p, struct hc_slice *s, uint64_t size, uin
 
 		if (!r)
 			return hc_fail(HC_ERR_OOM, "no host memory for a slice record");
-		r->pool = p;
-		r->page = s->page;
-		r->offset = s->offset + eff;
-		r->addr = s->page->addr + r->offset;
-		r->size = old - eff;
-		r->padding = 0;
-		r->prev = s;
-		r->next = s->next;
-		if (s->next)
-			s->next->prev = r;
-		s->next = r;
-		r->sfree = true;
+		hc_slice_split_tail(p, s, r, eff);
 		free_insert(p, r);
 	}
 	s->sfree = false;

@@ -123,17 +123,7 @@ static void take(struct hc_pool *p, struct hc_slice *s, uint64_t size, uint64_t 
 
 	hc_pool_empty_remove(p, s->page); /* if it was wholly free */
 	if (r) {
-		r->pool = p;
-		r->page = s->page;
-		r->offset = s->offset + eff;
-		r->addr = s->addr + eff;
-		r->size = rest;
-		r->prev = s;
-		r->next = s->next;
-		if (s->next)
-			s->next->prev = r;
-		s->next = r;
-		r->sfree = true;
+		hc_slice_split_tail(p, s, r, eff);
 		free_insert(p, r);
 		bytes = eff;
 	}

@@ -16,7 +16,8 @@
 # PROFILE (the simulator's profile: one of the GPU's kind, e.g.
 # h100-calibrated, since pool page sizes follow the device's memory; the
 # built-in H200 profile reserves a few hundred bytes differently on an
-# H100).
+# H100), POOLS (a --pools value for both runs, e.g. expandable: the
+# simulator's figures for that layout against the GPU's).
 # Exit status: 0 all pass, 1 a difference or failure, 2 usage, 77 no GPU.
 set -u
 hipsim=${1:-_build/d/tools/hipsim/hipsim}
@@ -25,6 +26,7 @@ steps=${STEPS:-200}
 backend=${BACKEND:-hip}
 limit=${HC_RUN_TIMEOUT:-120}
 profile=${PROFILE:+--profile $PROFILE}
+pools=${POOLS:+--pools $POOLS}
 keys="failures read_checksum peak_in_use_bytes peak_reserved_bytes device_allocs bytes_h2d bytes_d2h"
 
 [ -x "$hipsim" ] || { echo "hip-workloads.sh: no hipsim at $hipsim" >&2; exit 2; }
@@ -38,7 +40,8 @@ status=0
 printf '%-10s %-6s %-18s %14s %14s %8s %s\n' workload result checksum peak_in_use \
 	peak_reserved allocs "wall ms (gpu)"
 for w in service training inference loader; do
-	timeout "$limit" "$hipsim" run --backend "$backend" --workload "$w" --steps "$steps" \
+	# shellcheck disable=SC2086
+	timeout "$limit" "$hipsim" run --backend "$backend" $pools --workload "$w" --steps "$steps" \
 		--data --json >"$out/$w-$backend.json" 2>"$out/$w-$backend.err"
 	rc=$?
 	if [ $rc -ne 0 ] && grep -q 'cannot open device' "$out/$w-$backend.err"; then
@@ -47,7 +50,7 @@ for w in service training inference loader; do
 		exit 77
 	fi
 	# shellcheck disable=SC2086
-	timeout "$limit" "$hipsim" run --backend sim $profile --workload "$w" --steps "$steps" \
+	timeout "$limit" "$hipsim" run --backend sim $profile $pools --workload "$w" --steps "$steps" \
 		--data --json >"$out/$w-sim.json" 2>"$out/$w-sim.err"
 	rs=$?
 	verdict=pass
