@@ -56,6 +56,9 @@ struct hc_sim_profile {
 	/* allocation: base + per_mib for each MiB beyond the first */
 	uint64_t dev_alloc_ns, dev_alloc_ns_per_mib;
 	uint64_t dev_free_ns, dev_free_ns_per_mib;
+	/* device allocations below 1 MiB, which the runtimes carve from memory
+	 * they already hold (0: the base + per_mib line above) */
+	uint64_t dev_alloc_small_ns, dev_free_small_ns;
 	uint64_t host_alloc_ns, host_alloc_ns_per_mib;
 	uint64_t host_free_ns, host_free_ns_per_mib;
 

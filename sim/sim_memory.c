@@ -31,6 +31,8 @@
  * and cleared.
  *
  * Costs: base + per_mib for each MiB beyond the first (sim_alloc_cost);
+ * below 1 MiB the profile's small figures when it has them (the runtimes
+ * carve small allocations from chunks they hold, a few microseconds);
  * mem_free also waits for every stream of the device, as hipFree does.
  */
 #include <stdlib.h>
@@ -39,6 +41,9 @@
 
 #include "config.h"
 #include "sim/sim_internal.h"
+
+/* Below this, the profile's dev_alloc_small and dev_free_small apply. */
+#define SMALL_ALLOC (1ULL << 20)
 
 #define SIM_POISON 0xdb
 
@@ -268,8 +273,10 @@ hc_status sim_mem_alloc(hc_hal_dev *dev, uint64_t size, hc_hal_dptr *out)
 	if (st)
 		return st;
 	sim_host_cost(dev, sim_call_cost(dev, SIM_CALL_MEM_ALLOC,
-					 sim_alloc_cost(dev->prof.dev_alloc_ns,
-							dev->prof.dev_alloc_ns_per_mib, size)));
+					 size < SMALL_ALLOC && dev->prof.dev_alloc_small_ns
+						 ? dev->prof.dev_alloc_small_ns
+						 : sim_alloc_cost(dev->prof.dev_alloc_ns,
+								  dev->prof.dev_alloc_ns_per_mib, size)));
 	if (size > UINT64_MAX - (align - 1))
 		return hc_hal_error(HC_ERR_OOM, 0, NULL,
 				    "sim mem_alloc: %llu bytes requested, more than any device has",
@@ -337,8 +344,10 @@ hc_status sim_mem_free(hc_hal_dev *dev, hc_hal_dptr ptr)
 	r = n->r;
 	sim_device_drain(dev);
 	sim_host_cost(dev, sim_call_cost(dev, SIM_CALL_MEM_FREE,
-					 sim_alloc_cost(dev->prof.dev_free_ns,
-							dev->prof.dev_free_ns_per_mib, r.size)));
+					 r.size < SMALL_ALLOC && dev->prof.dev_free_small_ns
+						 ? dev->prof.dev_free_small_ns
+						 : sim_alloc_cost(dev->prof.dev_free_ns,
+								  dev->prof.dev_free_ns_per_mib, r.size)));
 	sim_rset_remove(&dev->live, n);
 	sim_space_give(dev, r.base, r.size);
 	if (r.data) {

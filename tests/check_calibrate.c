@@ -59,9 +59,25 @@ static void assert_close(const struct hc_sim_profile *a, const struct hc_sim_pro
 		F(pmem_map_ns_per_mib), F(pmem_unmap_ns), F(pmem_unmap_ns_per_mib),
 	};
 #undef F
+	/* below 1 MiB the cost the simulator charges: the small figures, or
+	 * (0) the base line's */
+	const struct {
+		const char *name;
+		uint64_t got, want;
+	} small[] = {
+		{ "dev_alloc_small", a->dev_alloc_small_ns ? a->dev_alloc_small_ns : a->dev_alloc_ns,
+		  b->dev_alloc_small_ns ? b->dev_alloc_small_ns : b->dev_alloc_ns },
+		{ "dev_free_small", a->dev_free_small_ns ? a->dev_free_small_ns : a->dev_free_ns,
+		  b->dev_free_small_ns ? b->dev_free_small_ns : b->dev_free_ns },
+	};
+
 	for (size_t i = 0; i < sizeof(f) / sizeof(f[0]); i++)
 		ck_assert_msg(within(f[i].got, f[i].want, 0.01), "%s: calibrated %llu, profile %llu",
 			      f[i].name, (unsigned long long)f[i].got, (unsigned long long)f[i].want);
+	for (size_t i = 0; i < sizeof(small) / sizeof(small[0]); i++)
+		ck_assert_msg(within(small[i].got, small[i].want, 0.01),
+			      "%s: calibrated %llu, profile %llu", small[i].name,
+			      (unsigned long long)small[i].got, (unsigned long long)small[i].want);
 	ck_assert_str_eq(a->name, b->name);
 	ck_assert_int_eq(a->integrated, b->integrated);
 }
@@ -107,6 +123,7 @@ static const char other_profile[] =
 	"h2d_pageable_latency = 12 us\nd2h_pinned_latency = 6 us\nd2h_pageable_latency = 13 us\n"
 	"d2d_latency = 2 us\ncopy_call = 3 us\nlaunch_call = 4 us\nlaunch_overhead = 2 us\n"
 	"dev_alloc = 90 us\ndev_alloc_per_mib = 1 us\ndev_free = 70 us\ndev_free_per_mib = 500\n"
+	"dev_alloc_small = 3 us\ndev_free_small = 2500\n"
 	"host_alloc = 300 us\nhost_alloc_per_mib = 200 us\nhost_free = 40 us\n"
 	"host_free_per_mib = 10 us\nevent_record = 700\nevent_query = 400\nevent_wait = 350\n"
 	"event_sync = 900\nevent_destroy = 450\nhost_copy_bw = 7 GB/s\nhost_copy_max_bw = 30 GB/s\n"

@@ -15,6 +15,7 @@
 #               the shipped h100-calibrated), in $OUT/expandable
 #   workloads   the same with the default pools, in $OUT/workloads
 #   whatif      tests/gpu/whatif.sh with that profile, in $OUT/whatif
+# Each stage's directory comes back as STAGE.tar.gz.
 # Env: RUNS, STEPS (fidelity's and whatif's validate steps, default 200),
 # CARRY (default _carry/torch), STAGE_TIMEOUT (seconds, default 240).
 # Exit status: 0 every stage passed, 1 otherwise, 2 no carry.
@@ -80,5 +81,9 @@ for stage in $stages; do
 	esac
 done
 rm -rf "$build"
+# one archive back instead of a tree of small files the device tool would cut short
+(cd "$out" && for d in fidelity-* expandable workloads whatif; do
+	test -d "$d" && tar czf "$d.tar.gz" "$d" && rm -rf "$d"
+done)
 note "sim-on-device: exit $status"
 exit $status

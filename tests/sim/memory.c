@@ -112,6 +112,37 @@ START_TEST(alloc_cost_scales_with_size)
 }
 END_TEST
 
+/* dev_alloc_small / dev_free_small price device allocations below 1 MiB;
+ * from 1 MiB the base + per-MiB line holds. */
+START_TEST(small_allocations_cost_the_small_figures)
+{
+	static const char prof[] = REQUIRED_KEYS "d2d_latency = 1 us\ndev_alloc = 40 us\ndev_alloc_per_mib = 0\n"
+						 "dev_free = 30 us\ndev_free_per_mib = 0\n"
+						 "dev_alloc_small = 2 us\ndev_free_small = 1500\n";
+	char path[64];
+	hc_hal_dev *dev;
+	hc_hal_dptr a, b;
+	uint64_t t;
+
+	write_temp(prof, path);
+	dev = open_dev(false, 0, 0, path);
+	unlink(path);
+	t = now(dev);
+	ck_assert_int_eq(ops->mem_alloc(dev, 64 * 1024, &a), HC_OK);
+	ck_assert_uint_eq(now(dev) - t, 2000);
+	t = now(dev);
+	ck_assert_int_eq(ops->mem_alloc(dev, MIB, &b), HC_OK);
+	ck_assert_uint_eq(now(dev) - t, 40000);
+	t = now(dev);
+	ck_assert_int_eq(ops->mem_free(dev, a), HC_OK);
+	ck_assert_uint_eq(now(dev) - t, 1500);
+	t = now(dev);
+	ck_assert_int_eq(ops->mem_free(dev, b), HC_OK);
+	ck_assert_uint_eq(now(dev) - t, 30000);
+	ops->device_close(dev);
+}
+END_TEST
+
 /* The host time of one event_record (the event destroyed after, untimed). */
 static uint64_t record_cost(hc_hal_dev *dev, hc_hal_stream *s)
 {
@@ -191,6 +222,7 @@ Suite *sim_memory_suite(void)
 	tcase_add_test(tc, huge_device_without_data_mode_costs_no_memory);
 	tcase_add_test(tc, calls_after_host_copies_run_cold);
 	tcase_add_test(tc, alloc_cost_scales_with_size);
+	tcase_add_test(tc, small_allocations_cost_the_small_figures);
 	suite_add_tcase(s, tc);
 	return s;
 }
