@@ -47,7 +47,8 @@ note() { echo "$*" | tee -a "$out/summary"; }
 profile=/opt/hipcore/share/hipcore/profiles/h100-calibrated.profile
 
 for stage in $stages; do
-	note "== $(date -u +%T) $stage on $(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)"
+	# the card's name and UUID: which host a figure came from
+	note "== $(date -u +%T) $stage on $(nvidia-smi --query-gpu=name,uuid --format=csv,noheader 2>/dev/null | head -1)"
 	case $stage in
 	fidelity)
 		i=1
