@@ -15,6 +15,9 @@
 #               the shipped h100-calibrated), in $OUT/expandable
 #   workloads   the same with the default pools, in $OUT/workloads
 #   whatif      tests/gpu/whatif.sh with that profile, in $OUT/whatif
+#   calibrate   one `hipsim calibrate --backend hip` into $OUT/profile,
+#               the profile of the stages after it (for whatif without
+#               fidelity's two calibrations and validates)
 # Each stage's directory comes back as STAGE.tar.gz.
 # Env: RUNS, STEPS (fidelity's and whatif's validate steps, default 200),
 # CARRY (default _carry/torch), STAGE_TIMEOUT (seconds, default 240).
@@ -62,6 +65,12 @@ for stage in $stages; do
 			i=$((i + 1))
 		done
 		test -s "$out/fidelity-1/profile1" && profile=$out/fidelity-1/profile1 ;;
+	calibrate)
+		timeout "$limit" /opt/hipcore/bin/hipsim calibrate --backend hip -o "$out/profile" \
+			>"$out/calibrate.log" 2>&1
+		rc=$?
+		note "calibrate: exit $rc"
+		if [ $rc -eq 0 ]; then profile=$out/profile; else status=1; fi ;;
 	expandable | workloads)
 		pools=
 		[ "$stage" = expandable ] && pools=expandable
