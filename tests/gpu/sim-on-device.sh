@@ -66,7 +66,7 @@ for stage in $stages; do
 		done
 		test -s "$out/fidelity-1/profile1" && profile=$out/fidelity-1/profile1 ;;
 	calibrate)
-		timeout "$limit" /opt/hipcore/bin/hipsim calibrate --backend hip -o "$out/profile" \
+		timeout "$limit" /opt/hipcore/bin/hipsim calibrate --backend "${BACKEND:-hip}" -o "$out/profile" \
 			>"$out/calibrate.log" 2>&1
 		rc=$?
 		note "calibrate: exit $rc"
