@@ -331,6 +331,11 @@ const char *hs_guard_memory_note(const struct hs_guard *g, const char *error, ch
 
 void hs_guard_stop(struct hs_guard *g)
 {
+	/* What the child wrote last may still sit in the pipe (its log comes
+	 * before the error record the reader stopped on): read it, so that
+	 * --verbose shows it.  The child is reaped by now; a descendant still
+	 * holding the pipe only makes the read return EAGAIN. */
+	drain_stderr(g);
 	if (g->err_fd >= 0)
 		close(g->err_fd);
 	g->err_fd = -1;

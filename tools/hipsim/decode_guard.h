@@ -99,7 +99,8 @@ void hs_guard_explain(struct hs_guard *g, int status, const struct rusage *ru, c
  * limit applies ("" otherwise), to append to it. */
 const char *hs_guard_memory_note(const struct hs_guard *g, const char *error, char *buf, size_t len);
 
-/* Closes the stderr pipe. */
+/* Reads what is left in the stderr pipe (shown with --verbose), then closes
+ * it.  Context: after the child is reaped. */
 void hs_guard_stop(struct hs_guard *g);
 
 #endif /* HIPSIM_DECODE_GUARD_H */
