@@ -124,6 +124,21 @@ EOF
 	r1=$(sed -n 's/^# plan  *\([0-9]*\) B.*/\1/p' "$tmp/p1000.txt")
 	[ -n "$r0" ] && [ -n "$r1" ] && [ "$r1" -lt "$r0" ] ||
 		fail "plan of small-tensors: slack 1000 reserves '$r1', not less than slack 0's '$r0'"
+	# --profile: time is weighed with that device's costs (here a device
+	# allocation of 5 ms: the default's predicted time grows), the header
+	# names it, and one that cannot be read is exit 2
+	sed 's/^dev_alloc = .*/dev_alloc = 5000000 ns/' "$s/profiles/h200.profile" >"$tmp/slow.profile"
+	"$hipsim" plan --time-slack 0 --profile "$tmp/slow.profile" "$tmp/st.csv" >"$tmp/pslow.txt" ||
+		fail "plan --profile failed"
+	grep -q "^# hipsim plan .*, profile $tmp/slow.profile\$" "$tmp/pslow.txt" ||
+		fail "plan --profile: the header does not name the profile"
+	t0=$(sed -n 's/^# time slack .* default.s \([0-9.]*\) ms.*/\1/p' "$tmp/p0.txt")
+	ts=$(sed -n 's/^# time slack .* default.s \([0-9.]*\) ms.*/\1/p' "$tmp/pslow.txt")
+	awk -v a="${t0:-0}" -v b="${ts:-0}" 'BEGIN { exit !(a > 0 && b > a) }' ||
+		fail "plan --profile with dearer allocations: default's time '$ts' ms, not above '$t0' ms"
+	"$hipsim" plan --profile "$tmp/no-such.profile" "$tmp/st.csv" >/dev/null 2>"$tmp/err"
+	[ $? = 2 ] && grep -q 'no-such.profile' "$tmp/err" ||
+		fail "plan --profile of a missing file: not exit 2 with a message naming it"
 	"$gen" gen no-such-trace >"$tmp/none.out" 2>/dev/null; [ $? = 2 ] && [ ! -s "$tmp/none.out" ] ||
 		fail "memcorpus gen of an unknown trace: not exit 2 with no output"
 	grep -q '^# plan .*(1\.0000 x live)' "$tmp/hplan.txt" ||

@@ -77,10 +77,19 @@ struct plan_cand {
 };
 
 /* Replays @path once with @layout; 0 on success, -1 with a message. */
-static int plan_replay(const char *path, const char *format, uint64_t capacity,
-		       const hc_pool_layout *layout, struct plan_result *out)
+/* Where every replay of one plan runs: the trace, and the simulated device. */
+struct plan_input {
+	const char *path, *format;
+	const char *profile; /* NULL: the built-in one */
+	uint64_t capacity;
+};
+
+static int plan_replay(const struct plan_input *in, const hc_pool_layout *layout,
+		       struct plan_result *out)
 {
-	struct hs_options opt = { .backend = "sim", .capacity = capacity };
+	struct hs_options opt = { .backend = "sim", .profile = in->profile,
+				  .capacity = in->capacity };
+	const char *path = in->path;
 	struct hs_replay *r = malloc(sizeof(*r));
 	struct hs_rev *ev = malloc(sizeof(*ev));
 	struct hs_trace *t = NULL;
@@ -93,7 +102,7 @@ static int plan_replay(const char *path, const char *format, uint64_t capacity,
 		goto out_free;
 	}
 	opt.layout = *layout;
-	if (hs_trace_open(path, format, &t, err, sizeof(err)) != 0) {
+	if (hs_trace_open(path, in->format, &t, err, sizeof(err)) != 0) {
 		fprintf(stderr, "hipsim plan: %s\n", err);
 		goto out_free;
 	}
@@ -122,8 +131,7 @@ out_free:
 }
 
 /* Replays candidate @c, its result into @c->res; 0, or -1 with a message. */
-static int replay_cand(const char *path, const char *format, uint64_t capacity,
-		       struct plan_cand *c)
+static int replay_cand(const struct plan_input *in, struct plan_cand *c)
 {
 	hc_pool_layout lay = { .preset = c->preset };
 
@@ -131,7 +139,7 @@ static int replay_cand(const char *path, const char *format, uint64_t capacity,
 		lay.pools = c->pools;
 		lay.n_pools = c->n_pools;
 	}
-	return plan_replay(path, format, capacity, &lay, &c->res);
+	return plan_replay(in, &lay, &c->res);
 }
 
 /* A MiB count, or bytes when not a whole number of MiB, for labels. */
@@ -323,6 +331,8 @@ static void plan_usage(FILE *out)
 		"time, device calls) and the winner as a layout file.\n\n"
 		"  --format F         auto (default), rmm, ctf\n"
 		"  --capacity BYTES   simulated device memory (K/M/G suffixes)\n"
+		"  --profile P        the simulated device's profile (a file, or an installed\n"
+		"                     one's name): time is weighed with its costs\n"
 		"  --time-slack PCT   predicted time allowed above the default's, in percent:\n"
 		"                     0 to %d (default %d)\n"
 		"Exit status: 0 ok, 1 a replay failed, 2 bad input or usage.\n",
@@ -334,6 +344,7 @@ int hipsim_plan_main(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "format", required_argument, 0, 'f' },
 		{ "capacity", required_argument, 0, 'c' },
+		{ "profile", required_argument, 0, 'p' },
 		{ "time-slack", required_argument, 0, 's' },
 		{ "help", no_argument, 0, 'h' },
 		{ 0, 0, 0, 0 },
@@ -341,17 +352,19 @@ int hipsim_plan_main(int argc, char **argv)
 	const hc_pool_layout def_layout = { .preset = HC_LAYOUT_DEFAULT };
 	struct plan_cand *cand = NULL, *win = NULL;
 	struct plan_result def;
-	const char *format = "auto", *path;
-	uint64_t capacity = 0, slack = PLAN_SLACK_DEFAULT, limit;
+	struct plan_input in = { .format = "auto" };
+	char profile_path[4096];
+	uint64_t slack = PLAN_SLACK_DEFAULT, limit;
 	int c, rc = HIPSIM_EXIT_USAGE;
 	size_t n, i;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		switch (c) {
-		case 'f': format = optarg; break;
+		case 'f': in.format = optarg; break;
+		case 'p': in.profile = hs_profile_find(optarg, profile_path, sizeof(profile_path)); break;
 		case 'c':
-			if (hs_opt_capacity("plan", optarg, &capacity))
+			if (hs_opt_capacity("plan", optarg, &in.capacity))
 				return HIPSIM_EXIT_USAGE;
 			break;
 		case 's':
@@ -367,19 +380,19 @@ int hipsim_plan_main(int argc, char **argv)
 		plan_usage(stderr);
 		return HIPSIM_EXIT_USAGE;
 	}
-	path = argv[optind];
+	in.path = argv[optind];
 	cand = calloc(PLAN_MAX_CANDS, sizeof(*cand));
 	if (!cand) {
 		fprintf(stderr, "hipsim plan: out of memory\n");
 		return HIPSIM_EXIT_USAGE;
 	}
 	/* The default first: its peak live sizes the direct watermarks. */
-	if (plan_replay(path, format, capacity, &def_layout, &def) != 0)
+	if (plan_replay(&in, &def_layout, &def) != 0)
 		goto out;
 	n = plan_candidates(cand, PLAN_MAX_CANDS, def.peak_in_use);
 	cand[0].res = def; /* the list starts with the default */
 	for (i = 1; i < n; i++)
-		if (replay_cand(path, format, capacity, &cand[i]) != 0)
+		if (replay_cand(&in, &cand[i]) != 0)
 			goto out;
 	limit = time_limit(cand[0].res.predicted_ns, slack);
 	for (i = 0; i < n; i++)
@@ -388,7 +401,7 @@ int hipsim_plan_main(int argc, char **argv)
 			win = &cand[i];
 	mark_frontier(cand, n);
 
-	printf("# hipsim plan %s\n", path);
+	printf("# hipsim plan %s%s%s\n", in.path, in.profile ? ", profile " : "", in.profile ? in.profile : "");
 	printf("# peak live            %" PRIu64 " B\n", cand[0].res.peak_in_use);
 	printf("# time slack           %" PRIu64 " %% over the default's %.6f ms: at most %.6f ms\n",
 	       slack, (double)cand[0].res.predicted_ns / 1e6, (double)limit / 1e6);
