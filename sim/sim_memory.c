@@ -58,6 +58,13 @@ uint64_t sim_alloc_cost(uint64_t base, uint64_t per_mib, uint64_t size)
 	return extra > UINT64_MAX ? UINT64_MAX : (uint64_t)extra;
 }
 
+/* A device allocation's (or free's) host cost: @small below SMALL_ALLOC
+ * when the profile has it, else the base + per-MiB line. */
+static uint64_t device_cost(uint64_t small, uint64_t base, uint64_t per_mib, uint64_t size)
+{
+	return size < SMALL_ALLOC && small ? small : sim_alloc_cost(base, per_mib, size);
+}
+
 bool sim_vec_insert(struct sim_vec *v, size_t at, struct sim_range r)
 {
 	if (v->n == v->cap) {
@@ -273,10 +280,8 @@ hc_status sim_mem_alloc(hc_hal_dev *dev, uint64_t size, hc_hal_dptr *out)
 	if (st)
 		return st;
 	sim_host_cost(dev, sim_call_cost(dev, SIM_CALL_MEM_ALLOC,
-					 size < SMALL_ALLOC && dev->prof.dev_alloc_small_ns
-						 ? dev->prof.dev_alloc_small_ns
-						 : sim_alloc_cost(dev->prof.dev_alloc_ns,
-								  dev->prof.dev_alloc_ns_per_mib, size)));
+					 device_cost(dev->prof.dev_alloc_small_ns, dev->prof.dev_alloc_ns,
+						     dev->prof.dev_alloc_ns_per_mib, size)));
 	if (size > UINT64_MAX - (align - 1))
 		return hc_hal_error(HC_ERR_OOM, 0, NULL,
 				    "sim mem_alloc: %llu bytes requested, more than any device has",
@@ -344,10 +349,8 @@ hc_status sim_mem_free(hc_hal_dev *dev, hc_hal_dptr ptr)
 	r = n->r;
 	sim_device_drain(dev);
 	sim_host_cost(dev, sim_call_cost(dev, SIM_CALL_MEM_FREE,
-					 r.size < SMALL_ALLOC && dev->prof.dev_free_small_ns
-						 ? dev->prof.dev_free_small_ns
-						 : sim_alloc_cost(dev->prof.dev_free_ns,
-								  dev->prof.dev_free_ns_per_mib, r.size)));
+					 device_cost(dev->prof.dev_free_small_ns, dev->prof.dev_free_ns,
+						     dev->prof.dev_free_ns_per_mib, r.size)));
 	sim_rset_remove(&dev->live, n);
 	sim_space_give(dev, r.base, r.size);
 	if (r.data) {

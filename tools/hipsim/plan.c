@@ -76,7 +76,6 @@ struct plan_cand {
 	bool kept; /* on the frontier */
 };
 
-/* Replays @path once with @layout; 0 on success, -1 with a message. */
 /* Where every replay of one plan runs: the trace, and the simulated device. */
 struct plan_input {
 	const char *path, *format;
@@ -84,6 +83,7 @@ struct plan_input {
 	uint64_t capacity;
 };
 
+/* Replays @in's trace once with @layout; 0 on success, -1 with a message. */
 static int plan_replay(const struct plan_input *in, const hc_pool_layout *layout,
 		       struct plan_result *out)
 {
