@@ -12,18 +12,19 @@ hipsim=${1:-$src/_build/main/tools/hipsim/hipsim}
 rounds=${2:-5}
 cpu=${CPU:-1}
 [ -x "$hipsim" ] || { echo "replay-corpus: no hipsim at $hipsim" >&2; exit 2; }
+tmp=$(mktemp -d) || exit 2
+trap 'rm -rf "$tmp"' EXIT
 printf '%-18s %8s %28s\n' trace events "events/s: min / median / max"
 for f in "$src"/tests/corpus/torch/*.csv.gz; do
 	i=0
-	: >/tmp/replay-corpus.$$
+	: >"$tmp/rates"
 	while [ "$i" -lt "$rounds" ]; do
-		taskset -c "$cpu" "$hipsim" replay "$f" --json >/tmp/replay-corpus.$$.json
-		sed -n 's/^  "replay_events_per_s": \([0-9.]*\).*/\1/p' /tmp/replay-corpus.$$.json >>/tmp/replay-corpus.$$
+		taskset -c "$cpu" "$hipsim" replay "$f" --json >"$tmp/report.json"
+		sed -n 's/^  "replay_events_per_s": \([0-9.]*\).*/\1/p' "$tmp/report.json" >>"$tmp/rates"
 		i=$((i + 1))
 	done
-	ev=$(sed -n 's/^  "events": \([0-9]*\).*/\1/p' /tmp/replay-corpus.$$.json)
-	sort -g /tmp/replay-corpus.$$ | awk -v n="$(basename "$f" .csv.gz)" -v ev="$ev" '
+	ev=$(sed -n 's/^  "events": \([0-9]*\).*/\1/p' "$tmp/report.json")
+	sort -g "$tmp/rates" | awk -v n="$(basename "$f" .csv.gz)" -v ev="$ev" '
 		{ v[NR] = $1 } END { printf "%-18s %8s %8.2f / %5.2f / %5.2f M\n", n, ev,
 			v[1] / 1e6, v[int((NR + 1) / 2)] / 1e6, v[NR] / 1e6 }'
 done
-rm -f /tmp/replay-corpus.$$ /tmp/replay-corpus.$$.json

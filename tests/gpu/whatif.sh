@@ -68,17 +68,14 @@ variant_args() {
 	esac
 }
 
-# "MEASURED PREDICTED MIN MAX" total_ns of a validate JSON of one workload
-# (jansson's indented output: one key per line; total_ns is the first
+# "MEASURED PREDICTED" total_ns of a validate JSON of one workload and one
+# run (jansson's indented output: one key per line; total_ns is the first
 # "total_ns" key inside "measured" and inside "predicted").
 totals() {
 	awk '/"measured": \{/ { side = "m" }
 	     /"predicted": \{/ { side = "p" }
-	     side != "" && /"total_ns":/ { v = $2; gsub(/,/, "", v); t[side] = v }
-	     side == "m" && /"total_min_ns":/ { v = $2; gsub(/,/, "", v); lo = v }
-	     side == "m" && /"total_max_ns":/ { v = $2; gsub(/,/, "", v); hi = v; side = "" }
-	     side == "p" && /"total_max_ns":/ { side = "" }
-	     END { if (t["m"] != "" && t["p"] != "") print t["m"], t["p"], lo, hi }' "$1"
+	     side != "" && /"total_ns":/ { v = $2; gsub(/,/, "", v); t[side] = v; side = "" }
+	     END { if (t["m"] != "" && t["p"] != "") print t["m"], t["p"] }' "$1"
 }
 
 status=0
@@ -118,14 +115,8 @@ for w in $workloads; do
 			;;
 		esac
 		t=$(totals "$f")
-		if [ -n "$t" ]; then
-			# shellcheck disable=SC2086
-			set -- $t
-			echo "$w $v $1 $2 $rc" >>"$out/rounds.txt"
-		else
-			echo "$w $v - - $rc" >>"$out/rounds.txt"
-			status=1
-		fi
+		[ -n "$t" ] || { t="- -"; status=1; }
+		echo "$w $v $t $rc" >>"$out/rounds.txt"
 	done
 	r=$((r + 1))
 	done
@@ -133,17 +124,23 @@ done
 # WORKLOAD VARIANT MEASURED PREDICTED MIN MAX RC: the median, lowest and
 # highest measured run of the rounds, the (deterministic) prediction, and
 # the worst exit status; a missing run makes the whole line "-"
-sort -k1,1 -k2,2 -k3,3g "$out/rounds.txt" | awk '
-	function flush() {
-		if (key == "") return
-		if (miss) print key, "- - - -", worst
-		else print key, (n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2), pred, v[1], v[n], worst
-	}
+awk '
 	{ k = $1 " " $2
-	  if (k != key) { flush(); key = k; n = 0; miss = 0; worst = 0 }
-	  if ($3 == "-") miss = 1; else { v[++n] = $3; pred = $4 }
-	  if ($5 > worst) worst = $5 }
-	END { flush() }' >"$out/figures.txt"
+	  if (!(k in n)) { n[k] = 0; order[++nk] = k; worst[k] = 0 }
+	  if ($3 == "-") miss[k] = 1; else { v[k, ++n[k]] = $3; pred[k] = $4 }
+	  if ($5 > worst[k]) worst[k] = $5 }
+	END {
+		for (i = 1; i <= nk; i++) { # in the order run; the runs of each sorted
+			k = order[i]; c = n[k]
+			if (miss[k] || c == 0) { print k, "- - - -", worst[k]; continue }
+			for (a = 2; a <= c; a++)
+				for (b = a; b > 1 && v[k, b - 1] > v[k, b]; b--) {
+					x = v[k, b]; v[k, b] = v[k, b - 1]; v[k, b - 1] = x
+				}
+			print k, (c % 2 ? v[k, (c + 1) / 2] : (v[k, c / 2] + v[k, c / 2 + 1]) / 2),
+			      pred[k], v[k, 1], v[k, c], worst[k]
+		}
+	}' "$out/rounds.txt" >"$out/figures.txt"
 
 # The tables: per variant, then per comparison (A/B).  awk prints MISS or
 # a missing figure as "-"; its exit status says whether any comparison
