@@ -8,6 +8,6 @@ include bench/replay.mk
 include bench/api.mk
 include bench/streams.mk
 # The PyTorch client (GPU machine only: bench/torch/run-gpu.sh).
-EXTRA_DIST += bench/torch/models.py bench/torch/common.py bench/torch/train.py \
+EXTRA_DIST += bench/torch/install-carry.sh bench/torch/models.py bench/torch/common.py bench/torch/train.py \
 	bench/torch/serve.py bench/torch/micro.py bench/torch/probe.py bench/torch/summarize.py \
 	bench/torch/make-carry.sh bench/torch/run-gpu.sh

@@ -25,12 +25,8 @@ mkdir -p "$out"
 res=$out/results.jsonl
 log=$out/log.txt
 
-test -d "$carry/root/opt/hipcore" || { echo "run-gpu: no $carry/root (run bench/torch/make-carry.sh here)" >&2; exit 2; }
-rm -rf /opt/hipcore && cp -a "$carry/root/opt/hipcore" /opt/hipcore
-if ! test -x /opt/carry/usr/bin/lttng; then
-	for f in "$carry"/debs/*.deb; do dpkg -x "$f" /opt/carry; done
-fi
-C=/opt/carry L=/opt/carry/usr/lib/x86_64-linux-gnu
+# shellcheck source=bench/torch/install-carry.sh
+. "$here/install-carry.sh" # /opt/hipcore, /opt/carry; sets C and L
 export PYTHONPATH=/opt/hipcore/lib/hipcore:$here
 export HIPCORE_LTTNG=0 # no probe module in timed runs: `trace` records on its own
 export CUBLAS_WORKSPACE_CONFIG=:4096:8

@@ -30,12 +30,9 @@ runs=${RUNS:-3}
 limit=${STAGE_TIMEOUT:-240}
 stages=${*:-fidelity expandable whatif}
 
-test -d "$carry/root/opt/hipcore" || { echo "sim-on-device: no $carry/root (run bench/torch/make-carry.sh here)" >&2; exit 2; }
-rm -rf /opt/hipcore && cp -a "$carry/root/opt/hipcore" /opt/hipcore
-if ! test -d /opt/carry/usr/lib/x86_64-linux-gnu; then
-	for f in "$carry"/debs/*.deb; do dpkg -x "$f" /opt/carry; done
-fi
-ld=/opt/carry/usr/lib/x86_64-linux-gnu:/opt/hipcore/lib
+# shellcheck source=bench/torch/install-carry.sh
+. "$here/../../bench/torch/install-carry.sh" # /opt/hipcore, /opt/carry; sets C and L
+ld=$L:/opt/hipcore/lib
 for d in /usr/local/cuda/targets/x86_64-linux/lib /usr/local/cuda/lib64; do
 	test -d "$d" && ld="$ld:$d"
 done
