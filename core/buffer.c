@@ -183,7 +183,21 @@ hc_status hc_strm_reserve(struct hc_strm *st, struct hc_mm *mm, uint64_t size,
 	return rc == HC_OK ? rc : reserve_retry(st, mm, size, ref, addr, rc);
 }
 
-static hc_status alloc_call(hc_stream s, uint64_t size, hc_buffer *out)
+/* What hc_alloc_sampled and hc_free_sampled read before they unlock: the
+ * stream's device memory usage and, when asked, the device's idle bytes,
+ * as hc_memory_usage_get and hc_device_idle_bytes would right after the
+ * call.  NULL @u: plain hc_alloc and hc_free.  Context: @st locked. */
+static inline void sample_locked(struct hc_strm *st, hc_memory_usage *u, uint64_t *idle)
+{
+	if (u) {
+		hc_mm_usage(st->dmm, u);
+		if (idle)
+			*idle = hc_idle_bytes(&st->dev->idle);
+	}
+}
+
+static inline __attribute__((always_inline)) hc_status alloc_call(hc_stream s, uint64_t size, hc_buffer *out,
+								   hc_memory_usage *u, uint64_t *idle)
 {
 	uint64_t t0 = HC_TRACE_T0(alloc);
 	struct hc_strm *st;
@@ -241,6 +255,7 @@ static hc_status alloc_call(hc_stream s, uint64_t size, hc_buffer *out)
 	b->live = true;
 	b->freed_pinned = false;
 	out->id = buf_id(st, b->gen, idx);
+	sample_locked(st, u, idle);
 out_unlock:
 	HC_TRACE(alloc, s.id, out->id, size, (int32_t)rc, hc_trace_since_ns(t0));
 	hc_strm_unlock(st);
@@ -261,7 +276,8 @@ static inline __attribute__((always_inline)) void buf_release(struct hc_strm *st
 	buf_table_put(st, b, idx);
 }
 
-static hc_status free_call(hc_buffer buffer)
+static inline __attribute__((always_inline)) hc_status free_call(hc_buffer buffer, hc_memory_usage *u,
+								  uint64_t *idle)
 {
 	uint64_t t0 = HC_TRACE_T0(free);
 	struct hc_strm *st;
@@ -280,6 +296,7 @@ static hc_status free_call(hc_buffer buffer)
 		/* buf_lock found the entry at the handle's index. */
 		buf_release(st, b, hc_handle_unpack(buffer.id).index);
 	}
+	sample_locked(st, u, idle);
 	HC_TRACE(free, buffer.id, (int32_t)HC_OK, hc_trace_since_ns(t0));
 	hc_strm_unlock(st);
 	return HC_OK;
@@ -347,7 +364,7 @@ hc_status hc_alloc(hc_stream s, uint64_t size, hc_buffer *out)
 {
 	hc_status rc;
 
-	HC_TRACE_ORDERED(alloc, rc = alloc_call(s, size, out));
+	HC_TRACE_ORDERED(alloc, rc = alloc_call(s, size, out, NULL, NULL));
 	return rc;
 }
 
@@ -355,7 +372,33 @@ hc_status hc_free(hc_buffer buffer)
 {
 	hc_status rc;
 
-	HC_TRACE_ORDERED(free, rc = free_call(buffer));
+	HC_TRACE_ORDERED(free, rc = free_call(buffer, NULL, NULL));
+	return rc;
+}
+
+/* Private (hipcore/private.h): hc_alloc and hc_free with the sample taken
+ * under the lock the call holds already, for hipsim replay, which samples
+ * after every replayed allocation and free: one stream lock and handle
+ * check per event instead of two, and no device lookup for the idle
+ * bytes.  The same calls otherwise, tracepoints included. */
+hc_status hc_alloc_sampled(hc_stream s, uint64_t size, hc_buffer *out, hc_memory_usage *usage,
+			   uint64_t *idle)
+{
+	hc_status rc;
+
+	if (!usage)
+		return hc_fail(HC_ERR_INVALID, "hc_alloc_sampled: usage is NULL");
+	HC_TRACE_ORDERED(alloc, rc = alloc_call(s, size, out, usage, idle));
+	return rc;
+}
+
+hc_status hc_free_sampled(hc_buffer buffer, hc_memory_usage *usage, uint64_t *idle)
+{
+	hc_status rc;
+
+	if (!usage)
+		return hc_fail(HC_ERR_INVALID, "hc_free_sampled: usage is NULL");
+	HC_TRACE_ORDERED(free, rc = free_call(buffer, usage, idle));
 	return rc;
 }
 

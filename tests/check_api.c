@@ -8,6 +8,7 @@
 
 #include "config.h"
 #include "hipcore/hipcore.h"
+#include "hipcore/private.h"
 #include "tests/fixtures/sim_device.h"
 #include "tests/runner.h"
 
@@ -490,6 +491,69 @@ START_TEST(device_usage_sums_streams)
 }
 END_TEST
 
+/* The private calls hipsim replay uses: the same allocation and free as
+ * hc_alloc and hc_free, with the figures hc_memory_usage_get and
+ * hc_device_idle_bytes give right after (the buffer's stream's, when
+ * another stream frees it); nothing written, nothing done, on refusal. */
+static void assert_sample(hc_stream st, const hc_memory_usage *got, uint64_t idle)
+{
+	hc_memory_usage u;
+	uint64_t i;
+
+	ck_assert_int_eq(hc_memory_usage_get(st, HC_MEMORY_DEVICE, &u), HC_OK);
+	ck_assert_int_eq(hc_device_idle_bytes(dev, &i), HC_OK);
+	ck_assert_uint_eq(got->number_allocs, u.number_allocs);
+	ck_assert_uint_eq(got->bytes_in_use, u.bytes_in_use);
+	ck_assert_uint_eq(got->bytes_padding, u.bytes_padding);
+	ck_assert_uint_eq(got->bytes_reserved, u.bytes_reserved);
+	ck_assert_uint_eq(idle, i);
+}
+
+START_TEST(sampled_alloc_and_free_read_what_usage_get_reads)
+{
+	hc_stream t;
+	hc_buffer a, b, c;
+	hc_memory_usage u, none = { 7, 7, 7, 7 };
+	uint64_t idle = 1, unread = 5;
+
+	ck_assert_int_eq(hc_stream_open(dev, &t), HC_OK);
+	ck_assert_int_eq(hc_alloc_sampled(s, 1000, &a, &u, &idle), HC_OK);
+	ck_assert_uint_eq(u.number_allocs, 1);
+	ck_assert_uint_eq(u.bytes_in_use, 1000);
+	assert_sample(s, &u, idle);
+	ck_assert_int_eq(hc_alloc_sampled(s, 3 * MIB + 1, &b, &u, NULL), HC_OK);
+	ck_assert_uint_eq(u.bytes_in_use, 1000 + 3 * MIB + 1);
+	assert_sample(s, &u, idle);
+	ck_assert_int_eq(hc_alloc_sampled(t, 64 * MIB, &c, &u, &idle), HC_OK);
+	assert_sample(t, &u, idle);
+	/* a free samples the stream that holds the buffer */
+	ck_assert_int_eq(hc_free_sampled(b, &u, &idle), HC_OK);
+	ck_assert_uint_eq(u.bytes_in_use, 1000);
+	assert_sample(s, &u, idle);
+	ck_assert_int_eq(hc_free_sampled(c, &u, &unread), HC_OK);
+	ck_assert_uint_eq(u.number_allocs, 0);
+	assert_sample(t, &u, unread);
+	ck_assert_int_eq(hc_memory_cleanup(t), HC_OK); /* t's pages go idle */
+	ck_assert_int_eq(hc_free_sampled(a, &u, &idle), HC_OK);
+	ck_assert_uint_eq(u.number_allocs, 0);
+	assert_sample(s, &u, idle);
+
+	/* refusals: the plain calls' status, nothing written */
+	u = none;
+	unread = 5;
+	ck_assert_int_eq(hc_free_sampled(a, &u, &unread), HC_ERR_STALE);
+	ck_assert_int_eq(hc_alloc_sampled(s, 4096, &a, NULL, NULL), HC_ERR_INVALID);
+	ck_assert_int_eq(hc_free_sampled(b, NULL, NULL), HC_ERR_INVALID);
+	ck_assert_int_eq(hc_alloc_sampled(s, 4096, NULL, &u, &unread), HC_ERR_INVALID);
+	ck_assert_int_eq(hc_stream_close(t), HC_OK);
+	ck_assert_int_eq(hc_alloc_sampled(t, 4096, &a, &u, &unread), HC_ERR_STALE);
+	ck_assert(memcmp(&u, &none, sizeof(u)) == 0);
+	ck_assert_uint_eq(unread, 5);
+	ck_assert_int_eq(hc_memory_usage_get(s, HC_MEMORY_DEVICE, &u), HC_OK);
+	ck_assert_uint_eq(u.number_allocs, 0); /* the NULL-usage alloc did nothing */
+}
+END_TEST
+
 static Suite *api_suite(void)
 {
 	Suite *su = suite_create("api");
@@ -522,6 +586,7 @@ static Suite *api_suite(void)
 	tcase_add_test(b, oom_after_retry);
 	tcase_add_test(b, install_memory_pools);
 	tcase_add_test(b, device_usage_sums_streams);
+	tcase_add_test(b, sampled_alloc_and_free_read_what_usage_get_reads);
 	suite_add_tcase(su, b);
 	return su;
 }

@@ -14,7 +14,9 @@
  * with the library and installed beside it, and links the shared library
  * like any program: its calibrate measures a backend through the backend's
  * own ops table (hal/hal.h), and its calibrate and validate write and read
- * the simulator's profiles (sim/sim.h).  Those types stay internal; their
+ * the simulator's profiles (sim/sim.h); its replay allocates and frees
+ * with the memory sample it takes after each read under the same stream
+ * lock (core/buffer.c).  Those types stay internal; their
  * layouts are not a promise.  A change to a private call's signature, or to
  * a type it passes, is a new node (HIPCORE_PRIVATE_2) with the calls moved
  * into it, so a hipsim linked against the old node fails at load time rather
@@ -29,6 +31,7 @@
 #define HIPCORE_PRIVATE_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "hipcore/hipcore.h"
 
@@ -60,5 +63,20 @@ HC_PRIVATE_API void hc_sim_profile_builtin(struct hc_sim_profile *out);
  * naming the path and errno text, HC_ERR_PARSE naming the line and key,
  * HC_ERR_INVALID for a NULL argument; @out is written only on success. */
 HC_PRIVATE_API hc_status hc_sim_profile_load(const char *path, struct hc_sim_profile *out);
+
+/*
+ * core/buffer.c: hc_alloc and hc_free that also read, under the stream lock
+ * the call holds, what hipsim samples after each: *@usage, the device
+ * memory usage of the stream the buffer belongs to (@stream for an
+ * allocation), as hc_memory_usage_get(.., HC_MEMORY_DEVICE, ..) would return
+ * it right after the call, and, when @idle is not NULL, *@idle, the
+ * device's idle bytes, as hc_device_idle_bytes would.  Both are written
+ * only when the call returns HC_OK (after a failure, ask those two calls).
+ * HC_ERR_INVALID, and no allocation or free, when @usage is NULL; else the
+ * same status, effects and tracepoints as hc_alloc and hc_free.
+ */
+HC_PRIVATE_API hc_status hc_alloc_sampled(hc_stream stream, uint64_t size, hc_buffer *out,
+					  hc_memory_usage *usage, uint64_t *idle);
+HC_PRIVATE_API hc_status hc_free_sampled(hc_buffer buffer, hc_memory_usage *usage, uint64_t *idle);
 
 #endif /* HIPCORE_PRIVATE_H */

@@ -174,18 +174,48 @@ static inline hc_status hs_event(struct hs_driver *d, hc_status rc, const char *
 /* hs_sample's --svg half: adds the sample to the plot (out of line). */
 void hs_sample_record(struct hs_driver *d, uint32_t stream, const hc_memory_usage *u);
 /*
+ * Takes @u, stream @stream's (dense index) device memory usage after an
+ * event that may change it, and @idle, the device's idle bytes then (NULL:
+ * not read, the reserved peak not compared): updates the device totals by
+ * the difference and the peaks.  An event changes only the memory of the
+ * stream it ran on (a free: the buffer's origin stream), so the totals
+ * equal hc_device_memory_usage() without locking every stream each time.
+ */
+static inline __attribute__((always_inline)) void hs_sample_use(struct hs_driver *d, uint32_t stream,
+								  const hc_memory_usage *u,
+								  const uint64_t *idle)
+{
+	struct hs_stream_use *su = &d->use[stream];
+
+	d->in_use += u->bytes_in_use - su->in_use;
+	d->reserved += u->bytes_reserved - su->reserved;
+	d->padding += u->bytes_padding - su->padding;
+	su->in_use = u->bytes_in_use;
+	su->reserved = u->bytes_reserved;
+	su->padding = u->bytes_padding;
+	if (d->in_use > d->peak_in_use)
+		d->peak_in_use = d->in_use;
+	/* memory the device keeps idle between streams is reserved too */
+	if (idle && d->reserved + *idle > d->peak_reserved)
+		d->peak_reserved = d->reserved + *idle;
+	d->idle_seen = true;
+	if (d->padding > d->padding_peak)
+		d->padding_peak = d->padding;
+	if (d->opt.svg)
+		hs_sample_record(d, stream, u);
+}
+
+/*
  * Samples memory after an event on stream @stream (dense index) that may
  * change it: reads that stream's usage (hc_memory_usage_get, one stream
- * lock), updates the device totals by the difference and the peaks.  An
- * event changes only the memory of the stream it ran on (a free: the
- * buffer's origin stream), so the totals equal hc_device_memory_usage()
- * without locking every stream each time.  Inline: replay samples after
- * nearly every event.
+ * lock) and, when @read_idle, the device's idle bytes, for hs_sample_use.
+ * Inline: replay samples after nearly every event (its allocations and
+ * frees read the same figures through hc_alloc_sampled and
+ * hc_free_sampled, under the call's own lock).
  */
 static inline __attribute__((always_inline)) void hs_sample_at(struct hs_driver *d, uint32_t stream,
 								 bool read_idle)
 {
-	struct hs_stream_use *su;
 	hc_memory_usage u;
 	uint64_t idle = 0;
 
@@ -194,26 +224,9 @@ static inline __attribute__((always_inline)) void hs_sample_at(struct hs_driver 
 		d->idle_seen = false;
 		return;
 	}
-	su = &d->use[stream];
-	d->in_use += u.bytes_in_use - su->in_use;
-	d->reserved += u.bytes_reserved - su->reserved;
-	d->padding += u.bytes_padding - su->padding;
-	su->in_use = u.bytes_in_use;
-	su->reserved = u.bytes_reserved;
-	su->padding = u.bytes_padding;
-	if (d->in_use > d->peak_in_use)
-		d->peak_in_use = d->in_use;
-	/* memory the device keeps idle between streams is reserved too */
-	if (read_idle) {
+	if (read_idle)
 		(void)hc_device_idle_bytes(d->dev, &idle);
-		if (d->reserved + idle > d->peak_reserved)
-			d->peak_reserved = d->reserved + idle;
-	}
-	d->idle_seen = true;
-	if (d->padding > d->padding_peak)
-		d->padding_peak = d->padding;
-	if (d->opt.svg)
-		hs_sample_record(d, stream, &u);
+	hs_sample_use(d, stream, &u, read_idle ? &idle : NULL);
 }
 
 static inline void hs_sample(struct hs_driver *d, uint32_t stream)

@@ -28,6 +28,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "hipcore/private.h"
 #include "tools/hipsim/driver.h"
 #include "tools/hipsim/hipsim.h"
 #include "tools/hipsim/layout_file.h"
@@ -341,7 +342,8 @@ void hs_replay_event(struct hs_replay *r, const struct hs_rev *ev)
 	hc_stream s = { 0 };
 	hc_buffer b = { 0 };
 	hc_graph g = { 0 };
-	uint64_t size;
+	hc_memory_usage u;
+	uint64_t size, idle = 0;
 	bool idle_seen = d->idle_seen;
 
 	/* Every event may call the library before it samples (hs_sample_free). */
@@ -383,11 +385,17 @@ void hs_replay_event(struct hs_replay *r, const struct hs_rev *ev)
 		}
 		if (r->failed_allocs.count)
 			hs_idmap_take(&r->failed_allocs, ev->buffer, NULL);
-		if (hs_event(d, hc_alloc(s, ev->size, &b), "alloc") != HC_OK) {
+		/* The sample comes with the allocation (one stream lock), as
+		 * hs_sample() would read it; the rare other outcomes sample
+		 * after what they do. */
+		if (hs_event(d, hc_alloc_sampled(s, ev->size, &b, &u, &idle), "alloc") != HC_OK) {
 			hs_idmap_put(&r->failed_allocs, ev->buffer, 1);
 		} else if (live_put(r, ev->buffer, b, ev->stream) != 0) {
 			hc_free(b);
 			trace_fail(r, ev, "out of memory for buffer %" PRIu64, ev->buffer);
+		} else {
+			hs_sample_use(d, ev->stream, &u, &idle);
+			break;
 		}
 		hs_sample(d, ev->stream);
 		break;
@@ -405,8 +413,12 @@ void hs_replay_event(struct hs_replay *r, const struct hs_rev *ev)
 				       "free of buffer %" PRIu64 ", which the trace did not hold (--strict)");
 			return;
 		}
-		hs_event(d, hc_free(b), "free");
-		hs_sample_free(d, si, idle_seen);
+		/* hs_sample_free(d, si, idle_seen)'s figures, read by the free
+		 * under its lock: the buffer's stream is @si. */
+		if (hs_event(d, hc_free_sampled(b, &u, idle_seen ? NULL : &idle), "free") == HC_OK && si < d->nstreams)
+			hs_sample_use(d, si, &u, idle_seen ? NULL : &idle);
+		else
+			hs_sample_free(d, si, idle_seen);
 		break;
 	}
 	case HS_REV_ALLOC_FAILURE:
