@@ -84,10 +84,18 @@ static void sliced_init(struct hc_pool *p, const hc_pool_spec *spec, uint64_t al
 	}
 }
 
+/*
+ * A sliced pool's slices hold their offset in node.k2, in the tree or not;
+ * the record's offset and addr fields (its third line) are kept only while
+ * the slice is not free (sfree false), for the manager's and callers'
+ * reads.  Free runs move and merge through k2 alone: a replay with random
+ * frees finds most records' third line cold, and now touches it only when
+ * a run is handed out whole, which reads addr anyway.  hc_sliced_valid
+ * checks both halves.
+ */
 static void free_insert(struct hc_pool *p, struct hc_slice *s)
 {
 	s->node.k1 = s->page->seq;
-	s->node.k2 = s->offset;
 	s->node.val = s->size;
 	hc_tree_insert(&p->free_runs, &s->node);
 	s->in_tree = true;
@@ -111,6 +119,7 @@ static hc_status carve(struct hc_pool *p, struct hc_slice *s, uint64_t size, uin
 		if (!r)
 			return hc_fail(HC_ERR_OOM, "no host memory for a slice record");
 		hc_slice_split_tail(p, s, r, eff);
+		r->node.k2 = r->offset;
 		free_insert(p, r);
 	}
 	s->sfree = false;
@@ -142,7 +151,8 @@ static struct hc_slice *sliced_try_reserve(struct hc_pool *p, uint64_t size)
 			return NULL;
 		a->pool = p;
 		a->page = s->page;
-		a->offset = s->offset;
+		a->offset = s->node.k2; /* @s is free: its offset is k2 */
+		a->node.k2 = a->offset;
 		a->addr = s->page->addr + a->offset;
 		a->prev = s->prev;
 		a->next = s;
@@ -151,10 +161,8 @@ static struct hc_slice *sliced_try_reserve(struct hc_pool *p, uint64_t size)
 		else
 			s->page->first = a;
 		s->prev = a;
-		s->offset += eff;
-		s->addr = s->page->addr + s->offset;
 		s->padding = 0;
-		s->node.k2 = s->offset;
+		s->node.k2 += eff;
 		hc_tree_lower_path(&p->free_runs, &path, &s->node, s->size - eff);
 		s->size -= eff;
 		a->size = size;
@@ -164,6 +172,8 @@ static struct hc_slice *sliced_try_reserve(struct hc_pool *p, uint64_t size)
 	}
 	free_remove(p, s);
 	s->sfree = false;
+	s->offset = s->node.k2;
+	s->addr = s->page->addr + s->offset;
 	s->size = size;
 	s->padding = eff - size;
 	hc_pool_mark_used(p, s, size);
@@ -227,8 +237,7 @@ static uint64_t eff_of(const struct hc_slice *s)
 static void track(struct hc_pool *p, struct hc_slice *s)
 {
 	if (s->in_tree) {
-		s->node.k2 = s->offset;
-		hc_tree_raise(&p->free_runs, &s->node, s->size);
+		hc_tree_raise(&p->free_runs, &s->node, s->size); /* its key is node.k2 already */
 	} else if (s->size > 0) {
 		free_insert(p, s);
 	}
@@ -267,8 +276,7 @@ static void sliced_on_free(struct hc_pool *p, struct hc_slice *s)
 		 * other tracked run lies between the two, so the tree order holds. */
 		next->size = eff_of(s) + eff_of(next);
 		next->padding = 0;
-		next->offset = s->offset;
-		next->addr = s->addr;
+		next->node.k2 = s->node.k2;
 		hc_slice_unlink(s);
 		hc_pool_slice_put(p, s);
 		track(p, next);

@@ -37,24 +37,26 @@ bool hc_sliced_valid(const struct hc_pool *p, const struct hc_slice *parked, hc_
 		uint64_t live = 0;
 
 		u->bytes_reserved += pg->size;
-		if (pg->size != p->spec.page_size || !pg->first || pg->first->offset != 0)
+		if (pg->size != p->spec.page_size || !pg->first || pg->first->node.k2 != 0)
 			return false;
 		for (s = pg->first; s; prev = s, s = s->next) {
+			/* the offset is node.k2; the fields only while not free (sliced.c) */
+			uint64_t off = s->node.k2;
+
 			if (s->page != pg || s->pool != p || s->prev != prev || s->dead)
 				return false;
-			if (s->addr != pg->addr + s->offset)
+			if (!s->sfree && (s->offset != off || s->addr != pg->addr + off))
 				return false;
-			if (s->next && s->next->offset < s->offset + s->size + s->padding)
+			if (s->next && s->next->node.k2 < off + s->size + s->padding)
 				return false;
-			if (!s->next && s->offset + s->size + s->padding > pg->size)
+			if (!s->next && off + s->size + s->padding > pg->size)
 				return false;
 			if (s->sfree) {
 				if (s->owned || s->pins || s->id || s->in_tree != (s->size > 0))
 					return false;
 				if (prev && prev->sfree)
 					return false; /* free neighbours are always merged */
-				if (s->in_tree && (s->node.k1 != pg->seq || s->node.k2 != s->offset ||
-						   s->node.val != s->size))
+				if (s->in_tree && (s->node.k1 != pg->seq || s->node.val != s->size))
 					return false;
 				tracked += s->in_tree;
 			} else if (s == parked) {
