@@ -93,7 +93,8 @@ struct hc_slice {
 	struct hc_page *page;      /* sliced/exclusive/split: owning page */
 	bool touched;              /* capture: already in the touched list */
 	bool primed;               /* capture: pinned by priming */
-	uint64_t offset;           /* within its page */
+	uint64_t offset;           /* within its page (sliced: node.k2 holds it; this and
+				    * addr only while not free, sliced.c) */
 	uint64_t addr;             /* page base + offset (or own allocation) */
 	uint64_t seq;              /* direct: slot index; persistent: creation order */
 	uint64_t span;             /* direct/persistent: bytes of its own allocation */
