@@ -92,6 +92,62 @@ static hc_status vmm_unmap(void *ctx, uint64_t addr, uint64_t size)
 	return rc;
 }
 
+/*
+ * Fences for an expandable pool that shares the device's memory
+ * (HC_RECLAIM_AT_SHARED): an event recorded on this stream after the frees
+ * that left mappings idle, queried (never waited on) at the pool's later
+ * calls; once it passed, those mappings are unmapped without the stream
+ * synchronisation vmm_unmap does, so the host's run-ahead never stalls.
+ * Nothing is recorded, queried or unmapped while a stream of the device
+ * records a capture (a query or unmap would be an illegal call there).
+ */
+static hc_status vmm_fence(void *ctx, void **out)
+{
+	struct hc_strm *st = ctx;
+	struct hc_dev *dev = st->dev;
+	hc_hal_event *ev = NULL;
+	hc_status rc;
+
+	if (hc_capture_is_recording(&st->capture) ||
+	    atomic_load_explicit(&dev->recording, memory_order_acquire))
+		return HC_ERR_STATE;
+	rc = dev->ops->event_record(dev->hal, st->hal, &ev);
+	*out = rc == HC_OK ? ev : NULL;
+	return rc;
+}
+
+static hc_status vmm_fence_passed(void *ctx, void *fence, bool *done)
+{
+	struct hc_strm *st = ctx;
+	struct hc_dev *dev = st->dev;
+
+	*done = false;
+	if (atomic_load_explicit(&dev->recording, memory_order_acquire))
+		return HC_ERR_STATE;
+	return dev->ops->event_query(dev->hal, fence, done);
+}
+
+static void vmm_fence_drop(void *ctx, void *fence)
+{
+	struct hc_strm *st = ctx;
+
+	st->dev->ops->event_destroy(st->dev->hal, fence);
+}
+
+static hc_status vmm_unmap_passed(void *ctx, uint64_t addr, uint64_t size)
+{
+	struct hc_strm *st = ctx;
+	struct hc_dev *dev = st->dev;
+	hc_status rc;
+
+	if (atomic_load_explicit(&dev->recording, memory_order_acquire))
+		return HC_ERR_STATE;
+	rc = dev->ops->pmem_unmap(dev->hal, addr, size);
+	if (rc == HC_OK)
+		hc_idle_note_free(&dev->idle, size);
+	return rc;
+}
+
 /**
  * hc_strm_storage_vmm_init - give @st's device storage the virtual-memory
  * callbacks when its backend has them (props.vmm_granularity nonzero and
@@ -109,4 +165,10 @@ void hc_strm_storage_vmm_init(struct hc_strm *st)
 	st->dstore.va_release = vmm_va_release;
 	st->dstore.map = vmm_map;
 	st->dstore.unmap = vmm_unmap;
+	if (!ops->event_record || !ops->event_query || !ops->event_destroy)
+		return;
+	st->dstore.fence = vmm_fence;
+	st->dstore.fence_passed = vmm_fence_passed;
+	st->dstore.fence_drop = vmm_fence_drop;
+	st->dstore.unmap_passed = vmm_unmap_passed;
 }

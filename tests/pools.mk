@@ -27,4 +27,12 @@ TESTS += tests/check_expandable
 tests_check_expandable_SOURCES = tests/check_expandable.c $(TEST_RUNNER) $(SIM_DEVICE_FIXTURE)
 tests_check_expandable_CFLAGS = $(TEST_CFLAGS)
 tests_check_expandable_LDADD = $(TEST_LDADD)
+
+# tests/check_expandable_shared: HC_LAYOUT_EXPANDABLE_SHARED, streams sharing memory.
+check_PROGRAMS += tests/check_expandable_shared
+TESTS += tests/check_expandable_shared
+tests_check_expandable_shared_SOURCES = tests/check_expandable_shared.c $(TEST_RUNNER) \
+	$(SIM_DEVICE_FIXTURE)
+tests_check_expandable_shared_CFLAGS = $(TEST_CFLAGS)
+tests_check_expandable_shared_LDADD = $(TEST_LDADD)
 endif

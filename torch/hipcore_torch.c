@@ -140,7 +140,9 @@ static bool pools_from_env(hc_pool_layout *l)
 		const char *name;
 		hc_layout_preset preset;
 	} names[] = { { "default", HC_LAYOUT_DEFAULT },	     { "workload", HC_LAYOUT_WORKLOAD },
-		      { "expandable", HC_LAYOUT_EXPANDABLE }, { "subslices", HC_LAYOUT_SUBSLICES },
+		      { "expandable", HC_LAYOUT_EXPANDABLE },
+		      { "expandable-shared", HC_LAYOUT_EXPANDABLE_SHARED },
+		      { "subslices", HC_LAYOUT_SUBSLICES },
 		      { "exclusive", HC_LAYOUT_EXCLUSIVE_PAGES } };
 	const char *v = hc_env_get(HC_ENV_TORCH_POOLS);
 

@@ -47,6 +47,24 @@
  * training 1.22 x slower than PyTorch's allocator, while the corpus
  * reserves at most 2 % more without it (doc/memory-efficiency.md, 5).
  *
+ * reclaim_at = HC_RECLAIM_AT_SHARED lets the streams of a device share
+ * its physical memory (issue 30; doc/memory-efficiency.md, 5.2).  Each
+ * stream keeps its own range, and a free still maps nothing; but while
+ * several streams of the device are open, a free that leaves a granule
+ * untouched while the device maps more than it uses marks the pool dirty,
+ * and the pool's next call records a fence on its stream (@fence; the
+ * epoch @fence_epoch).  Every free stamps the mappings it touched with
+ * the epoch of the time (@stamp), so a mapping no live block touches whose
+ * stamp is at most @fence_epoch was last used by work queued before the
+ * fence.  A later call of the pool that finds the fence passed (a query:
+ * nothing waits) unmaps those mappings, adjacent ones in one call,
+ * through unmap_passed, which does not synchronise the stream: the memory
+ * goes back to the device, where any stream's next map takes it.  A block
+ * freed on this stream is reused by this stream at once, as before (first
+ * fit finds it mapped); another stream gets its memory only after this
+ * stream's work up to the free is done.  One fence at a time per pool, and
+ * none with one stream open: single-stream figures are the preset's.
+ *
  * Failure leaves the pool as it was: a map the device refuses (HC_ERR_OOM)
  * or the HAL refuses because a stream of the device is capturing
  * (HC_ERR_STATE) undoes the maps this request made and returns the
@@ -77,6 +95,12 @@ struct hc_xrange {
 	 * not the range's granules, most of which nothing maps. */
 	uint32_t *map_next, *map_prev;
 	uint32_t map_first, map_last;
+	/* HC_RECLAIM_AT_SHARED: per mapping (at its first granule) the epoch
+	 * of its last free or its map; the fence pending, and its epoch. */
+	uint64_t *stamp;
+	uint64_t epoch, fence_epoch;
+	void *fence;
+	bool dirty;            /* a granule went idle since the last fence */
 	struct hc_page page;   /* the blocks' page: the whole range */
 };
 
@@ -119,6 +143,14 @@ static void touch_add(struct hc_xrange *xr, const struct hc_slice *s, int d)
 	span_of(xr, s->addr, s->size + s->padding, &g0, &g1);
 	for (g = g0; g <= g1; g++)
 		xr->touch[g] += (uint32_t)d;
+	if (d > 0)
+		return;
+	/* a free: its mappings' last use is queued now (HC_RECLAIM_AT_SHARED) */
+	for (g = g0; g <= g1; g++) {
+		xr->stamp[xr->map_start[g]] = xr->epoch;
+		if (!xr->touch[g])
+			xr->dirty = true;
+	}
 }
 
 /* Reserves the range (first use).  The whole range is one free run. */
@@ -150,7 +182,9 @@ static hc_status range_open(struct hc_pool *p)
 	xr->map_len = calloc(xr->ngran, sizeof(*xr->map_len));
 	xr->map_next = malloc((size_t)xr->ngran * sizeof(*xr->map_next));
 	xr->map_prev = malloc((size_t)xr->ngran * sizeof(*xr->map_prev));
-	if (!xr->touch || !xr->map_start || !xr->map_len || !xr->map_next || !xr->map_prev)
+	xr->stamp = calloc(xr->ngran, sizeof(*xr->stamp));
+	if (!xr->touch || !xr->map_start || !xr->map_len || !xr->map_next || !xr->map_prev ||
+	    !xr->stamp)
 		goto err_host;
 	xr->map_first = xr->map_last = UNMAPPED;
 	memset(xr->map_start, 0xff, (size_t)xr->ngran * sizeof(*xr->map_start));
@@ -183,6 +217,7 @@ err_free:
 		free(xr->map_len);
 		free(xr->map_next);
 		free(xr->map_prev);
+		free(xr->stamp);
 		free(xr);
 	}
 	return rc;
@@ -248,6 +283,7 @@ static void map_note(struct hc_pool *p, uint32_t g, uint32_t n, bool on)
 	for (i = 0; i < n; i++)
 		xr->map_start[g + i] = on ? g : UNMAPPED;
 	xr->map_len[g] = on ? n : 0;
+	xr->stamp[g] = xr->epoch;
 	if (p->shared && on)
 		atomic_fetch_add_explicit(&p->shared->reserved, (uint64_t)n * xr->gran,
 					  memory_order_relaxed);
@@ -264,14 +300,16 @@ static void map_note(struct hc_pool *p, uint32_t g, uint32_t n, bool on)
 }
 
 /* Unmaps the mappings recorded in [@g, @g + @n) (whole ones, adjacent) in
- * one call.  Return: the storage's status; on failure nothing is forgotten
- * (a runtime failure part way is the HAL's to count). */
-static hc_status unmap_runs(struct hc_pool *p, uint32_t g, uint32_t n)
+ * one call; @passed: their last use precedes a fence that passed, so the
+ * storage need not wait for the stream.  Return: the storage's status; on
+ * failure nothing is forgotten (a runtime failure part way is the HAL's to
+ * count). */
+static hc_status unmap_runs_as(struct hc_pool *p, uint32_t g, uint32_t n, bool passed)
 {
 	struct hc_xrange *xr = p->xr;
 	const struct hc_storage *st = &p->core->st;
-	hc_status rc = st->unmap(st->ctx, xr->base + (uint64_t)g * xr->gran,
-				 (uint64_t)n * xr->gran);
+	hc_status rc = (passed ? st->unmap_passed : st->unmap)(
+		st->ctx, xr->base + (uint64_t)g * xr->gran, (uint64_t)n * xr->gran);
 	uint32_t end = g + n;
 
 	if (rc != HC_OK)
@@ -285,6 +323,11 @@ static hc_status unmap_runs(struct hc_pool *p, uint32_t g, uint32_t n)
 		g += len;
 	}
 	return HC_OK;
+}
+
+static hc_status unmap_runs(struct hc_pool *p, uint32_t g, uint32_t n)
+{
+	return unmap_runs_as(p, g, n, false);
 }
 
 /* Maps every unmapped granule of [@addr, +@eff), a pmem_map per run of
@@ -428,6 +471,8 @@ static void reclaim(struct hc_pool *p, uint64_t addr, uint64_t eff)
 #undef MAPPED_NOW
 }
 
+static void share(struct hc_pool *p);
+
 static struct hc_slice *fit(const struct hc_pool *p, uint64_t eff)
 {
 	return SLICE_OF(hc_tree_first_fit(&p->free_runs, eff));
@@ -480,6 +525,7 @@ static hc_status xp_alloc(struct hc_pool *p, uint64_t size, struct hc_slice **ou
 	run_remove(p, s);
 	take(p, s, r, size, eff);
 	*out = s;
+	share(p); /* after the take: never unmaps what this block lies on */
 	return HC_OK;
 }
 
@@ -505,15 +551,26 @@ static void xp_on_free(struct hc_pool *p, struct hc_slice *s)
 		hc_pool_slice_put(p, s);
 		hc_tree_raise(&p->free_runs, &prev->node, prev->size + s->size);
 		prev->size += s->size;
-		return;
+	} else {
+		run_insert(p, s);
 	}
-	run_insert(p, s);
+	share(p);
 }
 
-/* Unmaps every mapping no live block touches (@all: every mapping), each
- * stretch of adjacent ones in one call; stops at the first refusal.  Walks
- * the mappings, not the range: its cost is in mapped granules. */
-static hc_status unmap_idle(struct hc_pool *p, bool all)
+/* Whether mapping @m (@len granules) goes: @all, or no live block touches
+ * it and (@passed) its last use precedes the fence of epoch @upto. */
+static bool goes(const struct hc_xrange *xr, uint32_t m, uint32_t len, bool all, bool passed,
+		 uint64_t upto)
+{
+	return all || (untouched(xr, m, len) && (!passed || xr->stamp[m] <= upto));
+}
+
+/* Unmaps every mapping no live block touches (@all: every mapping; @passed:
+ * only those last used before the passed fence of epoch @upto, without
+ * waiting for the stream), each stretch of adjacent ones in one call;
+ * stops at the first refusal.  Walks the mappings, not the range: its
+ * cost is in mapped granules. */
+static hc_status unmap_idle_as(struct hc_pool *p, bool all, bool passed, uint64_t upto)
 {
 	struct hc_xrange *xr = p->xr;
 	uint32_t m = xr->map_first, from = 0, n = 0;
@@ -521,20 +578,113 @@ static hc_status unmap_idle(struct hc_pool *p, bool all)
 
 	for (; m != UNMAPPED && rc == HC_OK; m = xr->map_next[m]) {
 		uint32_t len = xr->map_len[m];
+		bool go = goes(xr, m, len, all, passed, upto);
 
-		if (n && (from + n != m || !(all || untouched(xr, m, len)))) {
-			rc = unmap_runs(p, from, n); /* unlinks only mappings below m */
+		if (n && (from + n != m || !go)) {
+			/* unlinks only mappings below m */
+			rc = unmap_runs_as(p, from, n, passed);
 			n = 0;
 		}
-		if (rc == HC_OK && (all || untouched(xr, m, len))) {
+		if (rc == HC_OK && go) {
 			if (!n)
 				from = m;
 			n += len;
 		}
 	}
 	if (n && rc == HC_OK)
-		rc = unmap_runs(p, from, n);
+		rc = unmap_runs_as(p, from, n, passed);
 	return rc;
+}
+
+static hc_status unmap_idle(struct hc_pool *p, bool all)
+{
+	return unmap_idle_as(p, all, false, 0);
+}
+
+/* Whether @p gives idle mappings back to the device (HC_RECLAIM_AT_SHARED
+ * with several streams of the device open and fences in its storage). */
+static bool sharing(const struct hc_pool *p)
+{
+	return p->spec.reclaim_at == HC_RECLAIM_AT_SHARED && p->xr && p->shared &&
+	       p->core->st.fence &&
+	       atomic_load_explicit(&p->shared->managers, memory_order_relaxed) > 1;
+}
+
+/* The device's mapped bytes (every pool with the shared figures). */
+static uint64_t device_mapped(const struct hc_pool *p)
+{
+	return atomic_load_explicit(&p->shared->reserved, memory_order_relaxed);
+}
+
+/*
+ * Unmaps mappings no live block touches and last used before the passed
+ * fence of epoch @upto, highest first (first fit reuses the low ones
+ * soonest), adjacent ones in one unmap_passed call, until the device maps
+ * at most @goal bytes or none is left.
+ */
+static void shed(struct hc_pool *p, uint64_t upto, uint64_t goal)
+{
+	struct hc_xrange *xr = p->xr;
+	uint32_t m, below, from = 0, n = 0;
+
+	for (m = xr->map_last; m != UNMAPPED && device_mapped(p) > goal; m = below) {
+		uint32_t len = xr->map_len[m];
+		bool go = goes(xr, m, len, false, true, upto);
+
+		below = xr->map_prev[m];
+		if (n && (m + len != from || !go)) {
+			if (unmap_runs_as(p, from, n, true) != HC_OK)
+				return;
+			n = 0;
+		}
+		if (!go)
+			continue;
+		from = m; /* extends the stretch downwards */
+		n += len;
+		if (device_mapped(p) - (uint64_t)n * xr->gran <= goal)
+			break;
+	}
+	if (n)
+		(void)unmap_runs_as(p, from, n, true);
+}
+
+/*
+ * HC_RECLAIM_AT_SHARED, at the pool's calls: a pending fence that passed
+ * lets the mappings idle since before it go (unmap_passed: no wait) while
+ * the device maps more than it uses; with none pending, a granule gone
+ * idle while the device maps more than it uses gets a new fence.  A
+ * refusal (a capture records) leaves the mappings for a later call.
+ *
+ * The goal is the device's bytes in use now, not its peak: shedding only
+ * down to the peak in use (with or without a slack), or only as much as
+ * another stream mapped above it, left cnn_infer_streams at 1.54-1.66 x
+ * peak in use for 88-79 ms instead of 1.23 x for 96 ms, as memory a
+ * stream keeps above the peak is what another stream maps on top of
+ * (doc/memory-efficiency.md, 5.2).
+ */
+static void share(struct hc_pool *p)
+{
+	struct hc_xrange *xr = p->xr;
+	const struct hc_storage *st = &p->core->st;
+	bool done = false;
+
+	if (!sharing(p))
+		return;
+	if (xr->fence) {
+		if (st->fence_passed(st->ctx, xr->fence, &done) != HC_OK || !done)
+			return;
+		st->fence_drop(st->ctx, xr->fence);
+		xr->fence = NULL;
+		shed(p, xr->fence_epoch, hc_mm_shared_used(p->shared));
+	}
+	if (!xr->dirty || device_mapped(p) <= hc_mm_shared_used(p->shared))
+		return;
+	if (st->fence(st->ctx, &xr->fence) != HC_OK) {
+		xr->fence = NULL;
+		return;
+	}
+	xr->fence_epoch = xr->epoch++;
+	xr->dirty = false;
 }
 
 static void xp_cleanup(struct hc_pool *p, uint64_t alloc_nr, bool explicit_)
@@ -552,6 +702,8 @@ static void xp_destroy(struct hc_pool *p)
 
 	if (!xr)
 		return;
+	if (xr->fence)
+		st->fence_drop(st->ctx, xr->fence);
 	if (unmap_idle(p, true) == HC_OK)
 		(void)st->va_release(st->ctx, xr->base, xr->size);
 	for (s = xr->page.first; s; s = nx) {
@@ -568,6 +720,7 @@ static void xp_destroy(struct hc_pool *p)
 	free(xr->map_len);
 	free(xr->map_next);
 	free(xr->map_prev);
+	free(xr->stamp);
 	free(xr);
 	p->xr = NULL;
 }

@@ -38,6 +38,10 @@
  *    device has no virtual memory the manager builds the Workload
  *    layout's split pool in its place (manager.c, pools_build), so the
  *    layout is then exactly Workload, and reports say direct.
+ *  Expandable shared (HC_LAYOUT_EXPANDABLE_SHARED): the same with
+ *    reclaim_at HC_RECLAIM_AT_SHARED: with several streams open, idle
+ *    mappings go back to the device once their stream passed their last
+ *    use, so streams share the device's memory (expandable.c).
  *  ExclusivePages: 24 sizes spaced evenly in log between 32 KiB and
  *    max_page, each rounded up to the alignment, consecutive duplicates
  *    dropped; each an exclusive pool with the same period formula.
@@ -178,8 +182,9 @@ static hc_status exclusive_pages(uint64_t max_page, uint64_t align, struct hc_la
 #define WL_SMALL_MAX (1ull * MIB)
 
 /* The Workload layout; @large: its large pool's kind (HC_POOL_DIRECT: the
- * split pool; HC_POOL_EXPANDABLE). */
-static hc_status workload(uint64_t align, hc_pool_kind large, struct hc_layout **out)
+ * split pool; HC_POOL_EXPANDABLE, with @xp_reclaim its reclaim_at). */
+static hc_status workload(uint64_t align, hc_pool_kind large, uint64_t xp_reclaim,
+			  struct hc_layout **out)
 {
 	struct hc_layout *l = layout_new(3);
 	hc_pool_spec *s;
@@ -204,6 +209,8 @@ static hc_status workload(uint64_t align, hc_pool_kind large, struct hc_layout *
 	if (large == HC_POOL_DIRECT) {
 		s->reclaim_at = HC_RECLAIM_AT_PEAK;
 		l->split = l->n; /* best fit with splitting: split.c */
+	} else {
+		s->reclaim_at = xp_reclaim;
 	}
 	*out = l;
 	return HC_OK;
@@ -290,11 +297,13 @@ static hc_status explicit_list(const hc_pool_layout *in, uint64_t align, struct 
 			memset(o, 0, sizeof(*o));
 			o->kind = HC_POOL_EXPANDABLE;
 			o->max_pool_size = s->max_pool_size; /* rounded to the granule at use */
-			o->reclaim_at = s->reclaim_at;       /* 0 or HC_RECLAIM_AT_PEAK */
-			if (s->reclaim_at && s->reclaim_at != HC_RECLAIM_AT_PEAK)
+			o->reclaim_at = s->reclaim_at; /* 0, HC_RECLAIM_AT_PEAK or _SHARED */
+			if (s->reclaim_at && s->reclaim_at != HC_RECLAIM_AT_PEAK &&
+			    s->reclaim_at != HC_RECLAIM_AT_SHARED)
 				st = hc_fail(HC_ERR_INVALID,
 					     "pool %zu: an expandable pool's reclaim_at is 0 (unmap "
-					     "on cleanup only) or HC_RECLAIM_AT_PEAK, not %llu",
+					     "on cleanup only), HC_RECLAIM_AT_PEAK or "
+					     "HC_RECLAIM_AT_SHARED, not %llu",
 					     i, (unsigned long long)s->reclaim_at);
 			break;
 		default:
@@ -325,9 +334,11 @@ hc_status hc_layout_resolve(const hc_pool_layout *in, const struct hc_mm_props *
 	switch (in->preset) {
 	case HC_LAYOUT_DEFAULT:
 	case HC_LAYOUT_WORKLOAD:
-		return workload(align, HC_POOL_DIRECT, out);
+		return workload(align, HC_POOL_DIRECT, 0, out);
 	case HC_LAYOUT_EXPANDABLE:
-		return workload(align, HC_POOL_EXPANDABLE, out);
+		return workload(align, HC_POOL_EXPANDABLE, 0, out);
+	case HC_LAYOUT_EXPANDABLE_SHARED:
+		return workload(align, HC_POOL_EXPANDABLE, HC_RECLAIM_AT_SHARED, out);
 	case HC_LAYOUT_SUBSLICES:
 	case HC_LAYOUT_EXCLUSIVE_PAGES:
 		if (p->max_page_size == 0)

@@ -50,6 +50,17 @@ struct hc_storage {
 	hc_status (*va_release)(void *ctx, uint64_t addr, uint64_t size);
 	hc_status (*map)(void *ctx, uint64_t addr, uint64_t size);
 	hc_status (*unmap)(void *ctx, uint64_t addr, uint64_t size);
+	/* Fences (optional, all four or none; an expandable pool with
+	 * HC_RECLAIM_AT_SHARED uses them): @fence records a point on the
+	 * storage's stream after all work queued so far, @fence_passed says
+	 * (without waiting) whether the device reached it, @fence_drop
+	 * forgets it, and @unmap_passed is @unmap for a range whose last use
+	 * precedes a fence that passed: it does not wait for the stream.
+	 * Each refuses with HC_ERR_STATE while a capture records. */
+	hc_status (*fence)(void *ctx, void **out);
+	hc_status (*fence_passed)(void *ctx, void *fence, bool *done);
+	void (*fence_drop)(void *ctx, void *fence);
+	hc_status (*unmap_passed)(void *ctx, uint64_t addr, uint64_t size);
 };
 
 /*

@@ -600,13 +600,21 @@ typedef struct hc_pool_spec {
 	uint64_t reclaim_at;     /* DIRECT: watermark, 0 = none, HC_RECLAIM_AT_PEAK;
 				  * EXPANDABLE: 0 (unmap on cleanup only) or
 				  * HC_RECLAIM_AT_PEAK (unmap idle mappings before
-				  * growing past the peak in use) */
+				  * growing past the peak in use) or
+				  * HC_RECLAIM_AT_SHARED (with several streams on the
+				  * device, unmap idle mappings once the stream has
+				  * passed their last use, so other streams can map) */
 	uint64_t dealloc_period; /* EXCLUSIVE/SLICED: reservations between cleanups, 0 = never */
 } hc_pool_spec;
 
 /* DIRECT reclaim_at: the pool's own peak of in-use bytes so far (reserved
  * bytes never pass the highest demand seen; a miss releases just enough). */
 #define HC_RECLAIM_AT_PEAK UINT64_MAX
+/* EXPANDABLE reclaim_at: while several streams of the device are open,
+ * mappings no live block touches are unmapped once a fence recorded on the
+ * stream after their last use has passed (never waiting for the stream),
+ * so the device's streams share its physical memory. */
+#define HC_RECLAIM_AT_SHARED (UINT64_MAX - 1)
 
 typedef enum hc_layout_preset {
 	HC_LAYOUT_DEFAULT = 0,         /* the library's default: HC_LAYOUT_WORKLOAD */
@@ -616,6 +624,8 @@ typedef enum hc_layout_preset {
 	HC_LAYOUT_WORKLOAD = 4,        /* small-tensor pages + best-fit splitting direct pool */
 	HC_LAYOUT_EXPANDABLE = 5,      /* small-tensor pages + an expandable pool (Workload
 					  where the device has no virtual memory) */
+	HC_LAYOUT_EXPANDABLE_SHARED = 6, /* Expandable with reclaim_at HC_RECLAIM_AT_SHARED:
+					    the streams of a device share its memory */
 } hc_layout_preset;
 
 typedef struct hc_pool_layout {

@@ -207,11 +207,17 @@ int hs_layout_parse(FILE *f, const char *name, hc_pool_spec *pools, size_t *n, c
 				p->reclaim_at = HC_RECLAIM_AT_PEAK;
 				continue;
 			}
+			/* reclaim_at=shared: HC_RECLAIM_AT_SHARED (expandable only) */
+			if (p->kind == HC_POOL_EXPANDABLE && k == K_RECLAIM_AT &&
+			    strcmp(eq + 1, "shared") == 0) {
+				p->reclaim_at = HC_RECLAIM_AT_SHARED;
+				continue;
+			}
 			if (p->kind == HC_POOL_EXPANDABLE && k == K_RECLAIM_AT &&
 			    strcmp(eq + 1, "0") != 0) {
 				snprintf(err, errlen,
 					 "%s:%lu: an expandable pool's reclaim_at is 0 (unmap on cleanup "
-					 "only) or peak, not '%.64s'", name, lineno, eq + 1);
+					 "only), peak or shared, not '%.64s'", name, lineno, eq + 1);
 				return -1;
 			}
 			if (parse_size(eq + 1, key_field(p, k)) != 0) {
@@ -256,6 +262,10 @@ int hs_pools_option(const char *arg, hc_pool_layout *layout, hc_pool_spec *pools
 		layout->preset = HC_LAYOUT_EXPANDABLE;
 		return 0;
 	}
+	if (strcmp(arg, "expandable-shared") == 0) {
+		layout->preset = HC_LAYOUT_EXPANDABLE_SHARED;
+		return 0;
+	}
 	if (strcmp(arg, "subslices") == 0) {
 		layout->preset = HC_LAYOUT_SUBSLICES;
 		return 0;
@@ -267,8 +277,8 @@ int hs_pools_option(const char *arg, hc_pool_layout *layout, hc_pool_spec *pools
 	f = fopen(arg, "r");
 	if (!f) {
 		snprintf(err, errlen,
-			 "'%s' is neither a pool layout (default, workload, expandable, subslices, "
-			 "exclusive) nor a readable "
+			 "'%s' is neither a pool layout (default, workload, expandable, "
+			 "expandable-shared, subslices, exclusive) nor a readable "
 			 "layout file: %s", arg, strerror(errno));
 		return -1;
 	}

@@ -27,11 +27,13 @@ static void size_str(char *buf, size_t n, uint64_t v)
 	snprintf(buf, n, "%" PRIu64, v);
 }
 
-/* reclaim_at as the parser spells it: "peak" or a size. */
+/* reclaim_at as the parser spells it: "peak", "shared" or a size. */
 static void reclaim_str(char *buf, size_t n, uint64_t v)
 {
 	if (v == HC_RECLAIM_AT_PEAK)
 		snprintf(buf, n, "peak");
+	else if (v == HC_RECLAIM_AT_SHARED)
+		snprintf(buf, n, "shared");
 	else
 		size_str(buf, n, v);
 }
