@@ -228,6 +228,7 @@ hc_status hc_device_open(const char *backend, const hc_device_options *opts, hc_
 		goto err_close_hal;
 	pthread_mutex_init(&dev->eg_lock, NULL);
 	hc_idle_init(&dev->idle);
+	pthread_mutex_init(&dev->dshared.lend_lock, NULL);
 	dev->layout.preset = HC_LAYOUT_DEFAULT;
 	rc = publish(dev);
 	if (rc != HC_OK)
@@ -286,6 +287,7 @@ hc_status hc_device_close(hc_device d)
 	hc_kernels_unload_all(dev);
 	hc_eg_destroy(dev->errors);
 	pthread_mutex_destroy(&dev->eg_lock);
+	pthread_mutex_destroy(&dev->dshared.lend_lock);
 	free(dev->layout_pools);
 	dev->ops->device_close(dev->hal);
 	pthread_mutex_destroy(&dev->lock);

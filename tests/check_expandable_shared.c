@@ -2,11 +2,11 @@
  * check_expandable_shared.c - HC_LAYOUT_EXPANDABLE_SHARED (expandable.c,
  * reclaim_at HC_RECLAIM_AT_SHARED) on the simulator's virtual memory: a
  * block freed on stream A keeps its memory mapped, so another stream
- * cannot take it, until A's work up to the free has passed; then A's next
- * call unmaps it without waiting and the other stream maps it; A's live
- * data survives; A's own next request reuses it at once; with one stream
- * open nothing is unmapped at all; nothing is unmapped while another
- * stream records a capture.
+ * cannot take it, until A's work up to the free has passed; then the
+ * other stream's map unmaps it (no wait, A does nothing) and maps; A's
+ * live data survives and A maps afresh where the block was; A's own next
+ * request reuses it at once; with one stream open nothing is unmapped at
+ * all; nothing is unmapped while a stream records a capture.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -102,29 +102,30 @@ START_TEST(freed_block_waits_for_its_stream)
 	ck_assert_int_eq(hc_alloc(s, 40 * MIB, &a), HC_OK);
 	fill(s, keep, 4 * MIB, 3);
 	slow_copy(s, keep, a, 4 * MIB); /* a's last use: 10 ms of device time */
-	ck_assert_int_eq(hc_free(a), HC_OK);
+	ck_assert_int_eq(hc_free(a), HC_OK); /* lent, behind a fence */
 	before = unmaps();
-	/* a call of s's pool while the copy runs: a's mapping stays */
-	ck_assert_int_eq(hc_free(trig), HC_OK);
+	/* while the copy runs s2 cannot take it: 48 + 40 MiB do not fit in 64 */
+	ck_assert_int_eq(hc_alloc(s2, 40 * MIB, &b), HC_ERR_OOM);
 	ck_assert_uint_eq(unmaps(), before);
 	ck_assert_uint_eq(reserved(s), 48 * MIB);
-	/* so s2 cannot have it: 48 + 40 MiB do not fit in 64 */
-	ck_assert_int_eq(hc_alloc(s2, 40 * MIB, &b), HC_ERR_OOM);
-	ck_assert_uint_eq(reserved(s), 48 * MIB);
-	/* the copy done, s's next free unmaps a's mapping (not trig's: its
-	 * free came after the fence) without synchronising anything */
+	/* the copy done, s2's map takes a's memory (s did nothing) */
 	ck_assert_int_eq(hc_sync(s), HC_OK);
-	ck_assert_int_eq(hc_alloc(s, 4 * MIB, &trig), HC_OK);
-	ck_assert_int_eq(hc_free(trig), HC_OK);
-	ck_assert_uint_eq(unmaps(), before + 1);
-	ck_assert_uint_eq(reserved(s), 8 * MIB);
-	/* s2 maps the memory, and s's live block kept its bytes */
 	ck_assert_int_eq(hc_alloc(s2, 40 * MIB, &b), HC_OK);
+	ck_assert_uint_eq(unmaps(), before + 1);
 	ck_assert_uint_eq(reserved(s2), 40 * MIB);
+	/* s's next free forgets the mapping taken */
+	ck_assert_int_eq(hc_free(trig), HC_OK);
+	ck_assert_uint_eq(reserved(s), 8 * MIB);
+	/* s2's block holds its bytes, and s's live block kept its own */
 	fill(s2, b, 40 * MIB, 9);
 	check_fill(s2, b, 40 * MIB, 9);
 	check_fill(s, keep, 4 * MIB, 3);
+	/* and s's pool maps afresh where a was */
 	ck_assert_int_eq(hc_free(b), HC_OK);
+	ck_assert_int_eq(hc_alloc(s, 40 * MIB, &a), HC_OK);
+	fill(s, a, 40 * MIB, 5);
+	check_fill(s, a, 40 * MIB, 5);
+	ck_assert_int_eq(hc_free(a), HC_OK);
 	ck_assert_int_eq(hc_free(keep), HC_OK);
 	sim_device_close();
 }
@@ -186,34 +187,33 @@ START_TEST(one_stream_keeps_its_mappings)
 }
 END_TEST
 
-/* While another stream records a capture, a passed fence unmaps nothing
- * (the runtime would refuse the call and invalidate the capture); the
- * first call after the capture ends does. */
+/* While a stream records a capture, a lent mapping whose fence passed is
+ * not unmapped (the runtime would refuse the call and invalidate the
+ * capture); the first map after the capture ends takes it. */
 START_TEST(capture_unmaps_nothing)
 {
-	hc_stream s2;
-	hc_buffer keep, trig, a;
+	hc_stream s2, s3;
+	hc_buffer keep, a, b;
 	hc_graph g;
 	uint64_t before;
 
 	open_shared(256 * MIB);
 	s2 = open_second();
+	s3 = open_second();
 	ck_assert_int_eq(hc_alloc(s, 4 * MIB, &keep), HC_OK);
-	ck_assert_int_eq(hc_alloc(s, 4 * MIB, &trig), HC_OK);
 	ck_assert_int_eq(hc_alloc(s, 40 * MIB, &a), HC_OK);
-	ck_assert_int_eq(hc_free(a), HC_OK); /* the fence */
-	ck_assert_int_eq(hc_sync(s), HC_OK); /* ... passed */
+	ck_assert_int_eq(hc_free(a), HC_OK); /* lent */
+	ck_assert_int_eq(hc_sync(s), HC_OK); /* its fence passed */
 	before = unmaps();
 	ck_assert_int_eq(hc_graph_prepare(s2), HC_OK);
 	ck_assert_int_eq(hc_graph_begin(s2), HC_OK);
-	ck_assert_int_eq(hc_free(trig), HC_OK);
+	ck_assert_int_eq(hc_alloc(s3, 40 * MIB, &b), HC_ERR_STATE);
 	ck_assert_uint_eq(unmaps(), before);
-	ck_assert_uint_eq(reserved(s), 48 * MIB);
+	ck_assert_uint_eq(reserved(s), 44 * MIB);
 	ck_assert_int_eq(hc_graph_end(s2, &g), HC_OK);
-	ck_assert_int_eq(hc_alloc(s, 4 * MIB, &trig), HC_OK);
-	ck_assert_int_eq(hc_free(trig), HC_OK);
+	ck_assert_int_eq(hc_alloc(s3, 40 * MIB, &b), HC_OK);
 	ck_assert_uint_eq(unmaps(), before + 1);
-	ck_assert_uint_eq(reserved(s), 8 * MIB);
+	ck_assert_int_eq(hc_free(b), HC_OK);
 	ck_assert_int_eq(hc_free(keep), HC_OK);
 	ck_assert_int_eq(hc_graph_destroy(g), HC_OK);
 	sim_device_close();

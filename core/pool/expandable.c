@@ -95,12 +95,12 @@ struct hc_xrange {
 	 * not the range's granules, most of which nothing maps. */
 	uint32_t *map_next, *map_prev;
 	uint32_t map_first, map_last;
-	/* HC_RECLAIM_AT_SHARED: per mapping (at its first granule) the epoch
-	 * of its last free or its map; the fence pending, and its epoch. */
-	uint64_t *stamp;
-	uint64_t epoch, fence_epoch;
-	void *fence;
+	/* HC_RECLAIM_AT_SHARED: the fence of the last lending while its
+	 * owner has not seen it pass (at most one per pool). */
+	struct hc_lend_fence *fence;
 	bool dirty;            /* a granule went idle since the last fence */
+	uint8_t *lent;         /* per mapping (first granule): on the device's list */
+	uint32_t nlent;        /* mappings lent */
 	struct hc_page page;   /* the blocks' page: the whole range */
 };
 
@@ -143,14 +143,10 @@ static void touch_add(struct hc_xrange *xr, const struct hc_slice *s, int d)
 	span_of(xr, s->addr, s->size + s->padding, &g0, &g1);
 	for (g = g0; g <= g1; g++)
 		xr->touch[g] += (uint32_t)d;
-	if (d > 0)
-		return;
-	/* a free: its mappings' last use is queued now (HC_RECLAIM_AT_SHARED) */
-	for (g = g0; g <= g1; g++) {
-		xr->stamp[xr->map_start[g]] = xr->epoch;
+	/* a free that leaves a granule idle: something to lend (HC_RECLAIM_AT_SHARED) */
+	for (g = g0; d < 0 && g <= g1; g++)
 		if (!xr->touch[g])
 			xr->dirty = true;
-	}
 }
 
 /* Reserves the range (first use).  The whole range is one free run. */
@@ -182,9 +178,9 @@ static hc_status range_open(struct hc_pool *p)
 	xr->map_len = calloc(xr->ngran, sizeof(*xr->map_len));
 	xr->map_next = malloc((size_t)xr->ngran * sizeof(*xr->map_next));
 	xr->map_prev = malloc((size_t)xr->ngran * sizeof(*xr->map_prev));
-	xr->stamp = calloc(xr->ngran, sizeof(*xr->stamp));
+	xr->lent = calloc(xr->ngran, sizeof(*xr->lent));
 	if (!xr->touch || !xr->map_start || !xr->map_len || !xr->map_next || !xr->map_prev ||
-	    !xr->stamp)
+	    !xr->lent)
 		goto err_host;
 	xr->map_first = xr->map_last = UNMAPPED;
 	memset(xr->map_start, 0xff, (size_t)xr->ngran * sizeof(*xr->map_start));
@@ -217,7 +213,7 @@ err_free:
 		free(xr->map_len);
 		free(xr->map_next);
 		free(xr->map_prev);
-		free(xr->stamp);
+		free(xr->lent);
 		free(xr);
 	}
 	return rc;
@@ -270,8 +266,10 @@ static void map_unlink(struct hc_xrange *xr, uint32_t g)
 	*(next != UNMAPPED ? &xr->map_prev[next] : &xr->map_last) = prev;
 }
 
-/* Records the mapping of granules [@g, @g + @n); or forgets it (@on false). */
-static void map_note(struct hc_pool *p, uint32_t g, uint32_t n, bool on)
+/* Records the mapping of granules [@g, @g + @n); or forgets it (@on
+ * false); @device: the device's figure moves too (not when another pool
+ * unmapped a lent mapping: it moved it then). */
+static void map_note_as(struct hc_pool *p, uint32_t g, uint32_t n, bool on, bool device)
 {
 	struct hc_xrange *xr = p->xr;
 	uint32_t i;
@@ -283,11 +281,10 @@ static void map_note(struct hc_pool *p, uint32_t g, uint32_t n, bool on)
 	for (i = 0; i < n; i++)
 		xr->map_start[g + i] = on ? g : UNMAPPED;
 	xr->map_len[g] = on ? n : 0;
-	xr->stamp[g] = xr->epoch;
 	if (p->shared && on)
 		atomic_fetch_add_explicit(&p->shared->reserved, (uint64_t)n * xr->gran,
 					  memory_order_relaxed);
-	else if (p->shared)
+	else if (p->shared && device)
 		hc_shared_sub(&p->shared->reserved, (uint64_t)n * xr->gran);
 	if (on) {
 		hc_pool_reserved_add(p, (uint64_t)n * xr->gran);
@@ -299,17 +296,58 @@ static void map_note(struct hc_pool *p, uint32_t g, uint32_t n, bool on)
 	}
 }
 
+static void map_note(struct hc_pool *p, uint32_t g, uint32_t n, bool on)
+{
+	map_note_as(p, g, n, on, true);
+}
+
+/* hc_lend_withdraw's call for each entry of @p: the mapping is @p's alone
+ * again, or (@taken) gone. */
+static void lend_back(struct hc_pool *p, uint32_t m, uint32_t len, bool taken)
+{
+	p->xr->lent[m] = 0;
+	if (taken)
+		map_note_as(p, m, len, false, false);
+}
+
+/* Takes every lent mapping of @p back (before @p places a block on one or
+ * unmaps anything itself); @taken_only: only forgets those another
+ * stream's pool unmapped (so that @p's figures stop counting them). */
+static void withdraw_as(struct hc_pool *p, bool taken_only)
+{
+	if (!p->xr || !p->xr->nlent)
+		return;
+	p->xr->nlent -= hc_lend_withdraw(p->shared, p, taken_only, &p->core->st, lend_back);
+}
+
+static void withdraw(struct hc_pool *p)
+{
+	withdraw_as(p, false);
+}
+
+/* Whether [@addr, +@eff) lies on a lent mapping. */
+static bool span_lent(const struct hc_xrange *xr, uint64_t addr, uint64_t eff)
+{
+	uint32_t g0, g1, g;
+
+	if (!xr->nlent)
+		return false;
+	span_of(xr, addr, eff, &g0, &g1);
+	for (g = g0; g <= g1; g++)
+		if (xr->map_start[g] != UNMAPPED && xr->lent[xr->map_start[g]])
+			return true;
+	return false;
+}
+
 /* Unmaps the mappings recorded in [@g, @g + @n) (whole ones, adjacent) in
- * one call; @passed: their last use precedes a fence that passed, so the
- * storage need not wait for the stream.  Return: the storage's status; on
- * failure nothing is forgotten (a runtime failure part way is the HAL's to
- * count). */
-static hc_status unmap_runs_as(struct hc_pool *p, uint32_t g, uint32_t n, bool passed)
+ * one call.  Return: the storage's status; on failure nothing is forgotten
+ * (a runtime failure part way is the HAL's to count). */
+static hc_status unmap_runs(struct hc_pool *p, uint32_t g, uint32_t n)
 {
 	struct hc_xrange *xr = p->xr;
 	const struct hc_storage *st = &p->core->st;
-	hc_status rc = (passed ? st->unmap_passed : st->unmap)(
-		st->ctx, xr->base + (uint64_t)g * xr->gran, (uint64_t)n * xr->gran);
+	hc_status rc = st->unmap(st->ctx, xr->base + (uint64_t)g * xr->gran,
+				 (uint64_t)n * xr->gran);
 	uint32_t end = g + n;
 
 	if (rc != HC_OK)
@@ -323,11 +361,6 @@ static hc_status unmap_runs_as(struct hc_pool *p, uint32_t g, uint32_t n, bool p
 		g += len;
 	}
 	return HC_OK;
-}
-
-static hc_status unmap_runs(struct hc_pool *p, uint32_t g, uint32_t n)
-{
-	return unmap_runs_as(p, g, n, false);
 }
 
 /* Maps every unmapped granule of [@addr, +@eff), a pmem_map per run of
@@ -434,6 +467,7 @@ static void reclaim(struct hc_pool *p, uint64_t addr, uint64_t eff)
 
 	if (!need || !p->npages || p->spec.reclaim_at != HC_RECLAIM_AT_PEAK)
 		return;
+	withdraw(p);
 	if (p->shared) {
 		used = hc_mm_shared_used(p->shared);
 		peak = atomic_load_explicit(&p->shared->peak, memory_order_relaxed);
@@ -472,6 +506,8 @@ static void reclaim(struct hc_pool *p, uint64_t addr, uint64_t eff)
 }
 
 static void share(struct hc_pool *p);
+static bool sharing(const struct hc_pool *p);
+static uint64_t device_mapped(const struct hc_pool *p);
 
 static struct hc_slice *fit(const struct hc_pool *p, uint64_t eff)
 {
@@ -486,6 +522,8 @@ static struct hc_slice *xp_try_reserve(struct hc_pool *p, uint64_t size)
 	if (!p->xr || eff < size)
 		return NULL;
 	s = fit(p, eff);
+	if (s && span_lent(p->xr, s->addr, eff))
+		withdraw(p);
 	if (!s || needs_map(p->xr, s, eff))
 		return NULL;
 	if (s->size > eff && !(r = hc_pool_slice_new(p)))
@@ -515,7 +553,16 @@ static hc_status xp_alloc(struct hc_pool *p, uint64_t size, struct hc_slice **ou
 			       (unsigned long long)eff, (unsigned long long)p->xr->size);
 	if (s->size > eff && !(r = hc_pool_slice_new(p)))
 		return hc_fail(HC_ERR_OOM, "no host memory for a slice record");
+	if (span_lent(p->xr, s->addr, eff))
+		withdraw(p);
 	reclaim(p, s->addr, eff);
+	if (sharing(p)) {
+		uint64_t need = unmapped_in(p->xr, s->addr, eff);
+
+		/* take what the other streams lent before mapping more */
+		if (need && device_mapped(p) > hc_mm_shared_used(p->shared))
+			(void)hc_lend_take(p->shared, p, &p->core->st, need);
+	}
 	rc = map_span(p, s->addr, eff);
 	if (rc != HC_OK) {
 		if (r)
@@ -557,48 +604,53 @@ static void xp_on_free(struct hc_pool *p, struct hc_slice *s)
 	share(p);
 }
 
-/* Whether mapping @m (@len granules) goes: @all, or no live block touches
- * it and (@passed) its last use precedes the fence of epoch @upto. */
-static bool goes(const struct hc_xrange *xr, uint32_t m, uint32_t len, bool all, bool passed,
-		 uint64_t upto)
-{
-	return all || (untouched(xr, m, len) && (!passed || xr->stamp[m] <= upto));
-}
-
-/* Unmaps every mapping no live block touches (@all: every mapping; @passed:
- * only those last used before the passed fence of epoch @upto, without
- * waiting for the stream), each stretch of adjacent ones in one call;
- * stops at the first refusal.  Walks the mappings, not the range: its
- * cost is in mapped granules. */
-static hc_status unmap_idle_as(struct hc_pool *p, bool all, bool passed, uint64_t upto)
+/* Unmaps every mapping no live block touches (@all: every mapping), each
+ * stretch of adjacent ones in one call; stops at the first refusal.  Walks
+ * the mappings, not the range: its cost is in mapped granules.  Lent
+ * mappings are taken back first. */
+static hc_status unmap_idle(struct hc_pool *p, bool all)
 {
 	struct hc_xrange *xr = p->xr;
-	uint32_t m = xr->map_first, from = 0, n = 0;
+	uint32_t m, from = 0, n = 0;
 	hc_status rc = HC_OK;
 
-	for (; m != UNMAPPED && rc == HC_OK; m = xr->map_next[m]) {
+	withdraw(p);
+	for (m = xr->map_first; m != UNMAPPED && rc == HC_OK; m = xr->map_next[m]) {
 		uint32_t len = xr->map_len[m];
-		bool go = goes(xr, m, len, all, passed, upto);
 
-		if (n && (from + n != m || !go)) {
-			/* unlinks only mappings below m */
-			rc = unmap_runs_as(p, from, n, passed);
+		if (n && (from + n != m || !(all || untouched(xr, m, len)))) {
+			rc = unmap_runs(p, from, n); /* unlinks only mappings below m */
 			n = 0;
 		}
-		if (rc == HC_OK && go) {
+		if (rc == HC_OK && (all || untouched(xr, m, len))) {
 			if (!n)
 				from = m;
 			n += len;
 		}
 	}
 	if (n && rc == HC_OK)
-		rc = unmap_runs_as(p, from, n, passed);
+		rc = unmap_runs(p, from, n);
 	return rc;
 }
 
-static hc_status unmap_idle(struct hc_pool *p, bool all)
+/* Lends every mapping of @p no live block touches, not lent yet, behind
+ * the fence just recorded (their frees all precede it). */
+static void lend(struct hc_pool *p)
 {
-	return unmap_idle_as(p, all, false, 0);
+	struct hc_xrange *xr = p->xr;
+	uint32_t m;
+
+	for (m = xr->map_first; m != UNMAPPED; m = xr->map_next[m]) {
+		uint32_t len = xr->map_len[m];
+
+		if (xr->lent[m] || !untouched(xr, m, len))
+			continue;
+		if (!hc_lend_put(p->shared, p, m, len, xr->base + (uint64_t)m * xr->gran,
+				 (uint64_t)len * xr->gran, xr->fence))
+			return;
+		xr->lent[m] = 1;
+		xr->nlent++;
+	}
 }
 
 /* Whether @p gives idle mappings back to the device (HC_RECLAIM_AT_SHARED
@@ -617,74 +669,46 @@ static uint64_t device_mapped(const struct hc_pool *p)
 }
 
 /*
- * Unmaps mappings no live block touches and last used before the passed
- * fence of epoch @upto, highest first (first fit reuses the low ones
- * soonest), adjacent ones in one unmap_passed call, until the device maps
- * at most @goal bytes or none is left.
- */
-static void shed(struct hc_pool *p, uint64_t upto, uint64_t goal)
-{
-	struct hc_xrange *xr = p->xr;
-	uint32_t m, below, from = 0, n = 0;
-
-	for (m = xr->map_last; m != UNMAPPED && device_mapped(p) > goal; m = below) {
-		uint32_t len = xr->map_len[m];
-		bool go = goes(xr, m, len, false, true, upto);
-
-		below = xr->map_prev[m];
-		if (n && (m + len != from || !go)) {
-			if (unmap_runs_as(p, from, n, true) != HC_OK)
-				return;
-			n = 0;
-		}
-		if (!go)
-			continue;
-		from = m; /* extends the stretch downwards */
-		n += len;
-		if (device_mapped(p) - (uint64_t)n * xr->gran <= goal)
-			break;
-	}
-	if (n)
-		(void)unmap_runs_as(p, from, n, true);
-}
-
-/*
- * HC_RECLAIM_AT_SHARED, at the pool's calls: a pending fence that passed
- * lets the mappings idle since before it go (unmap_passed: no wait) while
- * the device maps more than it uses; with none pending, a granule gone
- * idle while the device maps more than it uses gets a new fence.  A
- * refusal (a capture records) leaves the mappings for a later call.
+ * HC_RECLAIM_AT_SHARED, at the pool's frees and maps: forgets the lent
+ * mappings another stream took; drops the pending fence once it passed;
+ * and with none pending, when a granule went idle while the device maps
+ * more than it uses, records a fence and lends every idle mapping not
+ * lent yet behind it.  A refused fence (a capture records) lends nothing.
  *
- * The goal is the device's bytes in use now, not its peak: shedding only
- * down to the peak in use (with or without a slack), or only as much as
- * another stream mapped above it, left cnn_infer_streams at 1.54-1.66 x
- * peak in use for 88-79 ms instead of 1.23 x for 96 ms, as memory a
- * stream keeps above the peak is what another stream maps on top of
- * (doc/memory-efficiency.md, 5.2).
+ * The pool does not unmap its own idle mappings when its fence passes:
+ * that version (each stream shedding down to the device's bytes in use,
+ * or to its peak in use) reached 1.16-1.54 x peak in use on
+ * cnn_infer_streams for 2400-3000 device calls, 88-106 ms predicted, as
+ * a stream mapped again what it had shed; lent mappings move only when
+ * another stream needs them (doc/memory-efficiency.md, 5.2).
  */
 static void share(struct hc_pool *p)
 {
 	struct hc_xrange *xr = p->xr;
 	const struct hc_storage *st = &p->core->st;
 	bool done = false;
+	void *ev = NULL;
 
 	if (!sharing(p))
 		return;
+	withdraw_as(p, true);
 	if (xr->fence) {
-		if (st->fence_passed(st->ctx, xr->fence, &done) != HC_OK || !done)
+		if (st->fence_passed(st->ctx, xr->fence->ev, &done) != HC_OK || !done)
 			return;
-		st->fence_drop(st->ctx, xr->fence);
+		hc_lend_fence_put(p->shared, xr->fence, st);
 		xr->fence = NULL;
-		shed(p, xr->fence_epoch, hc_mm_shared_used(p->shared));
 	}
 	if (!xr->dirty || device_mapped(p) <= hc_mm_shared_used(p->shared))
 		return;
-	if (st->fence(st->ctx, &xr->fence) != HC_OK) {
-		xr->fence = NULL;
+	if (st->fence(st->ctx, &ev) != HC_OK)
+		return;
+	xr->fence = hc_lend_fence_new(ev);
+	if (!xr->fence) {
+		st->fence_drop(st->ctx, ev);
 		return;
 	}
-	xr->fence_epoch = xr->epoch++;
 	xr->dirty = false;
+	lend(p);
 }
 
 static void xp_cleanup(struct hc_pool *p, uint64_t alloc_nr, bool explicit_)
@@ -702,8 +726,9 @@ static void xp_destroy(struct hc_pool *p)
 
 	if (!xr)
 		return;
+	withdraw(p);
 	if (xr->fence)
-		st->fence_drop(st->ctx, xr->fence);
+		hc_lend_fence_put(p->shared, xr->fence, st);
 	if (unmap_idle(p, true) == HC_OK)
 		(void)st->va_release(st->ctx, xr->base, xr->size);
 	for (s = xr->page.first; s; s = nx) {
@@ -720,7 +745,7 @@ static void xp_destroy(struct hc_pool *p)
 	free(xr->map_len);
 	free(xr->map_next);
 	free(xr->map_prev);
-	free(xr->stamp);
+	free(xr->lent);
 	free(xr);
 	p->xr = NULL;
 }

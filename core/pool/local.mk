@@ -12,6 +12,7 @@ libhipcore_internal_la_SOURCES += \
 	core/pool/split.c \
 	core/pool/persistent.c \
 	core/pool/expandable.c \
+	core/pool/lend.c \
 	core/pool/layout.c \
 	core/pool/manager.h \
 	core/pool/manager.c \

@@ -20,6 +20,7 @@
 #ifndef HIPCORE_CORE_POOL_H
 #define HIPCORE_CORE_POOL_H
 
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -75,6 +76,11 @@ struct hc_storage {
 struct hc_mm_shared {
 	_Atomic uint64_t used, reserved, peak;
 	_Atomic uint32_t managers; /* managers made with these figures, alive */
+	/* Idle mappings that expandable pools with HC_RECLAIM_AT_SHARED lend
+	 * to the device's other streams (core/pool/lend.c), under @lend_lock
+	 * (a leaf; zero bytes are an unlocked mutex on the platforms we run). */
+	pthread_mutex_t lend_lock;
+	struct hc_lend *lend;
 	/* A split pool's parked free (park.c) keeps
 	 * its bytes in @used and notes them in its manager's slot instead of
 	 * moving @used twice, at the release and again at the reuse: those are

@@ -377,6 +377,31 @@ bool hc_persistent_valid(const struct hc_pool *p, const struct hc_slice *parked,
 /* The device-wide figures of HC_RECLAIM_AT_PEAK pools (struct hc_mm_shared):
  * relaxed, as each manager is serialised by its owner. */
 
+/* lend.c: idle mappings lent between the streams of a device. */
+struct hc_lend_fence {
+	void *ev;      /* the storage's fence */
+	uint32_t refs; /* the owner's pending record and each entry; under lend_lock */
+};
+/* A fence record holding @ev, one reference; NULL without host memory. */
+struct hc_lend_fence *hc_lend_fence_new(void *ev);
+/* Drops a reference; the last destroys the event through @st. */
+void hc_lend_fence_put(struct hc_mm_shared *sh, struct hc_lend_fence *f,
+		       const struct hc_storage *st);
+/* Lends @owner's mapping at granule @m (@len granules, [@addr, +@bytes))
+ * behind fence @f; false without host memory (nothing lent). */
+bool hc_lend_put(struct hc_mm_shared *sh, struct hc_pool *owner, uint32_t m, uint32_t len,
+		 uint64_t addr, uint64_t bytes, struct hc_lend_fence *f);
+/* Takes back every entry of @owner (@taken_only: those another pool
+ * unmapped), calling @back for each (taken: another pool unmapped it).
+ * Context: @owner's stream lock.  Return: the entries taken back. */
+uint32_t hc_lend_withdraw(struct hc_mm_shared *sh, struct hc_pool *owner, bool taken_only,
+			  const struct hc_storage *st,
+			  void (*back)(struct hc_pool *, uint32_t m, uint32_t len, bool taken));
+/* Pool @who about to map: unmaps other pools' entries whose fence passed,
+ * through @st (unmap_passed), until @want bytes went.  Return: the bytes. */
+uint64_t hc_lend_take(struct hc_mm_shared *sh, struct hc_pool *who, const struct hc_storage *st,
+		      uint64_t want);
+
 /* Whether direct or split pool @p keeps the device-wide figures. */
 static inline bool hc_pool_at_peak_shared(const struct hc_pool *p)
 {
