@@ -1,4 +1,4 @@
-EXTRA_DIST += bench/timing.h bench/run-all bench/callgrind-pair bench/callgrind-xp-cleanup bench/lttng-overhead.sh bench/replay-corpus.sh bench/replay-mixed-ab.sh bench/probes/run-cpu.sh bench/probes/hostreg.c bench/probes/atomics.c bench/probes/streams.c \
+EXTRA_DIST += bench/timing.h bench/run-all bench/callgrind-pair bench/callgrind-xp-cleanup bench/lttng-overhead.sh bench/replay-corpus.sh bench/xp-share.sh bench/replay-mixed-ab.sh bench/probes/run-cpu.sh bench/probes/hostreg.c bench/probes/atomics.c bench/probes/streams.c \
 	bench/probes/context.c bench/probes/lock.c bench/probes/probe.h
 include bench/trace.mk
 include bench/pools.mk

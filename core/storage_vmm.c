@@ -95,9 +95,10 @@ static hc_status vmm_unmap(void *ctx, uint64_t addr, uint64_t size)
 /*
  * Fences for an expandable pool that shares the device's memory
  * (HC_RECLAIM_AT_SHARED): an event recorded on this stream after the frees
- * that left mappings idle, queried (never waited on) at the pool's later
- * calls; once it passed, those mappings are unmapped without the stream
- * synchronisation vmm_unmap does, so the host's run-ahead never stalls.
+ * that left mappings idle, which any stream of the device queries (never
+ * waits on) before it unmaps those mappings; once it passed they are
+ * unmapped without the stream synchronisation vmm_unmap does, so no
+ * host's run-ahead stalls.
  * Nothing is recorded, queried or unmapped while a stream of the device
  * records a capture (a query or unmap would be an illegal call there).
  */

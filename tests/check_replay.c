@@ -184,6 +184,13 @@ START_TEST(layout_file_parse)
 	ck_assert_uint_eq(pools[2].reclaim_at, 4ull << 30);
 	ck_assert_int_eq(hs_pools_option("subslices", &l, pools, err, sizeof(err)), 0);
 	ck_assert_int_eq(l.preset, HC_LAYOUT_SUBSLICES);
+	ck_assert_int_eq(hs_pools_option("expandable-shared", &l, pools, err, sizeof(err)), 0);
+	ck_assert_int_eq(l.preset, HC_LAYOUT_EXPANDABLE_SHARED);
+	snprintf(path, sizeof(path), "%s", write_file("shared.txt", "expandable reclaim_at=shared\n"));
+	ck_assert_int_eq(hs_pools_option(path, &l, pools, err, sizeof(err)), 0);
+	ck_assert_uint_eq(l.n_pools, 1);
+	ck_assert_int_eq(pools[0].kind, HC_POOL_EXPANDABLE);
+	ck_assert_uint_eq(pools[0].reclaim_at, HC_RECLAIM_AT_SHARED);
 
 	static const struct {
 		const char *text, *want;
@@ -208,6 +215,8 @@ START_TEST(layout_file_parse)
 		{ "exclusive reclaim_at=1G\n",
 		  ":1: key 'reclaim_at' does not apply to an exclusive pool (its keys: max_alloc, dealloc_period)" },
 		{ "persistent\n", ":1: 'persistent' is not a layout pool" },
+		{ "expandable reclaim_at=4G\n",
+		  ":1: an expandable pool's reclaim_at is 0 (unmap on cleanup only), peak or shared" },
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		snprintf(path, sizeof(path), "%s", write_file("bad.txt", bad[i].text));

@@ -49,21 +49,20 @@
  *
  * reclaim_at = HC_RECLAIM_AT_SHARED lets the streams of a device share
  * its physical memory (issue 30; doc/memory-efficiency.md, 5.2).  Each
- * stream keeps its own range, and a free still maps nothing; but while
- * several streams of the device are open, a free that leaves a granule
- * untouched while the device maps more than it uses marks the pool dirty,
- * and the pool's next call records a fence on its stream (@fence; the
- * epoch @fence_epoch).  Every free stamps the mappings it touched with
- * the epoch of the time (@stamp), so a mapping no live block touches whose
- * stamp is at most @fence_epoch was last used by work queued before the
- * fence.  A later call of the pool that finds the fence passed (a query:
- * nothing waits) unmaps those mappings, adjacent ones in one call,
- * through unmap_passed, which does not synchronise the stream: the memory
- * goes back to the device, where any stream's next map takes it.  A block
- * freed on this stream is reused by this stream at once, as before (first
- * fit finds it mapped); another stream gets its memory only after this
- * stream's work up to the free is done.  One fence at a time per pool, and
- * none with one stream open: single-stream figures are the preset's.
+ * stream keeps its own range, and a free still maps and unmaps nothing;
+ * but while several streams of the device are open, a free that leaves a
+ * granule untouched while the device maps more than it uses makes the
+ * pool record a fence on its stream (@fence: after every free so far) and
+ * lend every mapping no live block touches behind it (core/pool/lend.c).
+ * A pool of another stream about to map first unmaps lent mappings whose
+ * fence has passed (an event query, and pmem_unmap without a stream
+ * synchronisation: nothing waits) and maps on the memory that freed.  The
+ * owner reuses its freed block at once, as before (first fit finds it
+ * mapped): before it places a block on a lent mapping, or unmaps anything
+ * itself, it takes its entries back; at its frees and maps it forgets
+ * those another stream took (@lent, @nlent).  One fence at a time per
+ * pool, and none with one stream open: single-stream figures are the
+ * preset's.
  *
  * Failure leaves the pool as it was: a map the device refuses (HC_ERR_OOM)
  * or the HAL refuses because a stream of the device is capturing

@@ -39,9 +39,9 @@
  *    layout's split pool in its place (manager.c, pools_build), so the
  *    layout is then exactly Workload, and reports say direct.
  *  Expandable shared (HC_LAYOUT_EXPANDABLE_SHARED): the same with
- *    reclaim_at HC_RECLAIM_AT_SHARED: with several streams open, idle
- *    mappings go back to the device once their stream passed their last
- *    use, so streams share the device's memory (expandable.c).
+ *    reclaim_at HC_RECLAIM_AT_SHARED: with several streams open, a
+ *    stream about to map first unmaps the idle mappings other streams
+ *    lent once their work up to the free passed (expandable.c, lend.c).
  *  ExclusivePages: 24 sizes spaced evenly in log between 32 KiB and
  *    max_page, each rounded up to the alignment, consecutive duplicates
  *    dropped; each an exclusive pool with the same period formula.

@@ -13,8 +13,10 @@
  *    persistent.c, expandable.c), each behind a struct hc_pool_ops, and layout.c, which
  *    says which kind each pool of a layout is;
  *  - what the kinds take from below (pages.c: slice records, storage
- *    calls, pages; free_tree.c), which sees only a manager's struct
- *    hc_mm_core, never the router's state.
+ *    calls, pages; free_tree.c; lend.c: the device's list of mappings
+ *    expandable pools lend each other), which sees only a manager's
+ *    struct hc_mm_core (lend.c: the device's shared figures), never the
+ *    router's state.
  * The inline fast paths below (usage counting, the split pool's parked
  * pair) sit here because the router's hot paths and the kinds both use them.
  */

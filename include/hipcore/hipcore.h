@@ -602,8 +602,7 @@ typedef struct hc_pool_spec {
 				  * HC_RECLAIM_AT_PEAK (unmap idle mappings before
 				  * growing past the peak in use) or
 				  * HC_RECLAIM_AT_SHARED (with several streams on the
-				  * device, unmap idle mappings once the stream has
-				  * passed their last use, so other streams can map) */
+				  * device, lend idle mappings to the other streams) */
 	uint64_t dealloc_period; /* EXCLUSIVE/SLICED: reservations between cleanups, 0 = never */
 } hc_pool_spec;
 
@@ -611,8 +610,9 @@ typedef struct hc_pool_spec {
  * bytes never pass the highest demand seen; a miss releases just enough). */
 #define HC_RECLAIM_AT_PEAK UINT64_MAX
 /* EXPANDABLE reclaim_at: while several streams of the device are open,
- * mappings no live block touches are unmapped once a fence recorded on the
- * stream after their last use has passed (never waiting for the stream),
+ * mappings no live block touches are lent to the other streams, whose
+ * pools unmap them before mapping once a fence recorded on the owner's
+ * stream after their last use has passed (never waiting for a stream),
  * so the device's streams share its physical memory. */
 #define HC_RECLAIM_AT_SHARED (UINT64_MAX - 1)
 

@@ -42,8 +42,8 @@ enum {
 
 /* Their lines of a usage text. */
 #define HS_VARIANT_USAGE                                                                         \
-	"  --pools NAME|FILE default (= workload), workload, expandable, subslices, exclusive,\n"  \
-	"                    or a layout file\n"                                                 \
+	"  --pools NAME|FILE default (= workload), workload, expandable, expandable-shared,\n"   \
+	"                    subslices, exclusive, or a layout file\n"                          \
 	"  --flush-count N   drop-queue entries that trigger a flush (the device policy)\n"      \
 	"  --flush-bytes N   drop-queue bytes that trigger a flush\n"                            \
 	"  --stage-max BYTES largest write staged through pinned memory\n"
