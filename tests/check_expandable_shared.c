@@ -8,6 +8,7 @@
  * request reuses it at once; with one stream open nothing is unmapped at
  * all; nothing is unmapped while a stream records a capture.
  */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -220,6 +221,65 @@ START_TEST(capture_unmaps_nothing)
 }
 END_TEST
 
+/* Four threads, a stream each, allocating, writing, reading back and
+ * freeing blocks of 1 to 24 MiB on a device that holds less than their
+ * sum: streams lend and take each other's mappings all the time, and
+ * every block still reads back what its thread wrote (a mapping taken
+ * under a live block, or before its stream's work passed, would not). */
+#define THREADS 4
+#define ROUNDS 60
+
+struct worker {
+	hc_stream st;
+	unsigned seed;
+	int bad;
+};
+
+static void *work(void *arg)
+{
+	struct worker *w = arg;
+	unsigned char *h = malloc(24 * MIB), *back = malloc(24 * MIB);
+
+	for (int r = 0; r < ROUNDS && h && back && !w->bad; r++) {
+		uint64_t n = (1 + rand_r(&w->seed) % 24) * MIB - rand_r(&w->seed) % 4096;
+		unsigned char v = (unsigned char)rand_r(&w->seed);
+		hc_buffer b;
+
+		if (hc_alloc(w->st, n, &b) != HC_OK)
+			continue; /* the device is full for now: another round */
+		memset(h, v, n);
+		if (hc_write(w->st, b, 0, h, n, HC_ALLOC_NATIVE, NULL, NULL) != HC_OK ||
+		    hc_read(w->st, b, 0, back, n, NULL) != HC_OK || memcmp(h, back, n) != 0)
+			w->bad = 1;
+		if (hc_free(b) != HC_OK)
+			w->bad = 1;
+	}
+	free(h);
+	free(back);
+	return NULL;
+}
+
+START_TEST(threads_lend_and_take)
+{
+	struct worker w[THREADS];
+	pthread_t t[THREADS];
+	hc_device_stats st = { .struct_size = sizeof(st) };
+
+	open_shared(96 * MIB);
+	for (int i = 0; i < THREADS; i++) {
+		w[i] = (struct worker){ .st = i ? open_second() : s, .seed = 7u + (unsigned)i };
+		ck_assert_int_eq(pthread_create(&t[i], NULL, work, &w[i]), 0);
+	}
+	for (int i = 0; i < THREADS; i++) {
+		ck_assert_int_eq(pthread_join(t[i], NULL), 0);
+		ck_assert_int_eq(w[i].bad, 0);
+	}
+	ck_assert_int_eq(hc_device_stats_get(dev, &st), HC_OK);
+	ck_assert_uint_gt(st.device_unmaps, 0); /* memory did move */
+	sim_device_close();
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *su = suite_create("expandable_shared");
@@ -230,6 +290,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, own_stream_reuses_at_once);
 	tcase_add_test(tc, one_stream_keeps_its_mappings);
 	tcase_add_test(tc, capture_unmaps_nothing);
+	tcase_add_test(tc, threads_lend_and_take);
 	suite_add_tcase(su, tc);
 	return su;
 }
