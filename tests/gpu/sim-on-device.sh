@@ -14,6 +14,9 @@
 #               simulator's, under the first fidelity run's profile (else
 #               the shipped h100-calibrated), in $OUT/expandable
 #   workloads   the same with the default pools, in $OUT/workloads
+#   shared      the same with POOLS=expandable-shared (the streams lend
+#               idle mappings, so the GPU's figures can differ from the
+#               simulator's where a fence has not passed), in $OUT/shared
 #   whatif      tests/gpu/whatif.sh with that profile, in $OUT/whatif
 #   calibrate   one `hipsim calibrate --backend hip` into $OUT/profile,
 #               the profile of the stages after it (for whatif without
@@ -68,9 +71,12 @@ for stage in $stages; do
 		rc=$?
 		note "calibrate: exit $rc"
 		if [ $rc -eq 0 ]; then profile=$out/profile; else status=1; fi ;;
-	expandable | workloads)
-		pools=
-		[ "$stage" = expandable ] && pools=expandable
+	expandable | workloads | shared)
+		case $stage in
+		expandable) pools=expandable ;;
+		shared) pools=expandable-shared ;;
+		*) pools= ;;
+		esac
 		OUT=$out/$stage POOLS=$pools PROFILE=$profile STEPS=${STEPS:-200} \
 			timeout "$limit" sh "$here/hip-workloads.sh" /opt/hipcore/bin/hipsim >"$out/$stage.log" 2>&1
 		rc=$?
@@ -89,7 +95,7 @@ for stage in $stages; do
 done
 rm -rf "$build"
 # one archive back instead of a tree of small files the device tool would cut short
-(cd "$out" && for d in fidelity-* expandable workloads whatif; do
+(cd "$out" && for d in fidelity-* expandable workloads shared whatif; do
 	test -d "$d" && tar czf "$d.tar.gz" "$d" && rm -rf "$d"
 done)
 note "sim-on-device: exit $status"
