@@ -21,7 +21,7 @@
 #   calibrate   one `hipsim calibrate --backend hip` into $OUT/profile,
 #               the profile of the stages after it (for whatif without
 #               fidelity's two calibrations and validates)
-# Each stage's directory comes back as STAGE.tar.gz.
+# Every stage's directory and log come back in all.tar.gz, beside summary.
 # Env: RUNS, STEPS (fidelity's and whatif's validate steps, default 200),
 # CARRY (default _carry/torch), STAGE_TIMEOUT (seconds, default 240).
 # Exit status: 0 every stage passed, 1 otherwise, 2 no carry.
@@ -94,9 +94,16 @@ for stage in $stages; do
 	esac
 done
 rm -rf "$build"
-# one archive back instead of a tree of small files the device tool would cut short
-(cd "$out" && for d in fidelity-* expandable workloads shared whatif; do
-	test -d "$d" && tar czf "$d.tar.gz" "$d" && rm -rf "$d"
-done)
 note "sim-on-device: exit $status"
+# Two files back, summary and all.tar.gz (every stage's directory and log):
+# the device tool returns at most eight files, and a call of several
+# stages had lost its summary and what-if table to that limit.
+(
+	cd "$out" || exit
+	set --
+	for f in fidelity-* calibrate.log profile expandable* workloads* shared* whatif*; do
+		if [ -e "$f" ]; then set -- "$@" "$f"; fi
+	done
+	if [ $# -gt 0 ] && tar czf all.tar.gz "$@"; then rm -rf "$@"; fi
+)
 exit $status
