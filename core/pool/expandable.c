@@ -140,12 +140,24 @@ static void touch_add(struct hc_xrange *xr, const struct hc_slice *s, int d)
 	uint32_t g0, g1, g;
 
 	span_of(xr, s->addr, s->size + s->padding, &g0, &g1);
-	for (g = g0; g <= g1; g++)
+	for (g = g0; g <= g1; g++) {
 		xr->touch[g] += (uint32_t)d;
-	/* a free that leaves a granule idle: something to lend (HC_RECLAIM_AT_SHARED) */
-	for (g = g0; d < 0 && g <= g1; g++)
-		if (!xr->touch[g])
+		/* a free that leaves a granule idle: something to lend (HC_RECLAIM_AT_SHARED) */
+		if (d < 0 && !xr->touch[g])
 			xr->dirty = true;
+	}
+}
+
+/* Frees the range's host records (not the addresses or the slices). */
+static void xrange_free(struct hc_xrange *xr)
+{
+	free(xr->touch);
+	free(xr->map_start);
+	free(xr->map_len);
+	free(xr->map_next);
+	free(xr->map_prev);
+	free(xr->lent);
+	free(xr);
 }
 
 /* Reserves the range (first use).  The whole range is one free run. */
@@ -206,15 +218,8 @@ err_host:
 err_free:
 	if (s)
 		hc_pool_slice_put(p, s);
-	if (xr) {
-		free(xr->touch);
-		free(xr->map_start);
-		free(xr->map_len);
-		free(xr->map_next);
-		free(xr->map_prev);
-		free(xr->lent);
-		free(xr);
-	}
+	if (xr)
+		xrange_free(xr);
 	return rc;
 }
 
@@ -450,6 +455,14 @@ static uint64_t unmapped_in(const struct hc_xrange *xr, uint64_t addr, uint64_t 
 	return n * xr->gran;
 }
 
+/* The mapped bytes: the device's (every pool with the shared figures),
+ * else this pool's. */
+static uint64_t mapped_bytes(const struct hc_pool *p)
+{
+	return p->shared ? atomic_load_explicit(&p->shared->reserved, memory_order_relaxed)
+			 : p->use.bytes_reserved;
+}
+
 /*
  * Before mapping for a block at [@addr, +@eff): the direct pool's
  * watermark over mapped bytes.  While the mapped bytes (the device's,
@@ -466,7 +479,6 @@ static void reclaim(struct hc_pool *p, uint64_t addr, uint64_t eff)
 
 	if (!need || !p->npages || p->spec.reclaim_at != HC_RECLAIM_AT_PEAK)
 		return;
-	withdraw(p);
 	if (p->shared) {
 		used = hc_mm_shared_used(p->shared);
 		peak = atomic_load_explicit(&p->shared->peak, memory_order_relaxed);
@@ -475,10 +487,8 @@ static void reclaim(struct hc_pool *p, uint64_t addr, uint64_t eff)
 		peak = p->used_peak;
 	}
 	wm = used + eff > peak ? used + eff : peak;
-#define MAPPED_NOW() (p->shared ? atomic_load_explicit(&p->shared->reserved, memory_order_relaxed) \
-				: p->use.bytes_reserved)
 	span_of(xr, addr, eff, &g0, &g1);
-	for (m = xr->map_last; m != UNMAPPED && MAPPED_NOW() + need > wm; m = below) {
+	for (m = xr->map_last; m != UNMAPPED && mapped_bytes(p) + need > wm; m = below) {
 		uint32_t len = xr->map_len[m];
 
 		below = xr->map_prev[m];
@@ -496,17 +506,15 @@ static void reclaim(struct hc_pool *p, uint64_t addr, uint64_t eff)
 		}
 		from = m; /* extends the stretch downwards */
 		n += len;
-		if (MAPPED_NOW() - (uint64_t)n * xr->gran + need <= wm)
+		if (mapped_bytes(p) - (uint64_t)n * xr->gran + need <= wm)
 			break;
 	}
 	if (n)
 		(void)unmap_runs(p, from, n);
-#undef MAPPED_NOW
 }
 
 static void share(struct hc_pool *p);
 static bool sharing(const struct hc_pool *p);
-static uint64_t device_mapped(const struct hc_pool *p);
 
 static struct hc_slice *fit(const struct hc_pool *p, uint64_t eff)
 {
@@ -559,7 +567,7 @@ static hc_status xp_alloc(struct hc_pool *p, uint64_t size, struct hc_slice **ou
 		uint64_t need = unmapped_in(p->xr, s->addr, eff);
 
 		/* take what the other streams lent before mapping more */
-		if (need && device_mapped(p) > hc_mm_shared_used(p->shared))
+		if (need && mapped_bytes(p) > hc_mm_shared_used(p->shared))
 			(void)hc_lend_take(p->shared, p, &p->core->st, need);
 	}
 	rc = map_span(p, s->addr, eff);
@@ -661,12 +669,6 @@ static bool sharing(const struct hc_pool *p)
 	       atomic_load_explicit(&p->shared->managers, memory_order_relaxed) > 1;
 }
 
-/* The device's mapped bytes (every pool with the shared figures). */
-static uint64_t device_mapped(const struct hc_pool *p)
-{
-	return atomic_load_explicit(&p->shared->reserved, memory_order_relaxed);
-}
-
 /*
  * HC_RECLAIM_AT_SHARED, at the pool's frees and maps: forgets the lent
  * mappings another stream took; drops the pending fence once it passed;
@@ -697,7 +699,7 @@ static void share(struct hc_pool *p)
 		hc_lend_fence_put(p->shared, xr->fence, st);
 		xr->fence = NULL;
 	}
-	if (!xr->dirty || device_mapped(p) <= hc_mm_shared_used(p->shared))
+	if (!xr->dirty || mapped_bytes(p) <= hc_mm_shared_used(p->shared))
 		return;
 	if (st->fence(st->ctx, &ev) != HC_OK)
 		return;
@@ -739,13 +741,7 @@ static void xp_destroy(struct hc_pool *p)
 	/* a refused unmap: the bytes leave the figures all the same */
 	hc_pool_reserved_sub(p, p->use.bytes_reserved);
 	p->npages = 0;
-	free(xr->touch);
-	free(xr->map_start);
-	free(xr->map_len);
-	free(xr->map_next);
-	free(xr->map_prev);
-	free(xr->lent);
-	free(xr);
+	xrange_free(xr);
 	p->xr = NULL;
 }
 

@@ -415,7 +415,8 @@ void hs_replay_event(struct hs_replay *r, const struct hs_rev *ev)
 		}
 		/* hs_sample_free(d, si, idle_seen)'s figures, read by the free
 		 * under its lock: the buffer's stream is @si. */
-		if (hs_event(d, hc_free_sampled(b, &u, idle_seen ? NULL : &idle), "free") == HC_OK && si < d->nstreams)
+		if (hs_event(d, hc_free_sampled(b, &u, idle_seen ? NULL : &idle), "free") == HC_OK &&
+		    si < d->nstreams)
 			hs_sample_use(d, si, &u, idle_seen ? NULL : &idle);
 		else
 			hs_sample_free(d, si, idle_seen);
